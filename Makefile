@@ -1,0 +1,31 @@
+# SyncKernel: `make run` runs the fleet simulator on embedded defaults, `make test` runs every test.
+SWIFT ?= swift
+SIM_ARGS ?= --devices 3 --rows 20000 --diff 100 --latency-ms 30 --seed 1
+# Extra prerequisites of `make test` (services, packages) declared by mk/*.mk fragments.
+TEST_PREREQS :=
+
+-include mk/*.mk
+
+.PHONY: run test deps build release bench clean
+
+## deps: install the system libraries the package links (libsqlite3-dev, libsodium-dev) when missing.
+deps:
+	@scripts/ensure-packages.sh libsqlite3-dev libsodium-dev
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product synckernel
+
+## run: simulate a three-device fleet converging over the in-process relay.
+run: release
+	$(SWIFT) run -c release --skip-build synckernel simulate $(SIM_ARGS)
+
+## test: build and run the whole test suite.
+test: deps $(TEST_PREREQS)
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build
