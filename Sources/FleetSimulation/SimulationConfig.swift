@@ -1,0 +1,27 @@
+import SyncKernel
+
+/// The parameters of one simulated fleet run.
+///
+/// Invariant: one configuration (seed included) always produces the same run and report,
+/// apart from `wallMillis`.
+public struct SimulationConfig: Sendable, Hashable {
+    /// Number of devices (2 or more).
+    public var devices = 3
+    /// Notebook rows every device starts with.
+    public var rows = 20_000
+    /// Differences made after the start: edits, inserts, deletes and concurrent edits.
+    public var differences = 100
+    /// Relay conditions (latency, loss, duplication, reordering).
+    public var conditions = RelayConditions()
+    /// Seed of every random choice.
+    public var seed: UInt64 = 1
+    /// How far the last device's wall clock runs ahead, in seconds.
+    public var clockSkewSeconds: Int64 = 7 * 60
+    /// Longest virtual time the run may take before it is declared not converged.
+    public var limitMillis: Int64 = 10 * 60 * 1000
+    /// Folder for the devices' SQLite files (a fresh temporary folder when nil).
+    public var directory: String?
+
+    /// The defaults of `make run`: 3 devices, 20,000 rows, 100 differences, 30 ms latency.
+    public init() {}
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// What a simulated run measured.
+///
+/// Invariant: `converged` is true exactly when every device's digest matched at the end of the
+/// run; `virtualMillis` is then the virtual time since the first difference at which they
+/// started matching for good.
+public struct SimulationReport: Sendable {
+    /// Traffic on one directed link.
+    public struct Link: Sendable {
+        /// Sender index.
+        public let from: Int
+        /// Recipient index.
+        public let to: Int
+        /// Frames published.
+        public let frames: Int
+        /// Bytes published.
+        public let bytes: Int
+        /// Frames lost on the way.
+        public let lost: Int
+    }
+
+    /// The configuration that ran.
+    public let config: SimulationConfig
+    /// Whether every digest matched at the end.
+    public let converged: Bool
+    /// Reconcile rounds started across the fleet.
+    public let rounds: Int
+    /// Frames published across the fleet.
+    public let frames: Int
+    /// Bytes published across the fleet.
+    public let bytes: Int
+    /// Frames by `sync_delta` kind.
+    public let framesByKind: [String: Int]
+    /// Virtual milliseconds from the first difference to lasting convergence (or the limit).
+    public let virtualMillis: Int64
+    /// Traffic per directed link.
+    public let links: [Link]
+    /// Storm-guard trips.
+    public let storms: Int
+    /// Frames refused or merges failed.
+    public let refusals: Int
+    /// Rows per device at the end.
+    public let rowsPerDevice: [Int]
+    /// Real time the run took, in milliseconds.
+    public let wallMillis: Int
+
+    /// One JSON object with the keys `converged`, `rounds`, `bytes`, `frames`, `virtual_ms` and more.
+    public func json() -> String {
+        let object: [String: Any] = [
+            "converged": converged, "rounds": rounds, "bytes": bytes, "frames": frames,
+            "virtual_ms": virtualMillis, "devices": config.devices, "rows": config.rows,
+            "diff": config.differences, "latency_ms": config.conditions.latencyMillis, "seed": config.seed,
+            "frames_by_kind": framesByKind, "storms": storms, "refusals": refusals,
+            "rows_per_device": rowsPerDevice, "wall_ms": wallMillis,
+            "links": links.map { ["from": $0.from, "to": $0.to, "frames": $0.frames, "bytes": $0.bytes, "lost": $0.lost] },
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A human-readable summary.
+    public func text() -> String {
+        var lines = [
+            "fleet: \(config.devices) devices, \(config.rows) rows, \(config.differences) differences, "
+                + "\(config.conditions.latencyMillis) ms latency, seed \(config.seed)",
+            "converged: \(converged ? "yes, every root matches" : "NO")",
+            "rounds: \(rounds)",
+            "frames: \(frames)  bytes: \(bytes)",
+            "virtual time to converge: \(virtualMillis) ms  (wall \(wallMillis) ms)",
+            "frames by kind: " + framesByKind.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "),
+        ]
+        for link in links {
+            lines.append("  device \(link.from) -> \(link.to): \(link.frames) frames, \(link.bytes) bytes"
+                         + (link.lost > 0 ? ", \(link.lost) lost" : ""))
+        }
+        if storms > 0 { lines.append("storm guard trips: \(storms)") }
+        if refusals > 0 { lines.append("refused frames or failed merges: \(refusals)") }
+        return lines.joined(separator: "\n")
+    }
+}

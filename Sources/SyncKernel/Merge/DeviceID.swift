@@ -1,0 +1,23 @@
+/// A device's identity: its 32-byte public key.
+///
+/// Invariant: always exactly 32 bytes; compares and orders bytewise, so vector encodings that
+/// sort by it are canonical.
+public struct DeviceID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The public key bytes.
+    public let publicKey: [UInt8]
+
+    /// Wraps a 32-byte public key; throws `invalidDeviceIdentity` for any other length.
+    public init(publicKey: [UInt8]) throws(SyncKernelError) {
+        guard publicKey.count == 32 else { throw SyncKernelError(.invalidDeviceIdentity, "a device id is 32 bytes") }
+        self.publicKey = publicKey
+    }
+
+    /// Lower-case hex of the key.
+    public var hex: String { Hex.encode(publicKey) }
+
+    public var description: String { String(hex.prefix(8)) }
+
+    public static func < (lhs: DeviceID, rhs: DeviceID) -> Bool {
+        lhs.publicKey.lexicographicallyPrecedes(rhs.publicKey)
+    }
+}

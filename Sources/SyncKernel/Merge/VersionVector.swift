@@ -1,0 +1,101 @@
+/// Per-device edit counters: who has changed a row, and how many times, as far as this copy knows.
+///
+/// Invariants: a missing device counts as zero and zero counters are never stored; only the
+/// owning device bumps its own dimension (`DeviceClock` enforces that); `merged(with:)` is the
+/// elementwise maximum, so it is commutative, associative and idempotent. No wall clock is read.
+public struct VersionVector: Sendable, Hashable {
+    /// The counters, by device.
+    public private(set) var counters: [DeviceID: UInt64]
+
+    /// The empty vector, dominated by every non-empty one.
+    public init() {
+        counters = [:]
+    }
+
+    /// A vector with the given counters (zero entries are dropped).
+    public init(_ counters: [DeviceID: UInt64]) {
+        self.counters = counters.filter { $0.value > 0 }
+    }
+
+    /// The counter of `device` (zero when absent).
+    public subscript(device: DeviceID) -> UInt64 {
+        counters[device] ?? 0
+    }
+
+    /// Whether no device has counted anything.
+    public var isEmpty: Bool { counters.isEmpty }
+
+    /// Adds one to `device`'s counter. Call only with the local device's own id.
+    package mutating func bump(_ device: DeviceID) {
+        counters[device, default: 0] += 1
+    }
+
+    /// The elementwise maximum of both vectors.
+    public func merged(with other: VersionVector) -> VersionVector {
+        var result = counters
+        for (device, count) in other.counters where count > result[device] ?? 0 {
+            result[device] = count
+        }
+        return VersionVector(result)
+    }
+
+    /// How this vector relates causally to `other`.
+    public func relation(to other: VersionVector) -> CausalRelation {
+        var selfGreater = false
+        var otherGreater = false
+        for device in Set(counters.keys).union(other.counters.keys) {
+            let mine = self[device]
+            let theirs = other[device]
+            if mine > theirs { selfGreater = true }
+            if theirs > mine { otherGreater = true }
+        }
+        switch (selfGreater, otherGreater) {
+        case (true, false): return .dominates
+        case (false, true): return .dominated
+        case (false, false): return .equal
+        case (true, true): return .concurrent
+        }
+    }
+}
+
+/// The four ways two version vectors can relate.
+public enum CausalRelation: Sendable, Hashable {
+    /// Ahead somewhere, behind nowhere: this version descends from the other.
+    case dominates
+    /// Behind somewhere, ahead nowhere: the other descends from this.
+    case dominated
+    /// Identical counters.
+    case equal
+    /// Ahead somewhere and behind somewhere: a genuine fork.
+    case concurrent
+}
+
+extension VersionVector {
+    /// Writes the vector as a CBOR map from device key bytes to counts, in key order.
+    public func encode(into writer: inout CanonicalWriter) {
+        writer.writeMap { map in
+            for (device, count) in counters {
+                map.entry(bytesKey: device.publicKey) { $0.write(count) }
+            }
+        }
+    }
+
+    /// Reads a vector written by `encode(into:)`; zero counters are refused as non-canonical.
+    public init(decoding value: CBORValue) throws(SyncKernelError) {
+        var counters: [DeviceID: UInt64] = [:]
+        for entry in try value.mapEntries() {
+            let device = try DeviceID(publicKey: try entry.key.bytes())
+            let count = try entry.value.uint()
+            guard count > 0 else { throw SyncKernelError(.nonCanonicalEncoding, "zero counter in a version vector") }
+            counters[device] = count
+        }
+        self.counters = counters
+    }
+
+    /// The canonical encoding as bytes.
+    public func encoded() -> [UInt8] {
+        var writer = CanonicalWriter()
+        encode(into: &writer)
+        return writer.bytes
+    }
+}

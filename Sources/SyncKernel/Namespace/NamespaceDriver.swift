@@ -1,0 +1,79 @@
+/// The kernel's namespace-agnostic view of one registered `SyncNamespace`, over row bytes.
+///
+/// Invariant: every operation is the namespace's own declaration applied to decoded rows; the
+/// driver adds no policy of its own, so the kernel can treat all namespaces alike.
+struct NamespaceDriver: Sendable {
+    let name: String
+    let leafSchemaVersion: Int
+    let granularity: ReconcileGranularity
+    let ruleName: String
+    let isCausal: Bool
+    let excludedFields: [ExcludedField]
+    /// Decodes row bytes and returns (key, canonical bytes, leaf, leaf encoding, change stamp).
+    let inspect: @Sendable ([UInt8]) throws(SyncKernelError) -> InspectedRow
+    /// Non-causal merge: the bytes to store, or nil to keep the local row.
+    let mergeUntracked: @Sendable (_ local: InspectedRow?, _ incoming: InspectedRow) throws(SyncKernelError) -> [UInt8]?
+    /// The bytes to store when `incoming` wins over `local`.
+    let adopt: @Sendable (_ incoming: InspectedRow, _ local: InspectedRow?) throws(SyncKernelError) -> [UInt8]
+
+    init<N: SyncNamespace>(_ namespace: N.Type) {
+        name = N.name
+        leafSchemaVersion = N.leafSchemaVersion
+        granularity = N.granularity
+        ruleName = N.mergeRule.name
+        excludedFields = N.excludedFields
+        let stamp: (@Sendable (N.Row) -> Int64)?
+        if case .tracked(let changeStamp) = N.causalMembership { stamp = changeStamp } else { stamp = nil }
+        isCausal = stamp != nil
+        let inspectRow: @Sendable ([UInt8]) throws(SyncKernelError) -> InspectedRow = { bytes throws(SyncKernelError) in
+            let row = try N.decodeRow(bytes: bytes)
+            return InspectedRow(row: row, namespace: N.self, stamp: stamp?(row))
+        }
+        inspect = inspectRow
+        let rule = N.mergeRule
+        mergeUntracked = { local, incoming throws(SyncKernelError) in
+            let incomingRow = try incoming.typedRow(N.self)
+            guard let local else { return N.rowEncoding(of: N.adopt(incomingRow, over: nil)) }
+            let localRow = try local.typedRow(N.self)
+            switch rule {
+            case .causal, .insertIfAbsent:
+                return nil
+            case .monotone(let join), .fold(let join):
+                let joined = N.rowEncoding(of: join(localRow, incomingRow))
+                return joined == local.bytes ? nil : joined
+            case .singleWriterLWW(let writerStamp):
+                let (mine, theirs) = (writerStamp(localRow), writerStamp(incomingRow))
+                let incomingWins = theirs > mine
+                    || (theirs == mine && local.leafEncoding.lexicographicallyPrecedes(incoming.leafEncoding))
+                return incomingWins ? N.rowEncoding(of: N.adopt(incomingRow, over: localRow)) : nil
+            }
+        }
+        adopt = { incoming, local throws(SyncKernelError) in
+            N.rowEncoding(of: N.adopt(try incoming.typedRow(N.self), over: try local?.typedRow(N.self)))
+        }
+    }
+}
+
+/// A decoded row together with what the kernel derives from it.
+struct InspectedRow: Sendable {
+    let key: [UInt8]
+    let bytes: [UInt8]
+    let leaf: Leaf
+    let leafEncoding: [UInt8]
+    let stamp: Int64?
+    private let row: any Sendable
+
+    init<N: SyncNamespace>(row: N.Row, namespace: N.Type, stamp: Int64?) {
+        self.row = row
+        key = N.key(of: row)
+        bytes = N.rowEncoding(of: row)
+        leafEncoding = N.leafEncoding(of: row)
+        leaf = Leaf(key: key, hash: SHA256.hash(domain: N.leafDomain, leafEncoding))
+        self.stamp = stamp
+    }
+
+    func typedRow<N: SyncNamespace>(_ namespace: N.Type) throws(SyncKernelError) -> N.Row {
+        guard let typed = row as? N.Row else { throw SyncKernelError(.unexpectedType, "row of another namespace") }
+        return typed
+    }
+}

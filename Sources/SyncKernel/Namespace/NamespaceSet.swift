@@ -1,0 +1,57 @@
+/// The namespaces one device syncs, validated and in their fixed (name) order.
+///
+/// Invariants: names are unique and valid table-name suffixes; exactly the `.causal` namespaces
+/// are causally tracked (RowClock's causalEntities are derived from this set, never listed
+/// twice); the schema fingerprint covers every name, leaf-schema version and granularity. The
+/// host builds one and passes it in: there is no global registry.
+public struct NamespaceSet: Sendable {
+    let drivers: [NamespaceDriver]
+    /// The wire version of this set.
+    public let schema: SchemaFingerprint
+
+    /// Validates and orders `namespaces`.
+    public init(_ namespaces: [any SyncNamespace.Type]) throws(SyncKernelError) {
+        var drivers: [NamespaceDriver] = []
+        for namespace in namespaces {
+            drivers.append(try NamespaceSet.validated(namespace))
+        }
+        drivers.sort { $0.name < $1.name }
+        for index in drivers.indices.dropFirst() where drivers[index - 1].name == drivers[index].name {
+            throw SyncKernelError(.duplicateNamespace, drivers[index].name)
+        }
+        self.drivers = drivers
+        schema = SchemaFingerprint(namespaces: drivers.map { ($0.name, $0.leafSchemaVersion, $0.granularity.rawValue) })
+    }
+
+    /// Namespace names in the fixed order digests use.
+    public var names: [String] { drivers.map(\.name) }
+
+    /// The names of causally tracked namespaces (RowClock's causalEntities).
+    public var causalEntities: [String] { drivers.filter(\.isCausal).map(\.name) }
+
+    /// The excluded fields each namespace declares, by name.
+    public var excludedFields: [String: [ExcludedField]] {
+        Dictionary(uniqueKeysWithValues: drivers.map { ($0.name, $0.excludedFields) })
+    }
+
+    func driver(named name: String) throws(SyncKernelError) -> NamespaceDriver {
+        guard let driver = drivers.first(where: { $0.name == name }) else {
+            throw SyncKernelError(.unknownNamespace)
+        }
+        return driver
+    }
+
+    private static func validated<N: SyncNamespace>(_ namespace: N.Type) throws(SyncKernelError) -> NamespaceDriver {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_".utf8)
+        guard !N.name.isEmpty, N.name.utf8.count <= 48, N.name.utf8.allSatisfy(allowed.contains) else {
+            throw SyncKernelError(.invalidNamespaceName, N.name)
+        }
+        let driver = NamespaceDriver(N.self)
+        let ruleIsCausal: Bool
+        if case .causal = N.mergeRule { ruleIsCausal = true } else { ruleIsCausal = false }
+        guard ruleIsCausal == driver.isCausal else {
+            throw SyncKernelError(.causalMembershipMismatch, N.name)
+        }
+        return driver
+    }
+}

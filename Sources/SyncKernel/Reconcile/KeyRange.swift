@@ -1,0 +1,26 @@
+/// A half-open range of row keys, `[lo, hi)`, where `hi == nil` is unbounded above.
+///
+/// Invariant: the empty `lo` is the bottom of the key space, so `KeyRange(lo: [], hi: nil)`
+/// covers every key.
+public struct KeyRange: Sendable, Hashable {
+    /// Inclusive lower bound.
+    public let lo: [UInt8]
+    /// Exclusive upper bound, or nil for unbounded.
+    public let hi: [UInt8]?
+
+    /// Creates a range.
+    public init(lo: [UInt8], hi: [UInt8]?) {
+        self.lo = lo
+        self.hi = hi
+    }
+
+    /// The whole key space.
+    public static let all = KeyRange(lo: [], hi: nil)
+
+    /// Whether `key` lies in the range.
+    public func contains(_ key: [UInt8]) -> Bool {
+        guard !key.lexicographicallyPrecedes(lo) else { return false }
+        guard let hi else { return true }
+        return key.lexicographicallyPrecedes(hi)
+    }
+}

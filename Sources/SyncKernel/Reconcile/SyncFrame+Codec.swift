@@ -1,0 +1,113 @@
+extension SyncFrame {
+    /// The canonical CBOR encoding of the frame.
+    public func encoded() -> [UInt8] {
+        var writer = CanonicalWriter(reservingCapacity: 256)
+        writer.writeMap { map in
+            map.entry("type") { $0.write(SyncFrame.payloadType) }
+            map.entry("kind") { $0.write(body.kind) }
+            map.entry("account") { $0.write(bytes: account) }
+            map.entry("schema") { $0.write(schema.value) }
+            switch body {
+            case .stateDigest(let digest, let probe):
+                map.entry("digest") { $0.write(bytes: digest) }
+                if probe { map.entry("probe") { $0.write(true) } }
+            case .reconcileRequest(let request):
+                map.entry("ns") { $0.write(request.namespace) }
+                map.entry("buckets") { writer in
+                    writer.writeArray(request.buckets) { writer, bucket in
+                        writer.writeArrayHeader(count: 4)
+                        writer.write(bytes: bucket.range.lo)
+                        if let hi = bucket.range.hi { writer.write(bytes: hi) } else { writer.writeNull() }
+                        writer.write(bytes: bucket.root)
+                        writer.write(bucket.count)
+                    }
+                }
+            case .reconcileResponse(let response):
+                map.entry("ns") { $0.write(response.namespace) }
+                map.entry("rows") { writer in
+                    writer.writeArray(response.rows) { writer, shipped in
+                        writer.writeMap { entry in
+                            entry.entry("r") { $0.write(encodedItem: shipped.row) }
+                            if let vector = shipped.vector { entry.entry("v") { vector.encode(into: &$0) } }
+                        }
+                    }
+                }
+                if !response.tombstones.isEmpty {
+                    map.entry("tombstones") { writer in
+                        writer.writeArray(response.tombstones) { writer, tombstone in
+                            writer.writeArrayHeader(count: 2)
+                            writer.write(bytes: tombstone.key)
+                            tombstone.vector.encode(into: &writer)
+                        }
+                    }
+                }
+            case .heartbeat:
+                break
+            }
+        }
+        return writer.bytes
+    }
+
+    /// Decodes a frame from untrusted bytes under `CBORLimits.frame`.
+    ///
+    /// Unknown map keys are ignored; `probe` and `tombstones` default when missing; a missing
+    /// row vector decodes as nil. Everything else malformed throws a typed `SyncKernelError`.
+    public init(decoding bytes: [UInt8]) throws(SyncKernelError) {
+        let value = try CBORReader.decode(bytes)
+        guard try value.required("type").text() == SyncFrame.payloadType else {
+            throw SyncKernelError(.unsupportedPayload)
+        }
+        let account = try value.required("account").bytes(count: 32)
+        let schema = SchemaFingerprint(value: try value.required("schema").uint())
+        let kind = try value.required("kind").text()
+        let body: Body
+        switch kind {
+        case "state_digest":
+            body = .stateDigest(digest: try value.required("digest").bytes(), probe: try value["probe"]?.bool() ?? false)
+        case "reconcile_req":
+            var buckets: [RangeBucket] = []
+            for item in try value.required("buckets").array() {
+                let fields = try item.array()
+                guard fields.count >= 4 else { throw SyncKernelError(.malformedFrame, "bucket needs 4 fields") }
+                let hi: [UInt8]? = fields[1] == .null ? nil : try fields[1].bytes()
+                buckets.append(RangeBucket(range: KeyRange(lo: try fields[0].bytes(), hi: hi),
+                                           root: try fields[2].bytes(count: 32), count: try fields[3].int()))
+            }
+            try SyncFrame.checkTiling(buckets)
+            body = .reconcileRequest(ReconcileRequest(namespace: try value.required("ns").text(), buckets: buckets))
+        case "reconcile_resp":
+            var rows: [ShippedRow] = []
+            for item in try value.required("rows").array() {
+                let vector = try item["v"].map { (v: CBORValue) throws(SyncKernelError) in try VersionVector(decoding: v) }
+                rows.append(ShippedRow(row: try item.required("r").encoded(), vector: vector))
+            }
+            var tombstones: [Tombstone] = []
+            for item in try value["tombstones"]?.array() ?? [] {
+                let fields = try item.array()
+                guard fields.count >= 2 else { throw SyncKernelError(.malformedFrame, "tombstone needs 2 fields") }
+                tombstones.append(Tombstone(key: try fields[0].bytes(), vector: try VersionVector(decoding: fields[1])))
+            }
+            body = .reconcileResponse(ReconcileResponse(namespace: try value.required("ns").text(),
+                                                        rows: rows, tombstones: tombstones))
+        case "heartbeat":
+            body = .heartbeat
+        default:
+            throw SyncKernelError(.unknownFrameKind)
+        }
+        self.init(account: account, schema: schema, body: body)
+    }
+
+    /// Refuses buckets that do not tile the key space in order (empty is allowed).
+    private static func checkTiling(_ buckets: [RangeBucket]) throws(SyncKernelError) {
+        guard let first = buckets.first, let last = buckets.last else { return }
+        guard first.range.lo.isEmpty, last.range.hi == nil else {
+            throw SyncKernelError(.malformedFrame, "buckets do not cover the key space")
+        }
+        for index in buckets.indices.dropLast() {
+            guard let hi = buckets[index].range.hi, hi == buckets[index + 1].range.lo,
+                  buckets[index].range.lo.lexicographicallyPrecedes(hi) else {
+                throw SyncKernelError(.malformedFrame, "buckets do not tile in order")
+            }
+        }
+    }
+}

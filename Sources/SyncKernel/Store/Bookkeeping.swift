@@ -1,0 +1,107 @@
+/// SQL access to the kernel-owned tables: RowVersion, tombstones and namespace row tables.
+///
+/// Invariant: the only code that touches those tables; callers run it inside a transaction.
+struct Bookkeeping {
+    let db: Database
+
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS sk_row_version(
+            ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL, synced_at INTEGER NOT NULL,
+            PRIMARY KEY(ns, key)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS sk_tombstone(
+            ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL,
+            PRIMARY KEY(ns, key)) WITHOUT ROWID;
+        """
+
+    static func rowTable(_ namespace: String) -> String { "ns_\(namespace)" }
+
+    func createRowTable(_ namespace: String) throws(SyncKernelError) {
+        try db.execute("CREATE TABLE IF NOT EXISTS \(Bookkeeping.rowTable(namespace))(key BLOB PRIMARY KEY, row BLOB NOT NULL) WITHOUT ROWID")
+    }
+
+    // MARK: rows
+
+    func row(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
+        let statement = try db.statement("SELECT row FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
+        statement.bind(1, key)
+        return try statement.first { $0.blob(0) }
+    }
+
+    func allRows(_ namespace: String) throws(SyncKernelError) -> [[UInt8]] {
+        let statement = try db.statement("SELECT row FROM \(Bookkeeping.rowTable(namespace)) ORDER BY key")
+        var rows: [[UInt8]] = []
+        while try statement.step() { rows.append(statement.blob(0)) }
+        return rows
+    }
+
+    func putRow(_ namespace: String, _ key: [UInt8], _ bytes: [UInt8]) throws(SyncKernelError) {
+        try db.statement("INSERT OR REPLACE INTO \(Bookkeeping.rowTable(namespace))(key, row) VALUES(?, ?)")
+            .bind(1, key).bind(2, bytes).run()
+    }
+
+    func removeRow(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {
+        try db.statement("DELETE FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?").bind(1, key).run()
+    }
+
+    // MARK: RowVersion
+
+    func version(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> RowVersion? {
+        let statement = try db.statement("SELECT vector, synced_at FROM sk_row_version WHERE ns = ? AND key = ?")
+        statement.bind(1, namespace).bind(2, key)
+        return try statement.first { (row: Statement) throws(SyncKernelError) in
+            RowVersion(vector: try Bookkeeping.decodeVector(row.blob(0)), syncedAt: row.int64(1))
+        }
+    }
+
+    func putVersion(_ namespace: String, _ key: [UInt8], _ version: RowVersion) throws(SyncKernelError) {
+        try db.statement("INSERT OR REPLACE INTO sk_row_version(ns, key, vector, synced_at) VALUES(?, ?, ?, ?)")
+            .bind(1, namespace).bind(2, key).bind(3, version.vector.encoded()).bind(4, version.syncedAt).run()
+    }
+
+    func removeVersion(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {
+        try db.statement("DELETE FROM sk_row_version WHERE ns = ? AND key = ?").bind(1, namespace).bind(2, key).run()
+    }
+
+    func versionCount(_ namespace: String) throws(SyncKernelError) -> Int {
+        let statement = try db.statement("SELECT COUNT(*) FROM sk_row_version WHERE ns = ?")
+        statement.bind(1, namespace)
+        return try statement.first { Int($0.int64(0)) } ?? 0
+    }
+
+    // MARK: tombstones
+
+    func tombstone(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> Tombstone? {
+        let statement = try db.statement("SELECT vector FROM sk_tombstone WHERE ns = ? AND key = ?")
+        statement.bind(1, namespace).bind(2, key)
+        return try statement.first { (row: Statement) throws(SyncKernelError) in
+            Tombstone(key: key, vector: try Bookkeeping.decodeVector(row.blob(0)))
+        }
+    }
+
+    func tombstones(_ namespace: String) throws(SyncKernelError) -> [Tombstone] {
+        let statement = try db.statement("SELECT key, vector FROM sk_tombstone WHERE ns = ? ORDER BY key")
+        statement.bind(1, namespace)
+        var out: [Tombstone] = []
+        while try statement.step() {
+            out.append(Tombstone(key: statement.blob(0), vector: try Bookkeeping.decodeVector(statement.blob(1))))
+        }
+        return out
+    }
+
+    func putTombstone(_ namespace: String, _ tombstone: Tombstone) throws(SyncKernelError) {
+        try db.statement("INSERT OR REPLACE INTO sk_tombstone(ns, key, vector) VALUES(?, ?, ?)")
+            .bind(1, namespace).bind(2, tombstone.key).bind(3, tombstone.vector.encoded()).run()
+    }
+
+    func removeTombstone(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {
+        try db.statement("DELETE FROM sk_tombstone WHERE ns = ? AND key = ?").bind(1, namespace).bind(2, key).run()
+    }
+
+    private static func decodeVector(_ bytes: [UInt8]) throws(SyncKernelError) -> VersionVector {
+        do {
+            return try VersionVector(decoding: CBORReader.decode(bytes))
+        } catch {
+            throw SyncKernelError(.corruptBookkeeping, "unreadable version vector")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// The handle a local write receives: reads and writes rows of one namespace inside one transaction.
+///
+/// Invariants: every save passes through RowClock (tracked namespaces bump on a changed stamp)
+/// and through the kernel's single `RowWriter`; saving bytes identical to the stored row writes
+/// nothing. Valid only inside the `KernelStore.write` call that created it.
+public struct NamespaceTransaction<N: SyncNamespace> {
+    let writer: RowWriter
+    let rowClock: RowClock
+    let driver: NamespaceDriver
+
+    /// The stored row with `key`, if any.
+    public func row(forKey key: [UInt8]) throws(SyncKernelError) -> N.Row? {
+        guard let bytes = try writer.books.row(N.name, key) else { return nil }
+        return try N.decodeRow(bytes: bytes)
+    }
+
+    /// Saves `row` (insert or replace by its key).
+    public func save(_ row: N.Row) throws(SyncKernelError) {
+        let inspected = InspectedRow(row: row, namespace: N.self, stamp: nil)
+        let stored = try writer.books.row(N.name, inspected.key)
+        guard stored != inspected.bytes else { return }
+        if case .tracked(let changeStamp) = N.causalMembership {
+            try rowClock.observe(N.name, key: inspected.key, stamp: changeStamp(row))
+        }
+        try writer.put(N.name, bytes: inspected.bytes, leaf: inspected.leaf)
+    }
+
+    /// Deletes the row with `key`, leaving a tombstone under the row's bumped vector.
+    ///
+    /// Only causal namespaces delete this way: append-only, monotone, fold and single-writer
+    /// rules express removal in their own data, so they get `operationNotSupportedByRule`.
+    public func delete(key: [UInt8]) throws(SyncKernelError) {
+        guard driver.isCausal else { throw SyncKernelError(.operationNotSupportedByRule, N.name) }
+        guard try writer.books.row(N.name, key) != nil else { return }
+        try rowClock.observeDelete(N.name, key: key)
+        try writer.remove(N.name, key: key)
+    }
+}

@@ -1,0 +1,29 @@
+/// The one place every write to a namespace's rows goes through, local saves and merge applies alike.
+///
+/// Invariants: a row write and its leaf change are staged together inside the caller's
+/// transaction; the leaf changes reach the in-memory `LeafIndex` only after the transaction
+/// commits (`KernelStore` applies them), so a rolled-back write leaves no trace in the digest.
+/// Any structure that must follow the rows (a persisted tree, a change feed) hooks in here.
+final class RowWriter {
+    let books: Bookkeeping
+    private(set) var stagedLeaves: [(namespace: String, key: [UInt8], hash: [UInt8]?)] = []
+    private(set) var rowsWritten = 0
+
+    init(books: Bookkeeping) {
+        self.books = books
+    }
+
+    /// Stores `bytes` as the row `leaf.key` of `namespace` and stages its leaf.
+    func put(_ namespace: String, bytes: [UInt8], leaf: Leaf) throws(SyncKernelError) {
+        try books.putRow(namespace, leaf.key, bytes)
+        stagedLeaves.append((namespace, leaf.key, leaf.hash))
+        rowsWritten += 1
+    }
+
+    /// Deletes the row `key` of `namespace` and stages the removal of its leaf.
+    func remove(_ namespace: String, key: [UInt8]) throws(SyncKernelError) {
+        try books.removeRow(namespace, key)
+        stagedLeaves.append((namespace, key, nil))
+        rowsWritten += 1
+    }
+}

@@ -1,0 +1,34 @@
+import CSodium
+
+/// SHA-256 through libsodium, with domain separation built in.
+///
+/// Invariant: every hash the kernel commits to is `SHA-256(len(domain) ‖ domain ‖ parts...)`,
+/// so two different domains can never produce the same input bytes.
+public enum SHA256 {
+    /// Length of a digest in bytes.
+    public static let byteCount = 32
+
+    /// Initialises libsodium once; safe to call from any thread, any number of times.
+    public static let ready: Bool = sodium_init() >= 0
+
+    /// Hashes `parts` in order under `domain`.
+    public static func hash(domain: [UInt8], _ parts: [UInt8]...) -> [UInt8] {
+        hash(domain: domain, parts: parts)
+    }
+
+    /// Hashes `parts` in order under `domain`.
+    public static func hash(domain: [UInt8], parts: [[UInt8]]) -> [UInt8] {
+        precondition(ready, "libsodium failed to initialise")
+        var state = crypto_hash_sha256_state()
+        crypto_hash_sha256_init(&state)
+        var length = UInt8(truncatingIfNeeded: domain.count)
+        crypto_hash_sha256_update(&state, &length, 1)
+        crypto_hash_sha256_update(&state, domain, UInt64(domain.count))
+        for part in parts {
+            crypto_hash_sha256_update(&state, part, UInt64(part.count))
+        }
+        var out = [UInt8](repeating: 0, count: byteCount)
+        crypto_hash_sha256_final(&state, &out)
+        return out
+    }
+}

@@ -1,0 +1,108 @@
+/// Several replicas joined by an `InProcessRelay` on one virtual clock: the deterministic harness
+/// tests and the simulator drive, in the spirit of an embedded channel.
+///
+/// Invariants: one seed and one sequence of calls give one run, event for event; time advances
+/// only through `run(until:)`; `convergedAt` is the earliest time since which every replica's
+/// digest has been identical (nil while they differ).
+public final class Fleet {
+    /// The replicas, in the order given.
+    public let replicas: [Replica]
+    /// The relay between them.
+    public private(set) var relay: InProcessRelay
+    /// Virtual time in milliseconds.
+    public private(set) var now: Int64 = 0
+    /// Every event reported, with its time and device.
+    public private(set) var events: [(time: Int64, device: DeviceID, event: ReplicaEvent)] = []
+    /// Since when all digests have matched, if they do.
+    public private(set) var convergedAt: Int64?
+
+    /// Joins `replicas` over a relay with `conditions`, every device listening.
+    public init(replicas: [Replica], conditions: RelayConditions, seed: UInt64) {
+        self.replicas = replicas
+        relay = InProcessRelay(conditions: conditions, seed: seed)
+        for replica in replicas { relay.subscribe(replica.device) }
+        updateConvergence()
+    }
+
+    /// Runs a local write on replica `index` at the current virtual time.
+    @discardableResult
+    public func write<N: SyncNamespace>(on index: Int, _ namespace: N.Type,
+                                        _ body: (NamespaceTransaction<N>) throws(SyncKernelError) -> Void) throws(SyncKernelError) -> WriteOutcome {
+        let outcome = try replicas[index].write(namespace, now: now, body)
+        flush(replicas[index])
+        updateConvergence()
+        return outcome
+    }
+
+    /// Takes replica `index` off the relay: frames to it are lost until it comes back.
+    public func disconnect(_ index: Int) {
+        relay.unsubscribe(replicas[index].device)
+    }
+
+    /// Puts replica `index` back on the relay and has it announce itself.
+    public func reconnect(_ index: Int) {
+        relay.subscribe(replicas[index].device)
+        replicas[index].announce()
+        flush(replicas[index])
+    }
+
+    /// Hands raw bytes to replica `index` as if `sender` had sent them (for refusal tests).
+    public func inject(_ frame: [UInt8], into index: Int, from sender: DeviceID) {
+        replicas[index].receive(frame, from: sender, now: now)
+        flush(replicas[index])
+        updateConvergence()
+    }
+
+    /// Whether every replica's digest is identical right now.
+    public var allRootsMatch: Bool {
+        let digests = replicas.map { $0.store.stateDigest() }
+        return digests.dropFirst().allSatisfy { $0 == digests[0] }
+    }
+
+    /// Delivers frames and fires timers in order until nothing is left to do or `limit` is reached.
+    /// Returns the virtual time reached.
+    @discardableResult
+    public func run(until limit: Int64) -> Int64 {
+        while let next = nextEventTime(), next <= limit {
+            now = max(now, next)
+            while let delivery = relay.nextDelivery(upTo: now) {
+                guard let replica = replicas.first(where: { $0.device == delivery.to }) else { continue }
+                replica.receive(delivery.frame, from: delivery.from, now: now)
+                flush(replica)
+                updateConvergence()
+            }
+            for replica in replicas {
+                guard let deadline = replica.nextDeadline, deadline <= now else { continue }
+                replica.tick(now: now)
+                flush(replica)
+                updateConvergence()
+            }
+        }
+        if nextEventTime() != nil { now = max(now, limit) }
+        return now
+    }
+
+    private func nextEventTime() -> Int64? {
+        let deadlines = replicas.compactMap(\.nextDeadline) + [relay.nextArrival].compactMap { $0 }
+        return deadlines.min()
+    }
+
+    private func flush(_ replica: Replica) {
+        for action in replica.drainActions() {
+            switch action {
+            case .send(let recipient, let kind, let frame):
+                relay.publish(from: replica.device, to: recipient, kind: kind, frame: frame, now: now)
+            case .event(let event):
+                events.append((now, replica.device, event))
+            }
+        }
+    }
+
+    private func updateConvergence() {
+        if allRootsMatch {
+            if convergedAt == nil { convergedAt = now }
+        } else {
+            convergedAt = nil
+        }
+    }
+}

@@ -1,0 +1,100 @@
+/// A pure publish/subscribe relay in memory: it forwards to whoever is listening and stores nothing.
+///
+/// Invariants: no mailbox (a frame whose recipient is not subscribed when it arrives is lost);
+/// every frame is counted per direction and kind; latency, loss, duplication and reordering
+/// follow `RelayConditions` with the relay's own seeded generator, on a `VirtualClock`.
+public struct InProcessRelay: Sendable {
+    /// A frame on its way.
+    public struct Delivery: Sendable, Hashable {
+        /// Sender.
+        public let from: DeviceID
+        /// Recipient.
+        public let to: DeviceID
+        /// The `sync_delta` kind, for accounting.
+        public let kind: String
+        /// The frame bytes.
+        public let frame: [UInt8]
+    }
+
+    /// Per-direction accounting.
+    public struct Traffic: Sendable, Hashable {
+        /// Frames published.
+        public var frames = 0
+        /// Bytes published.
+        public var bytes = 0
+        /// Frames published, by kind.
+        public var framesByKind: [String: Int] = [:]
+        /// Frames lost (dropped or no listener).
+        public var lost = 0
+    }
+
+    /// The conditions frames travel under.
+    public var conditions: RelayConditions
+    /// Traffic by (from, to).
+    public private(set) var traffic: [Link: Traffic] = [:]
+    private var subscribers: Set<DeviceID> = []
+    private var random: SeededGenerator
+    private var clock = VirtualClock<Delivery>()
+
+    /// A directed pair of devices.
+    public struct Link: Sendable, Hashable {
+        /// Sender.
+        public let from: DeviceID
+        /// Recipient.
+        public let to: DeviceID
+
+        /// Names the link from `from` to `to`.
+        public init(from: DeviceID, to: DeviceID) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    /// Creates a relay with its own seeded randomness.
+    public init(conditions: RelayConditions, seed: UInt64) {
+        self.conditions = conditions
+        random = SeededGenerator(seed: seed)
+    }
+
+    /// Starts delivering frames to `device`.
+    public mutating func subscribe(_ device: DeviceID) {
+        subscribers.insert(device)
+    }
+
+    /// Stops delivering frames to `device`; frames in flight to it will be lost.
+    public mutating func unsubscribe(_ device: DeviceID) {
+        subscribers.remove(device)
+    }
+
+    /// Publishes a frame at `now`.
+    public mutating func publish(from: DeviceID, to: DeviceID, kind: String, frame: [UInt8], now: Int64) {
+        let link = Link(from: from, to: to)
+        traffic[link, default: Traffic()].frames += 1
+        traffic[link, default: Traffic()].bytes += frame.count
+        traffic[link, default: Traffic()].framesByKind[kind, default: 0] += 1
+        guard !random.chance(conditions.lossRate) else {
+            traffic[link, default: Traffic()].lost += 1
+            return
+        }
+        let copies = random.chance(conditions.duplicationRate) ? 2 : 1
+        for _ in 0..<copies {
+            let jitter = conditions.reorderJitterMillis > 0
+                ? Int64(random.next() % UInt64(conditions.reorderJitterMillis + 1)) : 0
+            clock.advance(to: now)
+            clock.schedule(Delivery(from: from, to: to, kind: kind, frame: frame), at: now + conditions.latencyMillis + jitter)
+        }
+    }
+
+    /// The arrival time of the next frame in flight.
+    public var nextArrival: Int64? { clock.nextTime }
+
+    /// Takes the next frame that arrives at or before `now`; nil when none is due.
+    /// A frame whose recipient is not listening is lost and skipped.
+    public mutating func nextDelivery(upTo now: Int64) -> Delivery? {
+        while let time = clock.nextTime, time <= now, let delivery = clock.popNext() {
+            if subscribers.contains(delivery.to) { return delivery }
+            traffic[Link(from: delivery.from, to: delivery.to), default: Traffic()].lost += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// `synckernel`: the command-line front of the kernel.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = """
+    usage: synckernel <command> [options]
+      simulate   run a fleet of devices over the in-process relay until it converges
+                 --devices N --rows R --diff D --latency-ms L --seed S [--loss P] [--json]
+    """
+
+switch arguments.first {
+case "simulate":
+    exit(SimulateCommand.run(Array(arguments.dropFirst())))
+case "help", "-h", "--help":
+    print(usage)
+default:
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    exit(64)
+}
