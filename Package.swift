@@ -21,10 +21,10 @@ let package = Package(
         .executableTarget(name: "synckernel",
                           dependencies: ["SyncKernel", "NotebookNamespace", "FleetSimulation"],
                           path: "Sources/synckernel"),
-        .testTarget(name: "SyncKernelTests", dependencies: ["SyncKernel", "NotebookNamespace", "FleetSimulation"],
+        .testTarget(name: "SyncKernelTests", dependencies: ["SyncKernel", "NotebookNamespace", "FleetSimulation", "CSQLite"],
                     path: "Tests/SyncKernelTests"),
         .testTarget(name: "NotebookNamespaceTests", dependencies: ["SyncKernel", "NotebookNamespace"],
-                    path: "Tests/NotebookNamespaceTests"),
+                    path: "Tests/NotebookNamespaceTests", exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -223,8 +223,16 @@ public final class Replica {
         } catch {
             report(.applyFailed(peer: sender, namespace: response.namespace, error: error))
         }
-        guard peers[sender]?.storm.isBackingOff(at: now) == false else { return }
-        send(.stateDigest(digest: store.stateDigest().encoded(), probe: false), to: sender)
+        guard var peer = peers[sender], !peer.storm.isBackingOff(at: now) else { return }
+        let mine = store.stateDigest().encoded()
+        send(.stateDigest(digest: mine, probe: false), to: sender)
+        if peer.lastDigestSeen == mine {
+            if peer.reconciling { report(.converged(peer: sender)) }
+            peer.reconciling = false
+            peer.awaiting.removeAll()
+            peer.retryAt = nil
+        }
+        peers[sender] = peer
     }
 
     private func broadcastDigest(now: Int64) {

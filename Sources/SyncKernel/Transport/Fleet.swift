@@ -13,6 +13,8 @@ public final class Fleet {
     public private(set) var now: Int64 = 0
     /// Every event reported, with its time and device.
     public private(set) var events: [(time: Int64, device: DeviceID, event: ReplicaEvent)] = []
+    /// Every frame published, with its time, link and kind (not its bytes).
+    public private(set) var sent: [(time: Int64, from: DeviceID, to: DeviceID, kind: String)] = []
     /// Since when all digests have matched, if they do.
     public private(set) var convergedAt: Int64?
 
@@ -91,6 +93,7 @@ public final class Fleet {
         for action in replica.drainActions() {
             switch action {
             case .send(let recipient, let kind, let frame):
+                sent.append((now, replica.device, recipient, kind))
                 relay.publish(from: replica.device, to: recipient, kind: kind, frame: frame, now: now)
             case .event(let event):
                 events.append((now, replica.device, event))

@@ -1,0 +1,44 @@
+import FleetSimulation
+import Foundation
+import SyncKernel
+import XCTest
+
+final class FleetSimulationTests: XCTestCase {
+    private func config(seed: UInt64, rows: Int = 1_500, differences: Int = 60) -> SimulationConfig {
+        var config = SimulationConfig()
+        config.rows = rows
+        config.differences = differences
+        config.seed = seed
+        return config
+    }
+
+    func testAThreeDeviceFleetWithSkewedClockConvergesAndReportsItsCost() throws {
+        let report = try FleetSimulation.run(config(seed: 11))
+        XCTAssertTrue(report.converged, report.text())
+        XCTAssertEqual(Set(report.rowsPerDevice).count, 1)
+        XCTAssertGreaterThan(report.rounds, 0)
+        XCTAssertEqual(report.storms, 0)
+        XCTAssertEqual(report.refusals, 0)
+        XCTAssertLessThan(report.virtualMillis, 10_000, report.text())
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
+        for key in ["converged", "rounds", "bytes", "frames", "virtual_ms"] { XCTAssertNotNil(json[key], key) }
+    }
+
+    func testTheSameSeedReplaysTheSameRun() throws {
+        let first = try FleetSimulation.run(config(seed: 5, rows: 400, differences: 30))
+        let second = try FleetSimulation.run(config(seed: 5, rows: 400, differences: 30))
+        XCTAssertEqual(first.rounds, second.rounds)
+        XCTAssertEqual(first.bytes, second.bytes)
+        XCTAssertEqual(first.frames, second.frames)
+        XCTAssertEqual(first.virtualMillis, second.virtualMillis)
+    }
+
+    func testALossyReorderingRelayStillConverges() throws {
+        var lossy = config(seed: 3, rows: 600, differences: 40)
+        lossy.devices = 4
+        lossy.conditions = RelayConditions(latencyMillis: 40, lossRate: 0.25, duplicationRate: 0.1, reorderJitterMillis: 100)
+        let report = try FleetSimulation.run(lossy)
+        XCTAssertTrue(report.converged, report.text())
+        XCTAssertGreaterThan(report.links.reduce(0) { $0 + $1.lost }, 0)
+    }
+}

@@ -1,0 +1,214 @@
+import SyncKernel
+import XCTest
+
+final class ReplicaLoopTests: XCTestCase {
+    private typealias Row = RecordNamespace.Row
+
+    private func digests(_ fleet: Fleet, from index: Int) -> [Int64] {
+        fleet.sent.filter { $0.from == fleet.replicas[index].device && $0.kind == "state_digest" }.map(\.time)
+    }
+
+    func testLocalWritesEmitOneDigestAfterTheDebounce() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2)
+        for index in 0..<40 {
+            fleet.run(until: Int64(index * 5))
+            try fleet.save(Row(id: "r\(index)", value: "v", updatedAt: 1), on: 0)
+        }
+        fleet.run(until: 399)
+        XCTAssertEqual(digests(fleet, from: 0), [], "nothing before the 400 ms window closes")
+        fleet.run(until: 400)
+        XCTAssertEqual(digests(fleet, from: 0), [400], "forty writes, one advertisement")
+        fleet.run(until: 60_000)
+        XCTAssertTrue(fleet.allRootsMatch)
+    }
+
+    func testApplyingAResponseEmitsTheDigestToThatSiblingAtOnce() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2)
+        try fleet.save(Row(id: "a", value: "v", updatedAt: 1), on: 0)
+        fleet.run(until: 60_000)
+        let applied = try XCTUnwrap(fleet.events.first { event in
+            if case .applied = event.event, event.device == fleet.replicas[1].device { return true }
+            return false
+        })
+        XCTAssertTrue(digests(fleet, from: 1).contains(applied.time), "digest at the apply instant, no debounce")
+        XCTAssertTrue(fleet.allRootsMatch)
+    }
+
+    func testANoOpRoundStillReadvertisesSoTheOtherSidePulls() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2)
+        try fleet.save(Row(id: "x", value: "v1", updatedAt: 1), on: 1)
+        fleet.run(until: 10_000)
+        XCTAssertTrue(fleet.allRootsMatch)
+        let start = fleet.now
+        // The phone (0) edits without advertising; then the iPad (1) advertises its stale digest.
+        try fleet.replicas[0].store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(Row(id: "x", value: "reaction", updatedAt: 2))
+        }
+        let ipad = fleet.replicas[1]
+        let stale = SyncFrame(account: world.account, schema: ipad.store.namespaces.schema,
+                              body: .stateDigest(digest: ipad.store.stateDigest().encoded(), probe: false))
+        fleet.inject(stale.encoded(), into: 0, from: ipad.device)
+        fleet.run(until: start + 1_000)
+        let phoneApplied = fleet.events(of: 0).compactMap { event -> ApplyOutcome? in
+            if case .applied(_, let outcome) = event { return outcome } else { return nil }
+        }
+        XCTAssertEqual(phoneApplied.last?.rowsApplied, 0, "the phone's pull changed nothing")
+        XCTAssertTrue(fleet.allRootsMatch, "the re-advertisement after the no-op round let the iPad pull")
+        XCTAssertEqual(try fleet.replicas[1].store.row(RecordNamespace.self, key: Array("x".utf8))?.value, "reaction")
+    }
+
+    func testConvergedFleetGoesQuietAndAnEqualEmitIsSkipped() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(3)
+        try fleet.save(Row(id: "a", value: "1", updatedAt: 1), on: 0)
+        try fleet.save(Row(id: "b", value: "2", updatedAt: 1), on: 1)
+        fleet.run(until: 60_000)
+        XCTAssertTrue(fleet.allRootsMatch)
+        let quiet = fleet.sent.count
+        fleet.run(until: 600_000)
+        XCTAssertEqual(fleet.sent.count, quiet, "settled devices do not ping-pong")
+
+        try fleet.save(Row(id: "a", value: "changed", updatedAt: 2), on: 0)
+        try fleet.save(Row(id: "a", value: "1", updatedAt: 1), on: 0)
+        let before = digests(fleet, from: 0).count
+        fleet.run(until: fleet.now + 1_000)
+        XCTAssertEqual(digests(fleet, from: 0).count, before, "a digest equal to the last broadcast is skipped")
+    }
+
+    func testReachingMatchingRootsReturnsTheDigestExactlyOnce() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2)
+        try fleet.save(Row(id: "a", value: "1", updatedAt: 1), on: 0)
+        fleet.run(until: 60_000)
+        let converged = fleet.events(of: 1).filter { if case .converged = $0 { return true } else { return false } }
+        XCTAssertEqual(converged.count, 1)
+        let digestFrames = fleet.sent.filter { $0.kind == "state_digest" }
+        // 0 broadcasts, 1 pulls and emits after applying, 0 answers once (it was probed by nothing,
+        // but 1 was reconciling), and the pair stops.
+        XCTAssertLessThanOrEqual(digestFrames.count, 4, "\(digestFrames.map { ($0.time, $0.kind) })")
+    }
+
+    func testStormGuardFiresOnANonMergeableHashedField() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2, namespaces: [StormyNamespace.self])
+        for index in 0..<2 {
+            try fleet.write(on: index, StormyNamespace.self) { tx throws(SyncKernelError) in
+                try tx.save(.init(id: "s", seenOnDevice: "device-\(index)"))
+            }
+        }
+        fleet.run(until: 10_000)
+        let storms = fleet.events.compactMap { event -> [String]? in
+            if case .stormSuspected(_, let namespaces, _) = event.event { return namespaces } else { return nil }
+        }
+        XCTAssertFalse(storms.isEmpty, "the guard must trip inside the 10 s window")
+        XCTAssertEqual(storms.first, ["stormy"])
+        XCTAssertFalse(fleet.allRootsMatch)
+        let tripTime = try XCTUnwrap(fleet.events.first { if case .stormSuspected = $0.event { return true } else { return false } }?.time)
+        let during = fleet.sent.filter { $0.time > tripTime + 1_000 && $0.time < tripTime + 29_000 && $0.kind == "reconcile_req" }
+        fleet.run(until: tripTime + 29_000)
+        XCTAssertLessThanOrEqual(during.count, 2, "the pair backs off")
+    }
+
+    func testWrongSchemaFramesAreRefusedSurfacedAndWriteNothing() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2)
+        let other = try NamespaceSet([RecordNamespace.self, StormyNamespace.self]).schema
+        let row = RecordNamespace.rowEncoding(of: Row(id: "evil", value: "x", updatedAt: 1))
+        let response = SyncFrame(account: world.account, schema: other,
+                                 body: .reconcileResponse(ReconcileResponse(namespace: "records",
+                                                                            rows: [ShippedRow(row: row, vector: nil)],
+                                                                            tombstones: [])))
+        fleet.inject(response.encoded(), into: 0, from: fleet.replicas[1].device)
+        fleet.inject(response.encoded(), into: 0, from: fleet.replicas[1].device)
+        XCTAssertEqual(try fleet.replicas[0].store.rows(RecordNamespace.self), [])
+        let mismatches = fleet.events(of: 0).filter { if case .peerSchemaMismatch = $0 { return true } else { return false } }
+        XCTAssertEqual(mismatches, [.peerSchemaMismatch(peer: fleet.replicas[1].device,
+                                                        local: fleet.replicas[0].store.namespaces.schema, remote: other)],
+                       "surfaced once per sibling and schema, not silently")
+    }
+
+    func testMalformedForeignAndUnknownFramesAreRefusedWithoutCrashOrWrite() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2)
+        let sibling = fleet.replicas[1].device
+        let schema = fleet.replicas[0].store.namespaces.schema
+        fleet.inject([0xff, 0x00, 0x13], into: 0, from: sibling)
+        fleet.inject(SyncFrame(account: [UInt8](repeating: 9, count: 32), schema: schema, body: .heartbeat).encoded(),
+                     into: 0, from: sibling)
+        fleet.inject(SyncFrame(account: world.account, schema: schema, body: .heartbeat).encoded(),
+                     into: 0, from: TestWorld.device(9))
+        let badRow = SyncFrame(account: world.account, schema: schema, body: .reconcileResponse(ReconcileResponse(
+            namespace: "records",
+            rows: [ShippedRow(row: RecordNamespace.rowEncoding(of: Row(id: "ok", value: "1", updatedAt: 1)), vector: nil),
+                   ShippedRow(row: [0x80], vector: nil)], tombstones: [])))
+        fleet.inject(badRow.encoded(), into: 0, from: sibling)
+        let codes = fleet.events(of: 0).compactMap { event -> SyncKernelError.Code? in
+            switch event {
+            case .frameRefused(_, let error), .applyFailed(_, _, let error): return error.code
+            default: return nil
+            }
+        }
+        XCTAssertEqual(codes, [.unsupportedEncoding, .foreignAccount, .unknownSibling, .malformedFrame])
+        XCTAssertEqual(try fleet.replicas[0].store.rows(RecordNamespace.self), [])
+    }
+
+    func testTheRelayHasNoMailboxAndAReconnectCatchesUp() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2)
+        fleet.disconnect(1)
+        try fleet.save(Row(id: "a", value: "1", updatedAt: 1), on: 0)
+        fleet.run(until: 1_000)
+        XCTAssertFalse(fleet.allRootsMatch)
+        XCTAssertGreaterThan(fleet.relay.traffic[InProcessRelay.Link(from: fleet.replicas[0].device,
+                                                                     to: fleet.replicas[1].device)]?.lost ?? 0, 0)
+        fleet.reconnect(1)
+        fleet.run(until: 2_000)
+        XCTAssertTrue(fleet.allRootsMatch)
+    }
+
+    func testConvergesUnderLossDuplicationReorderingAndConcurrentEdits() throws {
+        for seed: UInt64 in [1, 2, 3] {
+            let world = try TestWorld()
+            let fleet = try world.fleet(4, conditions: RelayConditions(latencyMillis: 20, lossRate: 0.2,
+                                                                       duplicationRate: 0.1, reorderJitterMillis: 80),
+                                        seed: seed)
+            var random = SeededGenerator(seed: seed)
+            for step in 0..<120 {
+                fleet.run(until: Int64(step * 25))
+                let device = Int(random.next() % 4)
+                let id = "r\(random.next() % 40)"
+                if random.chance(0.15) {
+                    try fleet.write(on: device, RecordNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: Array(id.utf8)) }
+                } else {
+                    try fleet.save(Row(id: id, value: "v\(step)-\(device)", updatedAt: Int64(step)), on: device)
+                }
+            }
+            fleet.run(until: 600_000)
+            XCTAssertTrue(fleet.allRootsMatch, "seed \(seed)")
+            XCTAssertTrue(fleet.events.allSatisfy { if case .stormSuspected = $0.event { return false } else { return true } },
+                          "seed \(seed): no storm on a mergeable namespace")
+        }
+    }
+
+    func testConcurrentEditsResolveToTheSameWinnerOnEveryDevice() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(3)
+        try fleet.save(Row(id: "c", value: "base", updatedAt: 1), on: 0)
+        fleet.run(until: 10_000)
+        for index in 0..<3 {
+            try fleet.replicas[index].store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+                try tx.save(Row(id: "c", value: "edit-\(index)", updatedAt: 100 - Int64(index)))
+            }
+        }
+        for replica in fleet.replicas { replica.markStateDirty(now: fleet.now) }
+        fleet.run(until: 60_000)
+        XCTAssertTrue(fleet.allRootsMatch)
+        let values = try fleet.replicas.map { try $0.store.row(RecordNamespace.self, key: Array("c".utf8))?.value }
+        let expected = (0..<3).map { Row(id: "c", value: "edit-\($0)", updatedAt: 100 - Int64($0)) }
+            .max { RecordNamespace.leafEncoding(of: $0).lexicographicallyPrecedes(RecordNamespace.leafEncoding(of: $1)) }
+        XCTAssertEqual(Set(values), [expected?.value])
+    }
+}

@@ -1,0 +1,131 @@
+import SyncKernel
+import XCTest
+
+final class RowClockStoreTests: XCTestCase {
+    private typealias Row = RecordNamespace.Row
+    private let a = TestWorld.device(0)
+    private let b = TestWorld.device(1)
+
+    private func save(_ row: Row, _ store: KernelStore) throws {
+        try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(row) }
+    }
+
+    private func vector(_ store: KernelStore, _ id: String) throws -> VersionVector? {
+        try store.version(namespace: RecordNamespace.name, key: Array(id.utf8))?.vector
+    }
+
+    private func pull(_ puller: KernelStore, from responder: KernelStore) throws -> ApplyOutcome? {
+        let request = try puller.reconcileRequest(for: RecordNamespace.name)
+        guard let response = try responder.respond(to: request) else { return nil }
+        return try puller.apply(response)
+    }
+
+    func testRowClockBumpsOnAChangedStampEvenWhenTheClockRunsBackwards() throws {
+        let world = try TestWorld()
+        let store = try world.store(device: 0)
+        try save(Row(id: "n", value: "v1", updatedAt: 100), store)
+        XCTAssertEqual(try vector(store, "n"), VersionVector([a: 1]))
+        try save(Row(id: "n", value: "v1", updatedAt: 100, observedBy: "x"), store)
+        XCTAssertEqual(try vector(store, "n"), VersionVector([a: 1]), "same stamp: no bump")
+        try save(Row(id: "n", value: "v2", updatedAt: 50), store)
+        XCTAssertEqual(try vector(store, "n"), VersionVector([a: 2]), "an earlier stamp is still a change")
+        XCTAssertEqual(try store.version(namespace: RecordNamespace.name, key: Array("n".utf8))?.syncedAt, 50)
+    }
+
+    func testAdoptedRowsAreNotRebumpedAndVectorsMergeOnApply() throws {
+        let world = try TestWorld()
+        let first = try world.store(device: 0)
+        let second = try world.store(device: 1)
+        try save(Row(id: "n", value: "v1", updatedAt: 100), first)
+        let outcome = try XCTUnwrap(try pull(second, from: first))
+        XCTAssertEqual(outcome.rowsApplied, 1)
+        XCTAssertTrue(outcome.digestChanged)
+        XCTAssertEqual(try vector(second, "n"), VersionVector([a: 1]))
+        let adopted = try XCTUnwrap(try second.row(RecordNamespace.self, key: Array("n".utf8)))
+        try save(adopted, second)
+        XCTAssertEqual(try vector(second, "n"), VersionVector([a: 1]), "re-saving an adopted row is not an edit")
+        XCTAssertNil(try pull(second, from: first), "equal content: the responder stays silent")
+    }
+
+    func testRowsWithoutBookkeepingRegisterWithAnEmptyVectorThatEveryHistoryDominates() throws {
+        let world = try TestWorld()
+        let path = world.path()
+        let donor = try world.store(device: 0, path: path)
+        try save(Row(id: "x", value: "old", updatedAt: 5), donor)
+        try donor.checkpoint()
+        donor.close()
+        try SQLiteTestHelper.execute("DELETE FROM sk_row_version", at: path)
+        let restored = try world.store(device: 1, path: path)
+        XCTAssertEqual(try vector(restored, "x"), VersionVector(), "first sight: empty vector")
+        let fleet = try world.store(device: 2)
+        try save(Row(id: "x", value: "fleet", updatedAt: 4), fleet)
+        _ = try pull(restored, from: fleet)
+        XCTAssertEqual(try restored.row(RecordNamespace.self, key: Array("x".utf8))?.value, "fleet",
+                       "a restored device cannot out-version the fleet")
+    }
+
+    func testDeleteLeavesATombstoneThatBeatsAStaleRowButNotAConcurrentEdit() throws {
+        let world = try TestWorld()
+        let first = try world.store(device: 0)
+        let second = try world.store(device: 1)
+        try save(Row(id: "d", value: "v", updatedAt: 1), first)
+        _ = try pull(second, from: first)
+        try first.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: Array("d".utf8)) }
+        XCTAssertEqual(try first.tombstones(namespace: RecordNamespace.name).first?.vector, VersionVector([a: 2]))
+        _ = try pull(first, from: second)
+        XCTAssertNil(try first.row(RecordNamespace.self, key: Array("d".utf8)), "the stale row does not come back")
+        _ = try pull(second, from: first)
+        XCTAssertNil(try second.row(RecordNamespace.self, key: Array("d".utf8)), "the delete travels")
+        XCTAssertEqual(first.stateDigest(), second.stateDigest())
+
+        try save(Row(id: "e", value: "v", updatedAt: 1), first)
+        _ = try pull(second, from: first)
+        try first.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: Array("e".utf8)) }
+        try save(Row(id: "e", value: "edited", updatedAt: 2), second)
+        _ = try pull(first, from: second)
+        _ = try pull(second, from: first)
+        XCTAssertEqual(try first.row(RecordNamespace.self, key: Array("e".utf8))?.value, "edited", "add wins")
+        XCTAssertEqual(first.stateDigest(), second.stateDigest())
+    }
+
+    func testApplyIsOneTransactionAMalformedRowWritesNothing() throws {
+        let world = try TestWorld()
+        let store = try world.store(device: 0)
+        let before = store.stateDigest()
+        let good = ShippedRow(row: RecordNamespace.rowEncoding(of: Row(id: "g", value: "ok", updatedAt: 1)),
+                              vector: VersionVector([b: 1]))
+        let bad = ShippedRow(row: [0x82, 0x01, 0x02], vector: VersionVector([b: 1]))
+        XCTAssertThrowsError(try store.apply(ReconcileResponse(namespace: RecordNamespace.name, rows: [good, bad], tombstones: [])))
+        XCTAssertEqual(try store.rows(RecordNamespace.self), [])
+        XCTAssertEqual(store.stateDigest(), before)
+        XCTAssertNil(try store.version(namespace: RecordNamespace.name, key: Array("g".utf8)))
+        XCTAssertThrowsError(try store.apply(ReconcileResponse(namespace: "nope", rows: [good], tombstones: []))) {
+            XCTAssertEqual(($0 as? SyncKernelError)?.code, .unknownNamespace)
+        }
+    }
+
+    func testAFailedLocalWriteLeavesNoTraceAndAReopenedStoreHasEveryCommittedRow() throws {
+        let world = try TestWorld()
+        let path = world.path()
+        let store = try world.store(device: 0, path: path)
+        try save(Row(id: "kept", value: "1", updatedAt: 1), store)
+        let committed = store.stateDigest()
+        XCTAssertThrowsError(try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(Row(id: "lost", value: "2", updatedAt: 2))
+            throw SyncKernelError(.namespaceRefused, "test abort")
+        })
+        XCTAssertEqual(store.stateDigest(), committed)
+        store.close()
+        let reopened = try world.store(device: 0, path: path)
+        XCTAssertEqual(try reopened.rows(RecordNamespace.self).map(\.id), ["kept"])
+        XCTAssertEqual(reopened.stateDigest(), committed)
+    }
+
+    func testNonCausalNamespacesRefuseTombstoneDeletes() throws {
+        let world = try TestWorld()
+        let store = try world.store([StormyNamespace.self])
+        XCTAssertThrowsError(try store.write(StormyNamespace.self) { tx throws(SyncKernelError) in
+            try tx.delete(key: [1])
+        }) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .operationNotSupportedByRule) }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import SyncKernel
+
+/// A causal key/value namespace for kernel tests: `value` is hashed, `observedBy` is per-device.
+enum RecordNamespace: SyncNamespace {
+    struct Row: Sendable, Hashable {
+        var id: String
+        var value: String
+        var updatedAt: Int64
+        var observedBy: String = ""
+    }
+
+    static let name = "records"
+    static let leafSchemaVersion = 1
+    static let excludedFields = [ExcludedField("observedBy", .perDevice, reason: "which device saw it first")]
+    static let mergeRule: MergeRule<Row> = .causal
+    static let causalMembership: CausalMembership<Row> = .tracked { $0.updatedAt }
+
+    static func key(of row: Row) -> [UInt8] { Array(row.id.utf8) }
+
+    static func encodeLeaf(_ row: Row, into writer: inout CanonicalWriter) {
+        writer.write(row.id)
+        writer.write(row.value)
+        writer.write(row.updatedAt)
+    }
+
+    static func encodeRow(_ row: Row, into writer: inout CanonicalWriter) {
+        writer.writeArrayHeader(count: 4)
+        writer.write(row.id)
+        writer.write(row.value)
+        writer.write(row.updatedAt)
+        writer.write(row.observedBy)
+    }
+
+    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> Row {
+        let fields = try value.array()
+        guard fields.count == 4 else { throw SyncKernelError(.malformedFrame, "record has 4 fields") }
+        return Row(id: try fields[0].text(), value: try fields[1].text(), updatedAt: try fields[2].int64(),
+                   observedBy: try fields[3].text())
+    }
+
+    static func adopt(_ incoming: Row, over local: Row?) -> Row {
+        var row = incoming
+        row.observedBy = local?.observedBy ?? ""
+        return row
+    }
+}
+
+/// A deliberately broken namespace: append-only, but it hashes a per-device field the merge never converges.
+enum StormyNamespace: SyncNamespace {
+    struct Row: Sendable, Hashable {
+        var id: String
+        var seenOnDevice: String
+    }
+
+    static let name = "stormy"
+    static let leafSchemaVersion = 1
+    static let excludedFields: [ExcludedField] = []
+    static let mergeRule: MergeRule<Row> = .insertIfAbsent
+    static let causalMembership: CausalMembership<Row> = .untracked
+
+    static func key(of row: Row) -> [UInt8] { Array(row.id.utf8) }
+
+    static func encodeLeaf(_ row: Row, into writer: inout CanonicalWriter) {
+        writer.write(row.id)
+        writer.write(row.seenOnDevice)
+    }
+
+    static func encodeRow(_ row: Row, into writer: inout CanonicalWriter) {
+        writer.writeArrayHeader(count: 2)
+        writer.write(row.id)
+        writer.write(row.seenOnDevice)
+    }
+
+    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> Row {
+        let fields = try value.array()
+        guard fields.count == 2 else { throw SyncKernelError(.malformedFrame, "stormy row has 2 fields") }
+        return Row(id: try fields[0].text(), seenOnDevice: try fields[1].text())
+    }
+}
+
+/// Creates stores, devices and fleets in a private temporary folder.
+final class TestWorld {
+    let directory: String
+    let account = SHA256.hash(domain: Array("test.account".utf8), [1])
+    private var counter = 0
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "synckernel-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The stable identity of test device `index`.
+    static func device(_ index: Int) -> DeviceID {
+        // Key derivation from a fixed seed cannot fail for a 32-byte seed.
+        try! DeviceKeyPair(seed: [UInt8](repeating: UInt8(index + 1), count: 32)).deviceID
+    }
+
+    /// A fresh store file path.
+    func path(_ name: String? = nil) -> String {
+        counter += 1
+        return "\(directory)/\(name ?? "store-\(counter)").sqlite"
+    }
+
+    /// A store with `namespaces`, configured as device `index` unless `configure` is false.
+    func store(_ namespaces: [any SyncNamespace.Type] = [RecordNamespace.self], device index: Int? = 0,
+               path: String? = nil) throws -> KernelStore {
+        let store = try KernelStore(path: path ?? self.path(), namespaces: NamespaceSet(namespaces))
+        if let index { try store.configureDevice(TestWorld.device(index)) }
+        return store
+    }
+
+    /// `count` replicas over fresh stores, joined in a fleet.
+    func fleet(_ count: Int, namespaces: [any SyncNamespace.Type] = [RecordNamespace.self],
+               conditions: RelayConditions = RelayConditions(), seed: UInt64 = 7,
+               timing: LoopTiming = LoopTiming()) throws -> Fleet {
+        let devices = (0..<count).map(TestWorld.device)
+        let replicas = try (0..<count).map { index in
+            try Replica(device: devices[index], account: account, siblings: devices,
+                        store: store(namespaces, device: nil), timing: timing)
+        }
+        return Fleet(replicas: replicas, conditions: conditions, seed: seed)
+    }
+}
+
+extension Fleet {
+    /// Saves a record on replica `index`.
+    func save(_ row: RecordNamespace.Row, on index: Int) throws {
+        try write(on: index, RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(row) }
+    }
+
+    /// Frames sent so far, by kind, across all links.
+    func frames(kind: String) -> Int {
+        relay.traffic.values.reduce(0) { $0 + ($1.framesByKind[kind] ?? 0) }
+    }
+
+    /// Events of one replica.
+    func events(of index: Int) -> [ReplicaEvent] {
+        events.filter { $0.device == replicas[index].device }.map(\.event)
+    }
+}
