@@ -31,7 +31,7 @@ public enum FleetSimulation {
 
         let replicas = try (0..<config.devices).map { index in
             try Replica(device: devices[index], account: account, siblings: devices,
-                        store: KernelStore(path: paths[index], namespaces: namespaces))
+                        store: KernelStore(path: paths[index], namespaces: namespaces, responsePolicy: config.responsePolicy))
         }
         let fleet = Fleet(replicas: replicas, conditions: config.conditions, seed: random.next())
         let plan = workload.differences(count: config.differences, devices: config.devices, existing: shared.map(\.id))

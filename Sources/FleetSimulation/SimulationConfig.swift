@@ -13,6 +13,8 @@ public struct SimulationConfig: Sendable, Hashable {
     public var differences = 100
     /// Relay conditions (latency, loss, duplication, reordering).
     public var conditions = RelayConditions()
+    /// How responders answer large mismatching ranges (`.shipRows` is the spec's behaviour).
+    public var responsePolicy: ResponsePolicy = .standard
     /// Seed of every random choice.
     public var seed: UInt64 = 1
     /// How far the last device's wall clock runs ahead, in seconds.

@@ -42,3 +42,17 @@ final class FleetSimulationTests: XCTestCase {
         XCTAssertGreaterThan(report.links.reduce(0) { $0 + $1.lost }, 0)
     }
 }
+
+extension FleetSimulationTests {
+    func testListingLargeRangesShipsFewerBytesThanShippingWholeBuckets() throws {
+        var spec = config(seed: 21, rows: 6_000, differences: 40)
+        spec.responsePolicy = .shipRows
+        var listed = spec
+        listed.responsePolicy = .standard
+        let specReport = try FleetSimulation.run(spec)
+        let listedReport = try FleetSimulation.run(listed)
+        XCTAssertTrue(specReport.converged && listedReport.converged)
+        XCTAssertLessThan(Double(listedReport.bytes), Double(specReport.bytes) * 0.7,
+                          "listing: \(listedReport.bytes) bytes, whole buckets: \(specReport.bytes) bytes")
+    }
+}

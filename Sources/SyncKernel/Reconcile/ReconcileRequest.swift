@@ -1,17 +1,22 @@
-/// `reconcile_req`: "here are my range fingerprints for one namespace; send what differs".
+/// `reconcile_req`: "here are my range fingerprints for one namespace; send what differs", or,
+/// after a `RangeListing`, "send exactly these rows".
 ///
-/// Invariant: `buckets` tile the whole key space (checked when decoding), or are empty for a
-/// `.wholeNamespace` namespace, which asks for every row.
+/// Invariant: `buckets` tile the whole key space (checked when decoding), or are empty; with
+/// `keys` non-empty the responder ships exactly the listed rows it holds (and tombstones for any
+/// it has deleted since); with both empty it ships the whole namespace.
 public struct ReconcileRequest: Sendable, Hashable {
     /// The namespace to reconcile.
     public let namespace: String
     /// The requester's range fingerprints.
     public let buckets: [RangeBucket]
+    /// Exact row keys wanted (follow-up to a listing).
+    public let keys: [[UInt8]]
 
     /// Creates a request.
-    public init(namespace: String, buckets: [RangeBucket]) {
+    public init(namespace: String, buckets: [RangeBucket], keys: [[UInt8]] = []) {
         self.namespace = namespace
         self.buckets = buckets
+        self.keys = keys
     }
 }
 
@@ -29,22 +34,26 @@ public struct ShippedRow: Sendable, Hashable {
     }
 }
 
-/// `reconcile_resp`: the rows of the mismatching ranges, their vectors and the namespace's tombstones.
+/// `reconcile_resp`: rows of mismatching ranges with their vectors, leaf listings of large
+/// mismatching ranges, and the namespace's tombstones.
 ///
-/// Invariant: sent only when it carries at least one row or tombstone; a responder with nothing
-/// to give stays silent.
+/// Invariant: sent only when it carries at least one row, listing or tombstone; a responder with
+/// nothing to give stays silent.
 public struct ReconcileResponse: Sendable, Hashable {
     /// The namespace the rows belong to.
     public let namespace: String
-    /// The rows in the ranges whose fingerprints did not match.
+    /// The rows in the ranges whose fingerprints did not match (or that were asked for by key).
     public let rows: [ShippedRow]
-    /// Every tombstone the responder holds for the namespace.
+    /// Every tombstone the responder holds for the namespace (for a by-key request: those asked for).
     public let tombstones: [Tombstone]
+    /// Leaf listings of large mismatching ranges, for the requester to diff.
+    public let listings: [RangeListing]
 
     /// Creates a response.
-    public init(namespace: String, rows: [ShippedRow], tombstones: [Tombstone]) {
+    public init(namespace: String, rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing] = []) {
         self.namespace = namespace
         self.rows = rows
         self.tombstones = tombstones
+        self.listings = listings
     }
 }

@@ -22,6 +22,9 @@ extension SyncFrame {
                         writer.write(bucket.count)
                     }
                 }
+                if !request.keys.isEmpty {
+                    map.entry("keys") { $0.writeArray(request.keys) { $0.write(bytes: $1) } }
+                }
             case .reconcileResponse(let response):
                 map.entry("ns") { $0.write(response.namespace) }
                 map.entry("rows") { writer in
@@ -38,6 +41,20 @@ extension SyncFrame {
                             writer.writeArrayHeader(count: 2)
                             writer.write(bytes: tombstone.key)
                             tombstone.vector.encode(into: &writer)
+                        }
+                    }
+                }
+                if !response.listings.isEmpty {
+                    map.entry("listings") { writer in
+                        writer.writeArray(response.listings) { writer, listing in
+                            writer.writeArrayHeader(count: 3)
+                            writer.write(bytes: listing.range.lo)
+                            if let hi = listing.range.hi { writer.write(bytes: hi) } else { writer.writeNull() }
+                            writer.writeArray(listing.leaves) { writer, leaf in
+                                writer.writeArrayHeader(count: 2)
+                                writer.write(bytes: leaf.key)
+                                writer.write(bytes: leaf.hash)
+                            }
                         }
                     }
                 }
@@ -74,7 +91,9 @@ extension SyncFrame {
                                            root: try fields[2].bytes(count: 32), count: try fields[3].int()))
             }
             try SyncFrame.checkTiling(buckets)
-            body = .reconcileRequest(ReconcileRequest(namespace: try value.required("ns").text(), buckets: buckets))
+            var keys: [[UInt8]] = []
+            for item in try value["keys"]?.array() ?? [] { keys.append(try item.bytes()) }
+            body = .reconcileRequest(ReconcileRequest(namespace: try value.required("ns").text(), buckets: buckets, keys: keys))
         case "reconcile_resp":
             var rows: [ShippedRow] = []
             for item in try value.required("rows").array() {
@@ -87,14 +106,36 @@ extension SyncFrame {
                 guard fields.count >= 2 else { throw SyncKernelError(.malformedFrame, "tombstone needs 2 fields") }
                 tombstones.append(Tombstone(key: try fields[0].bytes(), vector: try VersionVector(decoding: fields[1])))
             }
+            var listings: [RangeListing] = []
+            for item in try value["listings"]?.array() ?? [] {
+                listings.append(try SyncFrame.decodeListing(item))
+            }
             body = .reconcileResponse(ReconcileResponse(namespace: try value.required("ns").text(),
-                                                        rows: rows, tombstones: tombstones))
+                                                        rows: rows, tombstones: tombstones, listings: listings))
         case "heartbeat":
             body = .heartbeat
         default:
             throw SyncKernelError(.unknownFrameKind)
         }
         self.init(account: account, schema: schema, body: body)
+    }
+
+    /// Reads one listing, refusing leaves out of order or outside its range.
+    private static func decodeListing(_ item: CBORValue) throws(SyncKernelError) -> RangeListing {
+        let fields = try item.array()
+        guard fields.count >= 3 else { throw SyncKernelError(.malformedFrame, "listing needs 3 fields") }
+        let range = KeyRange(lo: try fields[0].bytes(), hi: fields[1] == .null ? nil : try fields[1].bytes())
+        var leaves: [Leaf] = []
+        for entry in try fields[2].array() {
+            let pair = try entry.array()
+            guard pair.count >= 2 else { throw SyncKernelError(.malformedFrame, "listed leaf needs 2 fields") }
+            let leaf = Leaf(key: try pair[0].bytes(), hash: try pair[1].bytes(count: 32))
+            guard range.contains(leaf.key), leaves.last.map({ $0.key.lexicographicallyPrecedes(leaf.key) }) ?? true else {
+                throw SyncKernelError(.malformedFrame, "listed leaves out of order or range")
+            }
+            leaves.append(leaf)
+        }
+        return RangeListing(range: range, leaves: leaves)
     }
 
     /// Refuses buckets that do not tile the key space in order (empty is allowed).

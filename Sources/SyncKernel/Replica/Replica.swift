@@ -8,7 +8,9 @@
 /// Invariants:
 /// - A local write that changes a leaf schedules one digest broadcast after the debounce; a
 ///   broadcast equal to the last one every sibling received is skipped.
-/// - Applying a response emits the digest to that sibling at once, also when nothing changed.
+/// - Applying a response emits the digest to that sibling at once, also when nothing changed,
+///   unless the response listed leaves and a by-key follow-up request is now in flight (the
+///   digest goes out when that follow-up is applied).
 /// - On reaching matching roots with a sibling it was reconciling with (or that probed it), the
 ///   replica returns its digest exactly once.
 /// - While a sibling's last digest differs from ours, the replica re-advertises to it with a
@@ -219,6 +221,12 @@ public final class Replica {
             if outcome.digestChanged {
                 peers[sender]?.storm.recordProgress()
                 markStateDirty(now: now)
+            }
+            let wanted = try store.wantedKeys(response.listings, namespace: response.namespace)
+            if !wanted.isEmpty, peers[sender]?.storm.isBackingOff(at: now) == false {
+                send(.reconcileRequest(ReconcileRequest(namespace: response.namespace, buckets: [], keys: wanted)), to: sender)
+                peers[sender]?.awaiting[response.namespace] = now + timing.requestTimeoutMillis
+                return
             }
         } catch {
             report(.applyFailed(peer: sender, namespace: response.namespace, error: error))

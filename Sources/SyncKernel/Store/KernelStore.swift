@@ -12,13 +12,16 @@ public final class KernelStore {
     private let books: Bookkeeping
     private var clock = DeviceClock()
     private var indexes: [String: LeafIndex] = [:]
+    /// How this store answers large mismatching ranges.
+    public var responsePolicy: ResponsePolicy
 
     /// Opens (or creates) the store at `path` and loads every namespace's leaves.
     ///
     /// A causal namespace whose rows have no bookkeeping yet (seen for the first time) registers
     /// them with empty vectors. A stored row that no longer decodes is a `corruptBookkeeping` error.
-    public init(path: String, namespaces: NamespaceSet) throws(SyncKernelError) {
+    public init(path: String, namespaces: NamespaceSet, responsePolicy: ResponsePolicy = .standard) throws(SyncKernelError) {
         self.namespaces = namespaces
+        self.responsePolicy = responsePolicy
         db = try Database(path: path)
         books = Bookkeeping(db: db)
         try db.execute(Bookkeeping.schema)
@@ -130,24 +133,57 @@ public final class KernelStore {
     /// The response to a peer's request, or nil when there is nothing to give.
     public func respond(to request: ReconcileRequest) throws(SyncKernelError) -> ReconcileResponse? {
         let driver = try namespaces.driver(named: request.namespace)
+        guard request.keys.isEmpty else { return try respond(toKeys: request.keys, driver: driver) }
         let index = indexes[request.namespace] ?? LeafIndex()
         let ranges = driver.granularity == .wholeNamespace || request.buckets.isEmpty
             ? [KeyRange.all]
             : Bucketizer.mismatchingRanges(request.buckets, over: index)
         guard !ranges.isEmpty else { return nil }
         var rows: [ShippedRow] = []
+        var listings: [RangeListing] = []
         for range in ranges {
-            for leaf in index.leaves(in: range) {
-                guard let bytes = try books.row(driver.name, leaf.key) else {
-                    throw SyncKernelError(.corruptBookkeeping, "leaf without a row in \(driver.name)")
-                }
-                let vector = driver.isCausal ? try books.version(driver.name, leaf.key)?.vector ?? VersionVector() : nil
-                rows.append(ShippedRow(row: bytes, vector: vector))
+            let leaves = index.leaves(in: range)
+            if case .listAbove(let threshold) = responsePolicy, driver.granularity == .ranges, leaves.count > threshold {
+                listings.append(RangeListing(range: range, leaves: Array(leaves)))
+                continue
             }
+            for leaf in leaves { rows.append(try shippedRow(leaf.key, driver: driver)) }
         }
         let tombstones = driver.isCausal ? try books.tombstones(driver.name) : []
+        guard !rows.isEmpty || !tombstones.isEmpty || !listings.isEmpty else { return nil }
+        return ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones, listings: listings)
+    }
+
+    /// The rows a listing shows the responder holds differently: keys whose leaf differs or is missing here.
+    public func wantedKeys(_ listings: [RangeListing], namespace: String) throws(SyncKernelError) -> [[UInt8]] {
+        _ = try namespaces.driver(named: namespace)
+        let index = indexes[namespace] ?? LeafIndex()
+        return listings.flatMap { listing in
+            listing.leaves.filter { index.hash(for: $0.key) != $0.hash }.map(\.key)
+        }
+    }
+
+    private func respond(toKeys keys: [[UInt8]], driver: NamespaceDriver) throws(SyncKernelError) -> ReconcileResponse? {
+        let index = indexes[driver.name] ?? LeafIndex()
+        var rows: [ShippedRow] = []
+        var tombstones: [Tombstone] = []
+        for key in keys {
+            if index.hash(for: key) != nil {
+                rows.append(try shippedRow(key, driver: driver))
+            } else if driver.isCausal, let tombstone = try books.tombstone(driver.name, key) {
+                tombstones.append(tombstone)
+            }
+        }
         guard !rows.isEmpty || !tombstones.isEmpty else { return nil }
         return ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones)
+    }
+
+    private func shippedRow(_ key: [UInt8], driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
+        guard let bytes = try books.row(driver.name, key) else {
+            throw SyncKernelError(.corruptBookkeeping, "leaf without a row in \(driver.name)")
+        }
+        let vector = driver.isCausal ? try books.version(driver.name, key)?.vector ?? VersionVector() : nil
+        return ShippedRow(row: bytes, vector: vector)
     }
 
     /// Merges a peer's response under the namespace's rule, in one transaction.
