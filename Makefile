@@ -27,5 +27,9 @@ test: deps $(TEST_PREREQS)
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+## bench: wire and digest cost, side by side in one release run (numbers and ratios).
+bench: release
+	$(SWIFT) run -c release --skip-build synckernel bench
+
 clean:
 	rm -rf .build

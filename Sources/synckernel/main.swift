@@ -6,11 +6,15 @@ let usage = """
     usage: synckernel <command> [options]
       simulate   run a fleet of devices over the in-process relay until it converges
                  --devices N --rows R --diff D --latency-ms L --seed S [--loss P] [--json]
+      bench      compare whole-bucket and listing responses, and maintained and rescanned digests
+                 [--rows R] [--seed S]   (build with -c release: `make bench`)
     """
 
 switch arguments.first {
 case "simulate":
     exit(SimulateCommand.run(Array(arguments.dropFirst())))
+case "bench":
+    exit(BenchCommand.run(Array(arguments.dropFirst())))
 case "help", "-h", "--help":
     print(usage)
 default:

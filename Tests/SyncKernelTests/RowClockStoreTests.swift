@@ -129,3 +129,28 @@ final class RowClockStoreTests: XCTestCase {
         }) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .operationNotSupportedByRule) }
     }
 }
+
+extension RowClockStoreTests {
+    func testMaintainedLeavesAlwaysEqualAFullRescanOfTheRows() throws {
+        let world = try TestWorld()
+        let first = try world.store(device: 0)
+        let second = try world.store(device: 1)
+        var random = SeededGenerator(seed: 77)
+        for step in 0..<300 {
+            let store = random.chance(0.5) ? first : second
+            let id = "k\(random.next() % 60)"
+            if random.chance(0.2) {
+                try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: Array(id.utf8)) }
+            } else {
+                try save(Row(id: id, value: "v\(random.next() % 5)", updatedAt: Int64(step)), store)
+            }
+            if step % 25 == 0 {
+                _ = try pull(first, from: second)
+                _ = try pull(second, from: first)
+            }
+        }
+        for store in [first, second] {
+            XCTAssertEqual(try store.recomputedStateDigest(), store.stateDigest(), "seed 77")
+        }
+    }
+}
