@@ -25,7 +25,7 @@ run: release
 ## test: build and run the whole test suite.
 test: deps $(TEST_PREREQS)
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 
 ## bench: wire and digest cost, side by side in one release run (numbers and ratios).
 bench: release

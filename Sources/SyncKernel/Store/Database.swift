@@ -5,12 +5,12 @@ import CSQLite
 /// Invariants: WAL journal with `synchronous=FULL`, so a committed transaction survives a crash
 /// or power loss; every write the kernel makes happens inside `transaction(_:)`, which commits
 /// all of it or rolls all of it back. Not `Sendable`: it never crosses an isolation boundary.
-public final class Database {
+package final class Database {
     private var handle: OpaquePointer?
     private var statementCache: [String: Statement] = [:]
 
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private one.
-    public init(path: String) throws(SyncKernelError) {
+    package init(path: String) throws(SyncKernelError) {
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &connection, flags, nil)
@@ -29,21 +29,21 @@ public final class Database {
     }
 
     /// Closes the connection; later calls fail with `storeClosed`.
-    public func close() {
+    package func close() {
         statementCache.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
 
     /// Runs one or more SQL statements that take no parameters and return no rows.
-    public func execute(_ sql: String) throws(SyncKernelError) {
+    package func execute(_ sql: String) throws(SyncKernelError) {
         guard let handle else { throw SyncKernelError(.storeClosed) }
         let status = sqlite3_exec(handle, sql, nil, nil, nil)
         guard status == SQLITE_OK else { throw error(status) }
     }
 
     /// A prepared statement for `sql`, cached per connection and reset before reuse.
-    public func statement(_ sql: String) throws(SyncKernelError) -> Statement {
+    package func statement(_ sql: String) throws(SyncKernelError) -> Statement {
         guard let handle else { throw SyncKernelError(.storeClosed) }
         if let cached = statementCache[sql] {
             cached.reset()
@@ -58,7 +58,7 @@ public final class Database {
     }
 
     /// Runs `body` in one IMMEDIATE transaction: commits when it returns, rolls back when it throws.
-    public func transaction<Result>(_ body: () throws(SyncKernelError) -> Result) throws(SyncKernelError) -> Result {
+    package func transaction<Result>(_ body: () throws(SyncKernelError) -> Result) throws(SyncKernelError) -> Result {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -71,7 +71,7 @@ public final class Database {
     }
 
     /// Writes the WAL back into the main file, so the file alone holds the whole database.
-    public func checkpoint() throws(SyncKernelError) {
+    package func checkpoint() throws(SyncKernelError) {
         try execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 

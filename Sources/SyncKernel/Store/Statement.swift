@@ -4,7 +4,7 @@ import CSQLite
 ///
 /// Invariant: owned and used only by its `Database`; reset before every reuse so no binding
 /// leaks from one execution into the next.
-public final class Statement {
+package final class Statement {
     private let raw: OpaquePointer
     private unowned let database: Database
 
@@ -24,7 +24,7 @@ public final class Statement {
 
     /// Binds a byte string (an empty one binds as a zero-length blob, never NULL).
     @discardableResult
-    public func bind(_ index: Int32, _ value: [UInt8]) -> Statement {
+    package func bind(_ index: Int32, _ value: [UInt8]) -> Statement {
         value.withUnsafeBytes { buffer in
             _ = sqlite3_bind_blob(raw, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
                                   synckernel_sqlite_transient())
@@ -34,20 +34,20 @@ public final class Statement {
 
     /// Binds text.
     @discardableResult
-    public func bind(_ index: Int32, _ value: String) -> Statement {
+    package func bind(_ index: Int32, _ value: String) -> Statement {
         sqlite3_bind_text(raw, index, value, -1, synckernel_sqlite_transient())
         return self
     }
 
     /// Binds an integer.
     @discardableResult
-    public func bind(_ index: Int32, _ value: Int64) -> Statement {
+    package func bind(_ index: Int32, _ value: Int64) -> Statement {
         sqlite3_bind_int64(raw, index, value)
         return self
     }
 
     /// Advances to the next row; false when done.
-    public func step() throws(SyncKernelError) -> Bool {
+    package func step() throws(SyncKernelError) -> Bool {
         let status = sqlite3_step(raw)
         switch status {
         case SQLITE_ROW: return true
@@ -57,32 +57,32 @@ public final class Statement {
     }
 
     /// Steps once and reads the first row with `read`, then resets; nil when there is no row.
-    public func first<Value>(_ read: (Statement) throws(SyncKernelError) -> Value) throws(SyncKernelError) -> Value? {
+    package func first<Value>(_ read: (Statement) throws(SyncKernelError) -> Value) throws(SyncKernelError) -> Value? {
         defer { sqlite3_reset(raw) }
         guard try step() else { return nil }
         return try read(self)
     }
 
     /// Runs a statement that returns no rows.
-    public func run() throws(SyncKernelError) {
+    package func run() throws(SyncKernelError) {
         _ = try step()
         sqlite3_reset(raw)
     }
 
     /// The blob in column `index` (an empty array for NULL).
-    public func blob(_ index: Int32) -> [UInt8] {
+    package func blob(_ index: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(raw, index))
         guard count > 0, let pointer = sqlite3_column_blob(raw, index) else { return [] }
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
     /// The integer in column `index`.
-    public func int64(_ index: Int32) -> Int64 {
+    package func int64(_ index: Int32) -> Int64 {
         sqlite3_column_int64(raw, index)
     }
 
     /// The text in column `index` (empty for NULL).
-    public func text(_ index: Int32) -> String {
+    package func text(_ index: Int32) -> String {
         guard let pointer = sqlite3_column_text(raw, index) else { return "" }
         return String(cString: pointer)
     }
