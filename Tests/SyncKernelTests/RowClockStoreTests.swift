@@ -124,8 +124,9 @@ final class RowClockStoreTests: XCTestCase {
     func testNonCausalNamespacesRefuseTombstoneDeletes() throws {
         let world = try TestWorld()
         let store = try world.store([StormyNamespace.self])
+        try store.write(StormyNamespace.self) { tx throws(SyncKernelError) in try tx.save(.init(id: "s", seenOnDevice: "d")) }
         XCTAssertThrowsError(try store.write(StormyNamespace.self) { tx throws(SyncKernelError) in
-            try tx.delete(key: [1])
+            try tx.delete(key: Array("s".utf8))
         }) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .operationNotSupportedByRule) }
     }
 }

@@ -14,6 +14,7 @@ struct Merger {
     /// Merges a shipped row; returns whether the stored row changed.
     func merge(_ shipped: ShippedRow) throws(SyncKernelError) -> Bool {
         let incoming = try driver.inspect(shipped.row)
+        guard !incoming.isDeviceDerived else { return false }
         let localBytes = try books.row(driver.name, incoming.key)
         if driver.isCausal, let localBytes, localBytes == incoming.bytes {
             return try mergeVectorOnly(key: incoming.key, incoming: shipped.vector ?? VersionVector(), stamp: incoming.stamp ?? 0)
@@ -37,7 +38,7 @@ struct Merger {
         }
         let resolution = VersionVector.resolveMerge(
             local: localSide, incoming: MergeCandidate(vector: incomingVector, isLive: true),
-            incomingWinsTie: { local.map { $0.leafEncoding.lexicographicallyPrecedes(incoming.leafEncoding) } ?? true })
+            incomingWinsTie: { tieBreak(incoming, local) })
         switch resolution.winner {
         case .incoming:
             let bytes = try driver.adopt(incoming, local)
@@ -101,9 +102,16 @@ struct Merger {
         return false
     }
 
+    /// The namespace's tie-break; a row that cannot be compared (never the case for rows that
+    /// decoded) keeps the local side.
+    private func tieBreak(_ incoming: InspectedRow, _ local: InspectedRow?) -> Bool {
+        guard let local else { return true }
+        return (try? driver.incomingWinsTie(incoming, local)) ?? false
+    }
+
     private func store(_ bytes: [UInt8]) throws(SyncKernelError) -> Bool {
         let row = try driver.inspect(bytes)
-        try writer.put(driver.name, bytes: row.bytes, leaf: row.leaf)
+        try writer.put(driver.name, row: row)
         return true
     }
 }

@@ -13,6 +13,8 @@ struct NamespaceDriver: Sendable {
     let inspect: @Sendable ([UInt8]) throws(SyncKernelError) -> InspectedRow
     /// Non-causal merge: the bytes to store, or nil to keep the local row.
     let mergeUntracked: @Sendable (_ local: InspectedRow?, _ incoming: InspectedRow) throws(SyncKernelError) -> [UInt8]?
+    /// Whether `incoming` wins a causal tie over `local`.
+    let incomingWinsTie: @Sendable (_ incoming: InspectedRow, _ local: InspectedRow) throws(SyncKernelError) -> Bool
     /// The bytes to store when `incoming` wins over `local`.
     let adopt: @Sendable (_ incoming: InspectedRow, _ local: InspectedRow?) throws(SyncKernelError) -> [UInt8]
 
@@ -43,10 +45,12 @@ struct NamespaceDriver: Sendable {
                 return joined == local.bytes ? nil : joined
             case .singleWriterLWW(let writerStamp):
                 let (mine, theirs) = (writerStamp(localRow), writerStamp(incomingRow))
-                let incomingWins = theirs > mine
-                    || (theirs == mine && local.leafEncoding.lexicographicallyPrecedes(incoming.leafEncoding))
+                let incomingWins = theirs > mine || (theirs == mine && N.incomingWinsTie(incomingRow, over: localRow))
                 return incomingWins ? N.rowEncoding(of: N.adopt(incomingRow, over: localRow)) : nil
             }
+        }
+        incomingWinsTie = { incoming, local throws(SyncKernelError) in
+            N.incomingWinsTie(try incoming.typedRow(N.self), over: try local.typedRow(N.self))
         }
         adopt = { incoming, local throws(SyncKernelError) in
             N.rowEncoding(of: N.adopt(try incoming.typedRow(N.self), over: try local?.typedRow(N.self)))
@@ -61,6 +65,8 @@ struct InspectedRow: Sendable {
     let leaf: Leaf
     let leafEncoding: [UInt8]
     let stamp: Int64?
+    /// Device-derived rows are stored but never hashed, shipped or accepted from a sibling.
+    let isDeviceDerived: Bool
     private let row: any Sendable
 
     init<N: SyncNamespace>(row: N.Row, namespace: N.Type, stamp: Int64?) {
@@ -70,6 +76,7 @@ struct InspectedRow: Sendable {
         leafEncoding = N.leafEncoding(of: row)
         leaf = Leaf(key: key, hash: SHA256.hash(domain: N.leafDomain, leafEncoding))
         self.stamp = stamp
+        isDeviceDerived = N.isDeviceDerived(row)
     }
 
     func typedRow<N: SyncNamespace>(_ namespace: N.Type) throws(SyncKernelError) -> N.Row {

@@ -1,6 +1,7 @@
 /// The namespaces one device syncs, validated and in their fixed (name) order.
 ///
-/// Invariants: names are unique and valid table-name suffixes; exactly the `.causal` namespaces
+/// Invariants: names are unique ignoring case (SQLite table names are case-insensitive) and
+/// valid table-name suffixes; exactly the `.causal` namespaces
 /// are causally tracked (RowClock's causalEntities are derived from this set, never listed
 /// twice); the schema fingerprint covers every name, leaf-schema version and granularity. The
 /// host builds one and passes it in: there is no global registry.
@@ -16,8 +17,9 @@ public struct NamespaceSet: Sendable {
             drivers.append(try NamespaceSet.validated(namespace))
         }
         drivers.sort { $0.name < $1.name }
-        for index in drivers.indices.dropFirst() where drivers[index - 1].name == drivers[index].name {
-            throw SyncKernelError(.duplicateNamespace, drivers[index].name)
+        var seen: Set<String> = []
+        for driver in drivers where !seen.insert(driver.name.lowercased()).inserted {
+            throw SyncKernelError(.duplicateNamespace, driver.name)
         }
         self.drivers = drivers
         schema = SchemaFingerprint(namespaces: drivers.map { ($0.name, $0.leafSchemaVersion, $0.granularity.rawValue) })
@@ -42,7 +44,7 @@ public struct NamespaceSet: Sendable {
     }
 
     private static func validated<N: SyncNamespace>(_ namespace: N.Type) throws(SyncKernelError) -> NamespaceDriver {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_".utf8)
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_".utf8)
         guard !N.name.isEmpty, N.name.utf8.count <= 48, N.name.utf8.allSatisfy(allowed.contains) else {
             throw SyncKernelError(.invalidNamespaceName, N.name)
         }

@@ -6,7 +6,7 @@
 /// them and merges them; it never names a namespace.
 ///
 /// ## Implementation requirements
-/// - `name` is stable forever, lower-case ASCII letters, digits and `_`, unique in a fleet.
+/// - `name` is stable forever: ASCII letters, digits and `_`, unique (ignoring case) in a fleet.
 /// - `key(of:)` is the stable cross-device key: the same row has the same key on every device,
 ///   and no two rows share one. Never a local row id.
 /// - `encodeLeaf` writes only fields the merge rule converges, in a fixed order, through the
@@ -19,6 +19,8 @@
 ///   `causalMembership == .tracked` and vice versa.
 /// - `adopt(_:over:)` may only carry over fields listed in `excludedFields`: it must not change
 ///   the leaf of the row it returns relative to `incoming`.
+/// - `incomingWinsTie` is a strict order that reads no clock; `isDeviceDerived` depends only on
+///   the row, and a namespace that uses it lists the marker field as `.deviceDerived`.
 public protocol SyncNamespace: Sendable {
     /// The row type this namespace syncs.
     associatedtype Row: Sendable
@@ -46,6 +48,15 @@ public protocol SyncNamespace: Sendable {
     static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> Row
     /// The row to store when `incoming` wins over `local` (default: `incoming` unchanged).
     static func adopt(_ incoming: Row, over local: Row?) -> Row
+    /// Between two live rows that causality cannot order, whether `incoming` wins over `local`.
+    ///
+    /// Must be a deterministic, clock-free strict order (the same answer on every device, and
+    /// never true both ways). Default: the greater leaf encoding wins.
+    static func incomingWinsTie(_ incoming: Row, over local: Row) -> Bool
+    /// Whether `row` is re-derived on each device from a local source of truth (a calendar, a
+    /// file system). Device-derived rows are stored but get no leaf, are never shipped, and are
+    /// dropped when a sibling ships one, so a stale sibling cannot reintroduce them. Default: never.
+    static func isDeviceDerived(_ row: Row) -> Bool
 }
 
 extension SyncNamespace {
@@ -54,6 +65,14 @@ extension SyncNamespace {
 
     /// Adopts the incoming row unchanged by default.
     public static func adopt(_ incoming: Row, over local: Row?) -> Row { incoming }
+
+    /// The greater leaf encoding wins a causal tie by default.
+    public static func incomingWinsTie(_ incoming: Row, over local: Row) -> Bool {
+        leafEncoding(of: local).lexicographicallyPrecedes(leafEncoding(of: incoming))
+    }
+
+    /// No row is device-derived by default.
+    public static func isDeviceDerived(_ row: Row) -> Bool { false }
 
     /// The leaf domain separator, `synckernel.state.<name>`.
     public static var leafDomain: [UInt8] { Array("synckernel.state.\(name)".utf8) }

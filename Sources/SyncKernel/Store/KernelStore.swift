@@ -40,7 +40,7 @@ public final class KernelStore {
                     try RowClock(books: books, clock: clock).registerIfFirstSeen(driver.name, rows: inspected)
                 }
             }
-            indexes[driver.name] = LeafIndex(inspected.map(\.leaf))
+            indexes[driver.name] = LeafIndex(inspected.filter { !$0.isDeviceDerived }.map(\.leaf))
         }
     }
 
@@ -127,7 +127,10 @@ public final class KernelStore {
         var roots: [[UInt8]] = []
         for driver in namespaces.drivers {
             var leaves: [Leaf] = []
-            for bytes in try books.allRows(driver.name) { leaves.append(try driver.inspect(bytes).leaf) }
+            for bytes in try books.allRows(driver.name) {
+                let row = try driver.inspect(bytes)
+                if !row.isDeviceDerived { leaves.append(row.leaf) }
+            }
             var index = LeafIndex(leaves)
             roots.append(index.root())
         }

@@ -19,19 +19,25 @@ public struct NamespaceTransaction<N: SyncNamespace> {
         let inspected = InspectedRow(row: row, namespace: N.self, stamp: nil)
         let stored = try writer.books.row(N.name, inspected.key)
         guard stored != inspected.bytes else { return }
-        if case .tracked(let changeStamp) = N.causalMembership {
+        if case .tracked(let changeStamp) = N.causalMembership, !inspected.isDeviceDerived {
             try rowClock.observe(N.name, key: inspected.key, stamp: changeStamp(row))
         }
-        try writer.put(N.name, bytes: inspected.bytes, leaf: inspected.leaf)
+        try writer.put(N.name, row: inspected)
     }
 
-    /// Deletes the row with `key`, leaving a tombstone under the row's bumped vector.
+    /// Deletes the row with `key`.
     ///
-    /// Only causal namespaces delete this way: append-only, monotone, fold and single-writer
-    /// rules express removal in their own data, so they get `operationNotSupportedByRule`.
+    /// A device-derived row is simply removed (it was never synced). Any other row needs a
+    /// causal namespace and leaves a tombstone under the row's bumped vector: append-only,
+    /// monotone, fold and single-writer rules express removal in their own data, so they get
+    /// `operationNotSupportedByRule`.
     public func delete(key: [UInt8]) throws(SyncKernelError) {
+        guard let stored = try writer.books.row(N.name, key) else { return }
+        if try driver.inspect(stored).isDeviceDerived {
+            try writer.remove(N.name, key: key)
+            return
+        }
         guard driver.isCausal else { throw SyncKernelError(.operationNotSupportedByRule, N.name) }
-        guard try writer.books.row(N.name, key) != nil else { return }
         try rowClock.observeDelete(N.name, key: key)
         try writer.remove(N.name, key: key)
     }

@@ -45,7 +45,7 @@ struct RowClock {
     /// Registers every stored row of a namespace that has no bookkeeping yet with an empty vector.
     func registerIfFirstSeen(_ namespace: String, rows: [InspectedRow]) throws(SyncKernelError) {
         guard try books.versionCount(namespace) == 0 else { return }
-        for row in rows {
+        for row in rows where !row.isDeviceDerived {
             try books.putVersion(namespace, row.key, RowVersion(vector: VersionVector(), syncedAt: row.stamp ?? 0))
         }
     }

@@ -13,10 +13,10 @@ final class RowWriter {
         self.books = books
     }
 
-    /// Stores `bytes` as the row `leaf.key` of `namespace` and stages its leaf.
-    func put(_ namespace: String, bytes: [UInt8], leaf: Leaf) throws(SyncKernelError) {
-        try books.putRow(namespace, leaf.key, bytes)
-        stagedLeaves.append((namespace, leaf.key, leaf.hash))
+    /// Stores `row` in `namespace` and stages its leaf (a device-derived row stages no leaf).
+    func put(_ namespace: String, row: InspectedRow) throws(SyncKernelError) {
+        try books.putRow(namespace, row.key, row.bytes)
+        stagedLeaves.append((namespace, row.key, row.isDeviceDerived ? nil : row.leaf.hash))
         rowsWritten += 1
     }
 

@@ -24,6 +24,8 @@ public struct InProcessRelay: Sendable {
         public var bytes = 0
         /// Frames published, by kind.
         public var framesByKind: [String: Int] = [:]
+        /// Bytes of frames about one namespace (requests and responses), by namespace.
+        public var bytesByNamespace: [String: Int] = [:]
         /// Frames lost (dropped or no listener).
         public var lost = 0
     }
@@ -67,9 +69,11 @@ public struct InProcessRelay: Sendable {
     }
 
     /// Publishes a frame at `now`.
-    public mutating func publish(from: DeviceID, to: DeviceID, kind: String, frame: [UInt8], now: Int64) {
+    public mutating func publish(from: DeviceID, to: DeviceID, kind: String, namespace: String? = nil,
+                                 frame: [UInt8], now: Int64) {
         let link = Link(from: from, to: to)
         traffic[link, default: Traffic()].frames += 1
+        if let namespace { traffic[link, default: Traffic()].bytesByNamespace[namespace, default: 0] += frame.count }
         traffic[link, default: Traffic()].bytes += frame.count
         traffic[link, default: Traffic()].framesByKind[kind, default: 0] += 1
         guard !random.chance(conditions.lossRate) else {
