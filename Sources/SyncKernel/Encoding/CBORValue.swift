@@ -119,4 +119,26 @@ extension CBORValue {
         for item in try array() { out.append(try item.text()) }
         return out
     }
+
+    /// This value as an array of exactly `count` items (a positional row encoding).
+    public func fields(_ count: Int, of what: String) throws(SyncKernelError) -> [CBORValue] {
+        let items = try array()
+        guard items.count == count else { throw SyncKernelError(.malformedFrame, "\(what) has \(count) fields") }
+        return items
+    }
+
+    /// This value as bytes, or nil for CBOR null.
+    public func nullableBytes() throws(SyncKernelError) -> [UInt8]? {
+        self == .null ? nil : try bytes()
+    }
+
+    /// This value as text, or nil for CBOR null.
+    public func nullableText() throws(SyncKernelError) -> String? {
+        self == .null ? nil : try text()
+    }
+
+    /// This value as a date, or nil for CBOR null.
+    public func nullableDate() throws(SyncKernelError) -> Date? {
+        self == .null ? nil : try date()
+    }
 }

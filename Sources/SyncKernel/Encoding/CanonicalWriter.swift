@@ -83,6 +83,21 @@ public struct CanonicalWriter: Sendable {
         }
     }
 
+    /// Writes bytes, or null when absent (for row encodings; leaves use `writeOptional`).
+    public mutating func writeNullable(bytes value: [UInt8]?) {
+        if let value { write(bytes: value) } else { writeNull() }
+    }
+
+    /// Writes text, or null when absent (for row encodings; leaves use `writeOptional`).
+    public mutating func writeNullable(_ value: String?) {
+        if let value { write(value) } else { writeNull() }
+    }
+
+    /// Writes a date, or null when absent (for row encodings; leaves use `writeOptional`).
+    public mutating func writeNullable(_ value: Date?) {
+        if let value { write(value) } else { writeNull() }
+    }
+
     /// Writes an array header for `count` items; the caller then writes exactly that many items.
     public mutating func writeArrayHeader(count: Int) {
         writeHead(major: 4, UInt64(count))

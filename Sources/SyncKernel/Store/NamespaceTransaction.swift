@@ -14,6 +14,13 @@ public struct NamespaceTransaction<N: SyncNamespace> {
         return try N.decodeRow(bytes: bytes)
     }
 
+    /// Every stored row of the namespace, in key order.
+    public func allRows() throws(SyncKernelError) -> [N.Row] {
+        var rows: [N.Row] = []
+        for bytes in try writer.books.allRows(N.name) { rows.append(try N.decodeRow(bytes: bytes)) }
+        return rows
+    }
+
     /// Saves `row` (insert or replace by its key).
     public func save(_ row: N.Row) throws(SyncKernelError) {
         let inspected = InspectedRow(row: row, namespace: N.self, stamp: nil)

@@ -1,0 +1,120 @@
+import Foundation
+
+/// One message: immutable content as sent, plus an append-only set of edit and delete operations.
+///
+/// Invariants: the fields set when the message was sent never change; edits and deletes are
+/// immutable `MessageOp`s added to `ops`; what a reader sees is `MessageFold.effective(self)`.
+/// `observedAt`, `peerPubkey` and `localRowID` describe this device and are never hashed.
+public struct Message: Sendable, Hashable {
+    /// The stable cross-device key: 16 bytes minted by the sender.
+    public var messageID: [UInt8]
+    /// The conversation it belongs to.
+    public var conversationID: [UInt8]
+    /// When the sender sent it (its clock; information only).
+    public var sentAt: Date
+    /// Whether this account sent it.
+    public var isOutgoing: Bool
+    /// The body as sent (purged when the message is deleted).
+    public var body: String
+    /// Media as JSON, as sent (purged when the message is deleted).
+    public var media: String?
+    /// The message this one replies to.
+    public var replyTo: [UInt8]?
+    /// Reactions, a grow-only set kept sorted.
+    public var reactions: [Reaction]
+    /// The sender's display name: an identity backfill, filled when empty and never overwritten.
+    public var senderName: String
+    /// The sender's account fingerprint: an identity backfill; empty and absent are the same.
+    public var peerUserIDHash: [UInt8]?
+    /// Whether delivery was confirmed: only ever goes from false to true.
+    public var isDelivered: Bool
+    /// Edit and delete operations, sorted by op id.
+    public var ops: [MessageOp]
+    /// When this device first saw the message (per device).
+    public var observedAt: Date?
+    /// The sender's key as this device currently resolves it (per device).
+    public var peerPubkey: [UInt8]?
+    /// This device's local row id (per device).
+    public var localRowID: Int64?
+
+    /// Creates a message as sent, with no operations.
+    public init(messageID: [UInt8], conversationID: [UInt8], sentAt: Date, isOutgoing: Bool, body: String,
+                media: String? = nil, replyTo: [UInt8]? = nil, senderName: String = "", peerUserIDHash: [UInt8]? = nil) {
+        self.messageID = messageID
+        self.conversationID = conversationID
+        self.sentAt = sentAt
+        self.isOutgoing = isOutgoing
+        self.body = body
+        self.media = media
+        self.replyTo = replyTo
+        reactions = []
+        self.senderName = senderName
+        self.peerUserIDHash = peerUserIDHash
+        isDelivered = false
+        ops = []
+        observedAt = nil
+        peerPubkey = nil
+        localRowID = nil
+    }
+}
+
+/// One reaction: who reacted (their account fingerprint) and with what.
+public struct Reaction: Sendable, Hashable, Comparable {
+    /// The reactor's account fingerprint.
+    public var reactor: [UInt8]
+    /// The reaction.
+    public var emoji: String
+
+    /// Creates a reaction.
+    public init(reactor: [UInt8], emoji: String) {
+        self.reactor = reactor
+        self.emoji = emoji
+    }
+
+    public static func < (lhs: Reaction, rhs: Reaction) -> Bool {
+        if lhs.reactor != rhs.reactor { return lhs.reactor.lexicographicallyPrecedes(rhs.reactor) }
+        return Array(lhs.emoji.utf8).lexicographicallyPrecedes(Array(rhs.emoji.utf8))
+    }
+}
+
+/// An immutable operation on a message.
+///
+/// Invariant: `causalOrder` is one more than the largest order among the operations the editing
+/// device held when it made this one, so an edit made after seeing another always orders after
+/// it, whatever either device's clock says.
+public struct MessageOp: Sendable, Hashable {
+    /// What the operation does.
+    public enum Action: Sendable, Hashable {
+        /// Replace the visible body and media.
+        case edit(body: String, media: String?)
+        /// Delete the message for this account only or for everyone.
+        case delete(DeleteScope)
+    }
+
+    /// 16 random bytes naming the operation.
+    public var opID: [UInt8]
+    /// The operation.
+    public var action: Action
+    /// The causal counter (a Lamport clock over this message's operations).
+    public var causalOrder: UInt64
+    /// The editing device's wall clock, whole seconds: a tie-break between concurrent edits only.
+    public var editedAt: Date
+
+    /// Creates an operation.
+    public init(opID: [UInt8], action: Action, causalOrder: UInt64, editedAt: Date) {
+        self.opID = opID
+        self.action = action
+        self.causalOrder = causalOrder
+        self.editedAt = editedAt
+    }
+}
+
+/// How far a delete reaches; a wider scope dominates.
+public enum DeleteScope: UInt8, Sendable, Hashable, Comparable {
+    /// Hidden for this account.
+    case me = 1
+    /// Deleted for every participant.
+    case everyone = 2
+
+    public static func < (lhs: DeleteScope, rhs: DeleteScope) -> Bool { lhs.rawValue < rhs.rawValue }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import SyncKernel
+
+/// The message merge: a join over immutable content, monotone flags, identity backfills and an
+/// append-only operation set.
+///
+/// Invariants: `merge` is commutative, associative and idempotent on everything the leaf hashes
+/// (per-device fields come from the local side); a delete dominates by scope (everyone > me >
+/// live) and purges the plaintext of the message and of every edit; otherwise the visible edit is
+/// the greatest by (causalOrder, editedAt, opID), so causality orders edits before any clock does.
+public enum MessageFold {
+    /// What a reader sees of a message.
+    public struct Effective: Sendable, Hashable {
+        /// The visible body (empty once deleted).
+        public let body: String
+        /// The visible media.
+        public let media: String?
+        /// The delete scope, when deleted.
+        public let deleted: DeleteScope?
+    }
+
+    /// Joins the local copy with an incoming one.
+    public static func merge(_ local: Message, _ incoming: Message) -> Message {
+        var merged = local
+        if MessagesNamespace.sentContentEncoding(of: local).lexicographicallyPrecedes(MessagesNamespace.sentContentEncoding(of: incoming)) {
+            merged.conversationID = incoming.conversationID
+            merged.sentAt = incoming.sentAt
+            merged.isOutgoing = incoming.isOutgoing
+            merged.body = incoming.body
+            merged.media = incoming.media
+            merged.replyTo = incoming.replyTo
+        }
+        merged.senderName = fill(local.senderName, incoming.senderName)
+        merged.peerUserIDHash = fill(normalized(local.peerUserIDHash), normalized(incoming.peerUserIDHash))
+        merged.isDelivered = local.isDelivered || incoming.isDelivered
+        merged.reactions = Array(Set(local.reactions).union(incoming.reactions)).sorted()
+        var ops: [[UInt8]: MessageOp] = [:]
+        for op in local.ops + incoming.ops {
+            if let held = ops[op.opID] {
+                ops[op.opID] = preferred(held, op)
+            } else {
+                ops[op.opID] = op
+            }
+        }
+        merged.ops = ops.values.sorted { $0.opID.lexicographicallyPrecedes($1.opID) }
+        return purged(merged)
+    }
+
+    /// The message as a reader sees it.
+    public static func effective(_ message: Message) -> Effective {
+        let scope = message.ops.compactMap { op -> DeleteScope? in
+            if case .delete(let scope) = op.action { return scope } else { return nil }
+        }.max()
+        if let scope { return Effective(body: "", media: nil, deleted: scope) }
+        let latest = message.ops.filter { if case .edit = $0.action { return true } else { return false } }
+            .max { editPrecedes($0, $1) }
+        if let latest, case .edit(let body, let media) = latest.action {
+            return Effective(body: body, media: media, deleted: nil)
+        }
+        return Effective(body: message.body, media: message.media, deleted: nil)
+    }
+
+    /// The order of edits: causal counter first, then the editing clock, then the op id.
+    public static func editPrecedes(_ lhs: MessageOp, _ rhs: MessageOp) -> Bool {
+        if lhs.causalOrder != rhs.causalOrder { return lhs.causalOrder < rhs.causalOrder }
+        let (left, right) = (CanonicalWriter.wholeSeconds(lhs.editedAt), CanonicalWriter.wholeSeconds(rhs.editedAt))
+        if left != right { return left < right }
+        return lhs.opID.lexicographicallyPrecedes(rhs.opID)
+    }
+
+    /// The next causal counter for an operation made on `message` now.
+    public static func nextCausalOrder(after message: Message) -> UInt64 {
+        (message.ops.map(\.causalOrder).max() ?? 0) + 1
+    }
+
+    /// Clears every plaintext of a deleted message (body, media, edit payloads).
+    static func purged(_ message: Message) -> Message {
+        guard effective(message).deleted != nil else { return message }
+        var purged = message
+        purged.body = ""
+        purged.media = nil
+        purged.ops = message.ops.map(purgedForm)
+        return purged
+    }
+
+    /// Empty and absent fingerprints are one value.
+    static func normalized(_ hash: [UInt8]?) -> [UInt8]? {
+        guard let hash, !hash.isEmpty else { return nil }
+        return hash
+    }
+
+    /// Fill-if-empty; two different held values (never produced by a backfill of one identity)
+    /// resolve to the greater so every device still agrees.
+    private static func fill(_ local: String, _ incoming: String) -> String {
+        if local.isEmpty { return incoming }
+        if incoming.isEmpty { return local }
+        return Array(local.utf8).lexicographicallyPrecedes(Array(incoming.utf8)) ? incoming : local
+    }
+
+    private static func fill(_ local: [UInt8]?, _ incoming: [UInt8]?) -> [UInt8]? {
+        guard let local else { return incoming }
+        guard let incoming else { return local }
+        return local.lexicographicallyPrecedes(incoming) ? incoming : local
+    }
+
+    /// Two copies of one op differ only when one was purged (ids are minted once). Should two
+    /// copies differ otherwise, a delete beats an edit (so "deleted" can never be undone and the
+    /// purge stays consistent), then the copy whose purged form encodes greater wins, and between
+    /// equal purged forms the purged copy wins.
+    /// That is a maximum over a total preorder, so the choice is associative and commutative
+    /// even for copies that (against the rules) share an id.
+    private static func preferred(_ held: MessageOp, _ other: MessageOp) -> MessageOp {
+        if held == other { return held }
+        switch (held.action, other.action) {
+        case (.delete, .edit): return held
+        case (.edit, .delete): return other
+        default: break
+        }
+        let (heldForm, otherForm) = (MessagesNamespace.opEncoding(purgedForm(held)), MessagesNamespace.opEncoding(purgedForm(other)))
+        if heldForm != otherForm { return heldForm.lexicographicallyPrecedes(otherForm) ? other : held }
+        return held == purgedForm(held) ? held : other
+    }
+
+    private static func purgedForm(_ op: MessageOp) -> MessageOp {
+        guard case .edit = op.action else { return op }
+        var cleared = op
+        cleared.action = .edit(body: "", media: nil)
+        return cleared
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import SyncKernel
+
+/// Message mutators: each adds information through the same fold siblings use, never overwrites.
+extension NamespaceTransaction where N == MessagesNamespace {
+    /// Records a message received or sent on this device (joined with any copy already held).
+    public func record(_ message: Message) throws(SyncKernelError) {
+        guard let held = try row(forKey: message.messageID) else {
+            try save(MessageFold.purged(message))
+            return
+        }
+        try save(MessagesNamespace.adopt(MessageFold.merge(held, message), over: held))
+    }
+
+    /// Edits a message: the new operation orders after every operation this device holds.
+    public func edit(_ messageID: [UInt8], body: String, media: String? = nil, opID: [UInt8], editedAt: Date) throws(SyncKernelError) {
+        try append(to: messageID) { held in
+            MessageOp(opID: opID, action: .edit(body: body, media: media),
+                      causalOrder: MessageFold.nextCausalOrder(after: held), editedAt: editedAt)
+        }
+    }
+
+    /// Deletes a message for `scope`; the plaintext is purged.
+    public func delete(_ messageID: [UInt8], scope: DeleteScope, opID: [UInt8], at date: Date) throws(SyncKernelError) {
+        try append(to: messageID) { held in
+            MessageOp(opID: opID, action: .delete(scope), causalOrder: MessageFold.nextCausalOrder(after: held), editedAt: date)
+        }
+    }
+
+    /// Marks a message delivered (false to true only).
+    public func markDelivered(_ messageID: [UInt8]) throws(SyncKernelError) {
+        guard var held = try row(forKey: messageID), !held.isDelivered else { return }
+        held.isDelivered = true
+        try save(held)
+    }
+
+    /// Fills the sender's identity where it is still empty; held values are never overwritten.
+    public func backfillIdentity(_ messageID: [UInt8], peerUserIDHash: [UInt8]?, senderName: String) throws(SyncKernelError) {
+        guard var held = try row(forKey: messageID) else { return }
+        if MessageFold.normalized(held.peerUserIDHash) == nil { held.peerUserIDHash = MessageFold.normalized(peerUserIDHash) }
+        if held.senderName.isEmpty { held.senderName = senderName }
+        try save(held)
+    }
+
+    /// Rewrites the message's peerPubkey to this device's pinned key for the sender
+    /// (canonicalPeerPubkey). The field is excluded from the leaf, so the digest does not move.
+    public func canonicalizePeerPubkey(_ messageID: [UInt8], pinned: [UInt8]) throws(SyncKernelError) {
+        guard var held = try row(forKey: messageID), held.peerPubkey != pinned else { return }
+        held.peerPubkey = pinned
+        try save(held)
+    }
+
+    private func append(to messageID: [UInt8], _ makeOp: (Message) -> MessageOp) throws(SyncKernelError) {
+        guard var held = try row(forKey: messageID) else { throw SyncKernelError(.namespaceRefused, "no such message") }
+        held.ops.append(makeOp(held))
+        held.ops.sort { $0.opID.lexicographicallyPrecedes($1.opID) }
+        try save(MessageFold.purged(held))
+    }
+}

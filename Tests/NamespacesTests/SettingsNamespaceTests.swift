@@ -1,0 +1,50 @@
+import Foundation
+import SettingsNamespace
+import SyncKernel
+import XCTest
+
+final class SettingsNamespaceTests: XCTestCase {
+    func testConcurrentValuesTieBreakToTheLargerStringOnBothDevices() throws {
+        let pair = try TwoDevices()
+        try pair.a.write(SettingsNamespace.self) { tx throws(SyncKernelError) in try tx.set("theme", to: "dark", now: 500) }
+        try pair.b.write(SettingsNamespace.self) { tx throws(SyncKernelError) in try tx.set("theme", to: "light", now: 100) }
+        try pair.sync(SettingsNamespace.self)
+        XCTAssertEqual(try pair.a.row(SettingsNamespace.self, key: Array("theme".utf8))?.value, "light",
+                       "larger string wins; the later clock on A plays no part")
+        XCTAssertEqual(try pair.b.row(SettingsNamespace.self, key: Array("theme".utf8))?.value, "light")
+        XCTAssertTrue(pair.agree(SettingsNamespace.self))
+    }
+
+    func testTheRequestCarriesNoFingerprintsAndTheResponseIsTheWholeDictionary() throws {
+        let pair = try TwoDevices()
+        try pair.b.write(SettingsNamespace.self) { tx throws(SyncKernelError) in
+            for index in 0..<300 { try tx.set("k\(index)", to: "v", now: 1) }
+            try tx.set("gone", to: "x", now: 1)
+            try tx.delete(key: Array("gone".utf8))
+        }
+        let request = try pair.a.reconcileRequest(for: SettingsNamespace.name)
+        XCTAssertEqual(request.buckets, [])
+        let response = try XCTUnwrap(try pair.b.respond(to: request))
+        XCTAssertEqual(response.rows.count, 300)
+        XCTAssertEqual(response.listings, [])
+        XCTAssertEqual(response.tombstones.map(\.key), [Array("gone".utf8)], "tombstoned keys travel")
+        XCTAssertTrue(response.rows.allSatisfy { $0.vector != nil }, "per-key version vectors travel")
+    }
+
+    func testReadMarksAreFixedWidthSoTheLaterMarkWinsConcurrently() throws {
+        XCTAssertEqual(ReadState.encode(seconds: 999), "000000000999")
+        XCTAssertEqual(ReadState.decode("000000001000"), 1_000)
+        XCTAssertNil(ReadState.decode("1000"))
+        XCTAssertTrue(Array(ReadState.encode(seconds: 999).utf8).lexicographicallyPrecedes(Array(ReadState.encode(seconds: 1_000).utf8)))
+        let pair = try TwoDevices()
+        try pair.a.write(SettingsNamespace.self) { tx throws(SyncKernelError) in try tx.markRead(conversation: "c1", at: 1_000, now: 5) }
+        try pair.b.write(SettingsNamespace.self) { tx throws(SyncKernelError) in try tx.markRead(conversation: "c1", at: 999, now: 9_999) }
+        try pair.sync(SettingsNamespace.self)
+        for store in [pair.a, pair.b] {
+            XCTAssertEqual(try store.row(SettingsNamespace.self, key: Array("read.c1".utf8)).flatMap { ReadState.decode($0.value) }, 1_000)
+        }
+        try pair.a.write(SettingsNamespace.self) { tx throws(SyncKernelError) in try tx.markRead(conversation: "c1", at: 10, now: 6) }
+        XCTAssertEqual(try pair.a.row(SettingsNamespace.self, key: Array("read.c1".utf8))?.value, "000000001000",
+                       "a mark never moves back")
+    }
+}
