@@ -2,13 +2,14 @@ import Foundation
 import NotebookNamespace
 import SyncKernel
 
-/// Builds a fleet of notebook devices on SQLite files, makes differences, and runs it to convergence.
+/// Builds a fleet of devices on SQLite files, makes differences, and runs it to convergence.
 ///
 /// The run: device 0 creates the shared rows and its store file is copied to every other device
-/// (the way a new device absorbs a snapshot); then `differences` edits, inserts, deletes and
-/// concurrent edit pairs are spread over the devices during the first second, the last device's
-/// wall clock running `clockSkewSeconds` ahead; then the loop runs over the in-process relay.
-/// Invariant: deterministic for a given configuration.
+/// (the way a new device absorbs a snapshot); then the differences are spread over the devices
+/// during the first second, the last device's wall clock running `clockSkewSeconds` ahead; then
+/// the loop runs over the in-process relay. The classic run drives the notebook with edits,
+/// inserts, deletes and concurrent edit pairs; `namespaces` selects a mixed run over any of the
+/// thirteen namespaces. Invariant: deterministic for a given configuration.
 public enum FleetSimulation {
     /// Runs one simulation.
     public static func run(_ config: SimulationConfig) throws -> SimulationReport {
@@ -16,7 +17,8 @@ public enum FleetSimulation {
         let directory = try config.directory ?? makeTemporaryDirectory(seed: config.seed)
         defer { if config.directory == nil { try? FileManager.default.removeItem(atPath: directory) } }
         var random = SeededGenerator(seed: config.seed)
-        let namespaces = try NamespaceSet([NotebookNamespace.self])
+        let workloads = try selectedWorkloads(config.namespaces)
+        let namespaces = try NamespaceSet(workloads.map(\.namespace) + (workloads.isEmpty ? [NotebookNamespace.self] : []))
         let keys = try (0..<config.devices).map { index in
             try DeviceKeyPair(seed: SHA256.hash(domain: Array("synckernel.sim.device".utf8),
                                                  Array("\(config.seed)/\(index)".utf8)))
@@ -25,38 +27,85 @@ public enum FleetSimulation {
         let devices = try keys.map { try $0.deviceID }
         let paths = (0..<config.devices).map { "\(directory)/device-\($0).sqlite" }
 
-        var workload = NotebookWorkload(random: SeededGenerator(seed: random.next()))
-        let shared = workload.sharedNotes(count: config.rows)
-        try seedSharedRows(shared, path: paths[0], device: devices[0], namespaces: namespaces, copies: Array(paths.dropFirst()))
+        var notebook = NotebookWorkload(random: SeededGenerator(seed: random.next()))
+        let seedStore = try KernelStore(path: paths[0], namespaces: namespaces)
+        try seedStore.configureDevice(devices[0])
+        var sharedNotes: [[UInt8]] = []
+        if workloads.isEmpty {
+            let notes = notebook.sharedNotes(count: config.rows)
+            sharedNotes = notes.map(\.id)
+            try seedStore.write(NotebookNamespace.self) { tx throws(SyncKernelError) in for note in notes { try tx.save(note) } }
+        } else {
+            for workload in workloads {
+                try workload.seed(seedStore, config.rows / workloads.count, &random, NotebookWorkload.epoch)
+            }
+        }
+        try seedStore.checkpoint()
+        seedStore.close()
+        for copy in paths.dropFirst() {
+            try? FileManager.default.removeItem(atPath: copy)
+            try FileManager.default.copyItem(atPath: paths[0], toPath: copy)
+        }
 
         let replicas = try (0..<config.devices).map { index in
             try Replica(device: devices[index], account: account, siblings: devices,
                         store: KernelStore(path: paths[index], namespaces: namespaces, responsePolicy: config.responsePolicy))
         }
         let fleet = Fleet(replicas: replicas, conditions: config.conditions, seed: random.next())
-        let plan = workload.differences(count: config.differences, devices: config.devices, existing: shared.map(\.id))
-        for step in plan {
-            fleet.run(until: step.atMillis)
-            let skew = step.device == config.devices - 1 ? config.clockSkewSeconds : 0
-            let wallClock = NotebookWorkload.epoch.addingTimeInterval(TimeInterval(fleet.now / 1000 + skew))
-            try fleet.write(on: step.device, NotebookNamespace.self) { tx throws(SyncKernelError) in
-                try step.apply(to: tx, wallClock: wallClock)
+        func wallClock(_ device: Int) -> Date {
+            let skew = device == config.devices - 1 ? config.clockSkewSeconds : 0
+            return NotebookWorkload.epoch.addingTimeInterval(TimeInterval(fleet.now / 1000 + skew))
+        }
+        if workloads.isEmpty {
+            for step in notebook.differences(count: config.differences, devices: config.devices, existing: sharedNotes) {
+                fleet.run(until: step.atMillis)
+                let clock = wallClock(step.device)
+                try fleet.write(on: step.device, NotebookNamespace.self) { tx throws(SyncKernelError) in
+                    try step.apply(to: tx, wallClock: clock)
+                }
+            }
+        } else {
+            for index in 0..<config.differences {
+                fleet.run(until: Int64(index) * 1000 / Int64(max(config.differences, 1)))
+                let device = Int(random.next() % UInt64(config.devices))
+                try workloads[index % workloads.count].change(fleet, device, &random, wallClock(device))
             }
         }
         fleet.run(until: config.limitMillis)
+        let report = try makeReport(config: config, fleet: fleet, devices: devices, started: started)
+        for replica in replicas { replica.store.close() }
+        return report
+    }
 
+    private static func selectedWorkloads(_ names: [String]) throws -> [NamespaceWorkload] {
+        if names.isEmpty { return [] }
+        if names == ["all"] { return Workloads.all }
+        return try names.map { name in
+            guard let workload = Workloads.all.first(where: { $0.namespace.name == name }) else {
+                throw SyncKernelError(.unknownNamespace, "no simulator workload named \(name)")
+            }
+            return workload
+        }
+    }
+
+    private static func makeReport(config: SimulationConfig, fleet: Fleet, devices: [DeviceID],
+                                   started: Date) throws -> SimulationReport {
         var links: [SimulationReport.Link] = []
         var framesByKind: [String: Int] = [:]
+        var bytesByNamespace: [String: Int] = [:]
         for (from, sender) in devices.enumerated() {
             for (to, recipient) in devices.enumerated() where from != to {
                 guard let traffic = fleet.relay.traffic[InProcessRelay.Link(from: sender, to: recipient)] else { continue }
                 links.append(.init(from: from, to: to, frames: traffic.frames, bytes: traffic.bytes, lost: traffic.lost))
                 for (kind, count) in traffic.framesByKind { framesByKind[kind, default: 0] += count }
+                for (namespace, bytes) in traffic.bytesByNamespace { bytesByNamespace[namespace, default: 0] += bytes }
             }
         }
+        let replicas = fleet.replicas
         let converged = fleet.allRootsMatch
         let events = fleet.events.map(\.event)
-        let report = SimulationReport(
+        let names = replicas[0].store.namespaces.names
+        return SimulationReport(
             config: config, converged: converged,
             rounds: replicas.reduce(0) { $0 + $1.roundsStarted },
             frames: links.reduce(0) { $0 + $1.frames }, bytes: links.reduce(0) { $0 + $1.bytes },
@@ -70,25 +119,14 @@ public enum FleetSimulation {
                 default: return false
                 }
             }.count,
-            rowsPerDevice: try replicas.map { try $0.store.leaves(namespace: NotebookNamespace.name).count },
+            rowsPerDevice: try replicas.map { replica in
+                try names.reduce(0) { $0 + (try replica.store.leaves(namespace: $1).count) }
+            },
+            namespaces: try names.map { name in
+                SimulationReport.NamespaceTraffic(name: name, rows: try replicas[0].store.leaves(namespace: name).count,
+                                                  bytes: bytesByNamespace[name] ?? 0)
+            },
             wallMillis: Int(Date().timeIntervalSince(started) * 1000))
-        for replica in replicas { replica.store.close() }
-        return report
-    }
-
-    private static func seedSharedRows(_ notes: [Note], path: String, device: DeviceID, namespaces: NamespaceSet,
-                                       copies: [String]) throws {
-        let store = try KernelStore(path: path, namespaces: namespaces)
-        try store.configureDevice(device)
-        try store.write(NotebookNamespace.self) { tx throws(SyncKernelError) in
-            for note in notes { try tx.save(note) }
-        }
-        try store.checkpoint()
-        store.close()
-        for copy in copies {
-            try? FileManager.default.removeItem(atPath: copy)
-            try FileManager.default.copyItem(atPath: path, toPath: copy)
-        }
     }
 
     private static func makeTemporaryDirectory(seed: UInt64) throws -> String {

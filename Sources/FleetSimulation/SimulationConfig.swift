@@ -15,6 +15,10 @@ public struct SimulationConfig: Sendable, Hashable {
     public var conditions = RelayConditions()
     /// How responders answer large mismatching ranges (`.shipRows` is the spec's behaviour).
     public var responsePolicy: ResponsePolicy = .standard
+    /// The namespaces to run, by name; empty means the classic notebook-only run (with its
+    /// concurrent edit pairs). `["all"]` selects every namespace; rows and differences are then
+    /// spread evenly over them.
+    public var namespaces: [String] = []
     /// Seed of every random choice.
     public var seed: UInt64 = 1
     /// How far the last device's wall clock runs ahead, in seconds.

@@ -20,6 +20,16 @@ public struct SimulationReport: Sendable {
         public let lost: Int
     }
 
+    /// Rows and reconcile bytes of one namespace.
+    public struct NamespaceTraffic: Sendable {
+        /// The namespace.
+        public let name: String
+        /// Rows (leaves) on device 0 at the end.
+        public let rows: Int
+        /// Bytes of requests and responses about it, all links.
+        public let bytes: Int
+    }
+
     /// The configuration that ran.
     public let config: SimulationConfig
     /// Whether every digest matched at the end.
@@ -40,8 +50,10 @@ public struct SimulationReport: Sendable {
     public let storms: Int
     /// Frames refused or merges failed.
     public let refusals: Int
-    /// Rows per device at the end.
+    /// Rows per device at the end (all namespaces).
     public let rowsPerDevice: [Int]
+    /// Per-namespace rows and bytes.
+    public let namespaces: [NamespaceTraffic]
     /// Real time the run took, in milliseconds.
     public let wallMillis: Int
 
@@ -53,6 +65,7 @@ public struct SimulationReport: Sendable {
             "diff": config.differences, "latency_ms": config.conditions.latencyMillis, "seed": config.seed,
             "frames_by_kind": framesByKind, "storms": storms, "refusals": refusals,
             "rows_per_device": rowsPerDevice, "wall_ms": wallMillis,
+            "namespaces": Dictionary(uniqueKeysWithValues: namespaces.map { ($0.name, ["rows": $0.rows, "bytes": $0.bytes]) }),
             "links": links.map { ["from": $0.from, "to": $0.to, "frames": $0.frames, "bytes": $0.bytes, "lost": $0.lost] },
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
@@ -73,6 +86,11 @@ public struct SimulationReport: Sendable {
         for link in links {
             lines.append("  device \(link.from) -> \(link.to): \(link.frames) frames, \(link.bytes) bytes"
                          + (link.lost > 0 ? ", \(link.lost) lost" : ""))
+        }
+        if namespaces.count > 1 {
+            for namespace in namespaces {
+                lines.append("  \(namespace.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(namespace.rows) rows, \(namespace.bytes) bytes")
+            }
         }
         if storms > 0 { lines.append("storm guard trips: \(storms)") }
         if refusals > 0 { lines.append("refused frames or failed merges: \(refusals)") }

@@ -6,6 +6,7 @@ let usage = """
     usage: synckernel <command> [options]
       simulate   run a fleet of devices over the in-process relay until it converges
                  --devices N --rows R --diff D --latency-ms L --seed S [--loss P] [--json]
+                 [--namespaces all|NAME,NAME]   (default: the notebook alone)
       bench      compare whole-bucket and listing responses, and maintained and rescanned digests
                  [--rows R] [--seed S]   (build with -c release: `make bench`)
     """

@@ -21,7 +21,13 @@ final class BucketizeTests: XCTestCase {
         XCTAssertEqual(buckets.count, 256)
         XCTAssertEqual(buckets.map(\.root), leaves.leaves.map(\.hash))
         XCTAssertTrue(buckets.allSatisfy { $0.count == 1 })
-        XCTAssertEqual(buckets.dropFirst().map(\.range.lo), leaves.leaves.dropFirst().map(\.key))
+        for (bucket, position) in zip(buckets.dropFirst(), 1...) {
+            let (previous, first) = (leaves.leaves[position - 1].key, leaves.leaves[position].key)
+            XCTAssertTrue(previous.lexicographicallyPrecedes(bucket.range.lo), "boundary sorts after the previous key")
+            XCTAssertTrue(first.starts(with: bucket.range.lo), "boundary is a prefix of the bucket's first key")
+            XCTAssertEqual(Array(leaves.leaves(in: bucket.range).map(\.key)), [first])
+        }
+        XCTAssertLessThan(buckets.map(\.range.lo.count).reduce(0, +), 256 * 3, "short boundaries on the wire")
         assertTiles(buckets)
     }
 

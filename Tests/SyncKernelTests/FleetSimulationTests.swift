@@ -56,3 +56,18 @@ extension FleetSimulationTests {
                           "listing: \(listedReport.bytes) bytes, whole buckets: \(specReport.bytes) bytes")
     }
 }
+
+extension FleetSimulationTests {
+    func testEveryNamespaceConvergesInOneFleetAndReportsItsRowsAndBytes() throws {
+        var mixed = config(seed: 8, rows: 1_300, differences: 104)
+        mixed.namespaces = ["all"]
+        let report = try FleetSimulation.run(mixed)
+        XCTAssertTrue(report.converged, report.text())
+        XCTAssertEqual(report.storms, 0, report.text())
+        XCTAssertEqual(report.namespaces.count, 13)
+        XCTAssertTrue(report.namespaces.allSatisfy { $0.rows > 0 && $0.bytes > 0 }, report.text())
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
+        let namespaces = try XCTUnwrap(json["namespaces"] as? [String: [String: Int]])
+        XCTAssertEqual(namespaces["messages"]?["rows"], report.namespaces.first { $0.name == "messages" }?.rows)
+    }
+}

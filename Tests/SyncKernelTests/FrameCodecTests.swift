@@ -87,27 +87,28 @@ final class FrameCodecTests: XCTestCase {
         }, .unexpectedType)
     }
 
-    func testRejectBucketsThatDoNotTileTheKeySpace() {
-        func request(_ ranges: [([UInt8], [UInt8]?)]) -> [UInt8] {
+    func testRejectBucketsThatDoNotTileTheKeySpace() throws {
+        func request(_ los: [[UInt8]]) -> [UInt8] {
             frameBytes { map in
                 map.entry("kind") { $0.write("reconcile_req") }
                 map.entry("ns") { $0.write("records") }
                 map.entry("buckets") { writer in
-                    writer.writeArray(ranges) { writer, range in
-                        writer.writeArrayHeader(count: 4)
-                        writer.write(bytes: range.0)
-                        if let hi = range.1 { writer.write(bytes: hi) } else { writer.writeNull() }
+                    writer.writeArray(los) { writer, lo in
+                        writer.writeArrayHeader(count: 3)
+                        writer.write(bytes: lo)
                         writer.write(bytes: [UInt8](repeating: 0, count: 32))
                         writer.write(UInt64(1))
                     }
                 }
             }
         }
-        assertRejected(request([([1], nil)]), .malformedFrame)
-        assertRejected(request([([], [5])]), .malformedFrame)
-        assertRejected(request([([], [5]), ([6], nil)]), .malformedFrame)
-        assertRejected(request([([], [5]), ([5], [4]), ([4], nil)]), .malformedFrame)
-        XCTAssertNoThrow(try SyncFrame(decoding: request([([], [5]), ([5], nil)])))
+        assertRejected(request([[1]]), .malformedFrame)
+        assertRejected(request([[], [5], [5]]), .malformedFrame)
+        assertRejected(request([[], [5], [4]]), .malformedFrame)
+        let decoded = try SyncFrame(decoding: request([[], [5], [5, 1]]))
+        guard case .reconcileRequest(let parsed) = decoded.body else { return XCTFail("not a request") }
+        XCTAssertEqual(parsed.buckets.map(\.range), [KeyRange(lo: [], hi: [5]), KeyRange(lo: [5], hi: [5, 1]),
+                                                     KeyRange(lo: [5, 1], hi: nil)], "each hi is the next lo")
     }
 
     func testRejectWrongAccountLengthAndGarbageWithoutTrapping() {

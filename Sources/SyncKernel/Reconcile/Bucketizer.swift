@@ -2,7 +2,9 @@
 ///
 /// Invariants: the buckets of one `bucketize` call tile the whole key space (the first `lo` is
 /// empty, the last `hi` is nil, each `hi` is the next bucket's `lo`), so any key a responder
-/// holds falls in exactly one bucket; at or below `fineThreshold` leaves every bucket holds one
+/// holds falls in exactly one bucket; a boundary is the shortest prefix of a bucket's first key
+/// that still sorts after the previous bucket's last key, so it splits the requester's leaves
+/// exactly as the full key would while costing a byte or two on the wire; at or below `fineThreshold` leaves every bucket holds one
 /// leaf, above it each holds `ceil(n / fineThreshold)` leaves (the last may hold fewer).
 public enum Bucketizer {
     /// The leaf count up to which every row gets a bucket of its own.
@@ -21,13 +23,24 @@ public enum Bucketizer {
         buckets.reserveCapacity(starts.count - 1)
         for position in 0..<(starts.count - 1) {
             let group = leaves[starts[position]..<starts[position + 1]]
-            let lo = position == 0 ? [] : leaves[starts[position]].key
-            let hi = position + 2 < starts.count ? leaves[starts[position + 1]].key : nil
+            let lo = position == 0 ? [] : separator(after: leaves[starts[position] - 1].key, upTo: leaves[starts[position]].key)
+            let hi = position + 2 < starts.count
+                ? separator(after: leaves[starts[position + 1] - 1].key, upTo: leaves[starts[position + 1]].key) : nil
             buckets.append(RangeBucket(range: KeyRange(lo: lo, hi: hi),
                                        root: MerkleTree.root(group.lazy.map(\.hash)),
                                        count: group.count))
         }
         return buckets
+    }
+
+    /// The shortest prefix of `next` that sorts after `previous`: a bucket boundary that keeps
+    /// every leaf on the same side as the full key would, in a byte or two for random keys.
+    static func separator(after previous: [UInt8], upTo next: [UInt8]) -> [UInt8] {
+        for length in 1...max(next.count, 1) where length <= next.count {
+            let prefix = Array(next.prefix(length))
+            if previous.lexicographicallyPrecedes(prefix) { return prefix }
+        }
+        return next
     }
 
     /// The ranges among `buckets` whose root or count differs over `index`'s own leaves.

@@ -15,9 +15,8 @@ extension SyncFrame {
                 map.entry("ns") { $0.write(request.namespace) }
                 map.entry("buckets") { writer in
                     writer.writeArray(request.buckets) { writer, bucket in
-                        writer.writeArrayHeader(count: 4)
+                        writer.writeArrayHeader(count: 3)
                         writer.write(bytes: bucket.range.lo)
-                        if let hi = bucket.range.hi { writer.write(bytes: hi) } else { writer.writeNull() }
                         writer.write(bytes: bucket.root)
                         writer.write(bucket.count)
                     }
@@ -82,15 +81,7 @@ extension SyncFrame {
         case "state_digest":
             body = .stateDigest(digest: try value.required("digest").bytes(), probe: try value["probe"]?.bool() ?? false)
         case "reconcile_req":
-            var buckets: [RangeBucket] = []
-            for item in try value.required("buckets").array() {
-                let fields = try item.array()
-                guard fields.count >= 4 else { throw SyncKernelError(.malformedFrame, "bucket needs 4 fields") }
-                let hi: [UInt8]? = fields[1] == .null ? nil : try fields[1].bytes()
-                buckets.append(RangeBucket(range: KeyRange(lo: try fields[0].bytes(), hi: hi),
-                                           root: try fields[2].bytes(count: 32), count: try fields[3].int()))
-            }
-            try SyncFrame.checkTiling(buckets)
+            let buckets = try SyncFrame.decodeBuckets(value.required("buckets"))
             var keys: [[UInt8]] = []
             for item in try value["keys"]?.array() ?? [] { keys.append(try item.bytes()) }
             body = .reconcileRequest(ReconcileRequest(namespace: try value.required("ns").text(), buckets: buckets, keys: keys))
@@ -138,17 +129,28 @@ extension SyncFrame {
         return RangeListing(range: range, leaves: leaves)
     }
 
-    /// Refuses buckets that do not tile the key space in order (empty is allowed).
-    private static func checkTiling(_ buckets: [RangeBucket]) throws(SyncKernelError) {
-        guard let first = buckets.first, let last = buckets.last else { return }
-        guard first.range.lo.isEmpty, last.range.hi == nil else {
-            throw SyncKernelError(.malformedFrame, "buckets do not cover the key space")
-        }
-        for index in buckets.indices.dropLast() {
-            guard let hi = buckets[index].range.hi, hi == buckets[index + 1].range.lo,
-                  buckets[index].range.lo.lexicographicallyPrecedes(hi) else {
-                throw SyncKernelError(.malformedFrame, "buckets do not tile in order")
+    /// Reads range fingerprints sent as `[lo, root, count]` with each `hi` implied by the next
+    /// `lo`; refuses a first `lo` that is not empty or boundaries that do not increase.
+    private static func decodeBuckets(_ value: CBORValue) throws(SyncKernelError) -> [RangeBucket] {
+        var parts: [(lo: [UInt8], root: [UInt8], count: Int)] = []
+        for item in try value.array() {
+            let fields = try item.array()
+            guard fields.count >= 3 else { throw SyncKernelError(.malformedFrame, "bucket needs 3 fields") }
+            let lo = try fields[0].bytes()
+            let count = try fields[2].int()
+            guard count >= 0 else { throw SyncKernelError(.malformedFrame, "negative bucket count") }
+            if let previous = parts.last {
+                guard previous.lo.lexicographicallyPrecedes(lo) else {
+                    throw SyncKernelError(.malformedFrame, "buckets do not tile in order")
+                }
+            } else {
+                guard lo.isEmpty else { throw SyncKernelError(.malformedFrame, "buckets do not cover the key space") }
             }
+            parts.append((lo, try fields[1].bytes(count: 32), count))
+        }
+        return parts.indices.map { index in
+            RangeBucket(range: KeyRange(lo: parts[index].lo, hi: index + 1 < parts.count ? parts[index + 1].lo : nil),
+                        root: parts[index].root, count: parts[index].count)
         }
     }
 }
