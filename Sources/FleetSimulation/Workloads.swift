@@ -168,10 +168,10 @@ enum Workloads {
     })
 
     private static func roster(contact: Int, stamp: Int64, _ random: inout SeededGenerator) -> PeerDeviceRoster {
+        let contactKey = (0..<4).map { UInt8(truncatingIfNeeded: contact >> (8 * $0)) } + [UInt8](repeating: 0x5c, count: 28)
         let devices = (0..<(1 + random.next() % 3)).map { index in
-            PeerDeviceRoster.Device(key: [UInt8(contact), UInt8(index), UInt8(random.next() % 4)], label: "device \(index)")
+            PeerDeviceRoster.Device(key: contactKey.prefix(4) + [UInt8(index), UInt8(random.next() % 4)], label: "device \(index)")
         }
-        return PeerDeviceRoster(contactPubkey: [UInt8](repeating: UInt8(contact), count: 32), devices: devices,
-                                lastAdvertisedAt: stamp)
+        return PeerDeviceRoster(contactPubkey: contactKey, devices: devices, lastAdvertisedAt: stamp)
     }
 }
