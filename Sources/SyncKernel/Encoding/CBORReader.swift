@@ -40,6 +40,15 @@ public struct CBORReader {
         return value
     }
 
+    /// Decodes a CBOR sequence (items back to back, as leaf encodings are written).
+    public static func decodeSequence(_ bytes: [UInt8], limits: CBORLimits = .frame) throws(SyncKernelError) -> [CBORValue] {
+        guard bytes.count <= limits.maxInputBytes else { throw SyncKernelError(.limitExceeded, "input too large") }
+        var reader = CBORReader(input: bytes, limits: limits)
+        var items: [CBORValue] = []
+        while reader.offset < bytes.count { items.append(try reader.readItem(depth: 0)) }
+        return items
+    }
+
     private init(input: [UInt8], limits: CBORLimits) {
         self.input = input
         self.limits = limits

@@ -1,13 +1,17 @@
-/// One side of a causal merge: its version vector and whether it is a live value or a tombstone.
+/// One side of a causal merge: its version vector, the vector its content came from, and
+/// whether it is a live value or a tombstone.
 public struct MergeCandidate: Sendable, Hashable {
     /// The side's version vector.
     public let vector: VersionVector
+    /// The vector of the write that produced the side's content (its own vector for a tombstone).
+    public let contentVector: VersionVector
     /// True for a live value, false for a tombstone.
     public let isLive: Bool
 
-    /// Creates a candidate.
-    public init(vector: VersionVector, isLive: Bool) {
+    /// Creates a candidate; the content vector defaults to the side's vector.
+    public init(vector: VersionVector, isLive: Bool, contentVector: VersionVector? = nil) {
         self.vector = vector
+        self.contentVector = contentVector ?? vector
         self.isLive = isLive
     }
 }
@@ -34,7 +38,11 @@ extension VersionVector {
     /// The one merge policy the kernel shares: causality first, then add-wins, then a tie-break.
     ///
     /// - A dominating side wins outright; a dominated side loses.
-    /// - For equal or concurrent vectors, a live value beats a tombstone (add-wins); two
+    /// - For equal or concurrent vectors, content the other side had already seen (its content
+    ///   vector is within the other side's vector) is stale and loses to the other side. This is
+    ///   causality at the level of content: a version that won an earlier tie-break cannot then beat
+    ///   its own successor, and a delete made after seeing a value is not undone by add-wins.
+    /// - Otherwise a live value beats a tombstone (add-wins); two
     ///   tombstones stay deleted (local kept); between two live values `incomingWinsTie` decides,
     ///   and must be deterministic and clock-free so every device picks the same winner.
     /// The returned vector is always the merge of both sides.
@@ -48,6 +56,12 @@ extension VersionVector {
         case .dominated:
             winner = .incoming
         case .equal, .concurrent:
+            let localStale = [.dominated, .equal].contains(local.contentVector.relation(to: incoming.vector))
+            let incomingStale = [.dominated, .equal].contains(incoming.contentVector.relation(to: local.vector))
+            if localStale != incomingStale {
+                winner = localStale ? .incoming : .local
+                break
+            }
             switch (local.isLive, incoming.isLive) {
             case (true, false), (false, false): winner = .local
             case (false, true): winner = .incoming

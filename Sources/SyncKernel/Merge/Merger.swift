@@ -1,8 +1,9 @@
 /// Applies one incoming row or tombstone under its namespace's rule, inside the caller's transaction.
 ///
-/// Invariants: causal rows go through `VersionVector.resolveMerge` (tie-break: the greater leaf
-/// encoding, so every device picks the same winner); the stored vector afterwards is the merge of
-/// both sides whatever won; an adopted row records its post-merge stamp so RowClock does not
+/// Invariants: causal rows go through `VersionVector.resolveMerge` with both sides' content
+/// vectors (so stale content never wins) and the namespace's tie-break (so every device picks
+/// the same winner); the stored vector afterwards is the merge of both sides whatever won, and
+/// the content vector is the winner's; an adopted row records its post-merge stamp so RowClock does not
 /// re-bump it; every row write goes through the store's single `RowWriter`.
 struct Merger {
     let driver: NamespaceDriver
@@ -16,41 +17,45 @@ struct Merger {
         let incoming = try driver.inspect(shipped.row)
         guard !incoming.isDeviceDerived else { return false }
         let localBytes = try books.row(driver.name, incoming.key)
+        let incomingVector = shipped.vector ?? VersionVector()
+        let incomingSide = MergeCandidate(vector: incomingVector, isLive: true, contentVector: shipped.contentVector)
         if driver.isCausal, let localBytes, localBytes == incoming.bytes {
-            return try mergeVectorOnly(key: incoming.key, incoming: shipped.vector ?? VersionVector(), stamp: incoming.stamp ?? 0)
+            return try mergeVectorOnly(key: incoming.key, incoming: incomingSide, stamp: incoming.stamp ?? 0)
         }
         let local = try localBytes.map { (bytes: [UInt8]) throws(SyncKernelError) in try driver.inspect(bytes) }
         guard driver.isCausal else {
             guard let bytes = try driver.mergeUntracked(local, incoming) else { return false }
             return try store(bytes)
         }
-        let incomingVector = shipped.vector ?? VersionVector()
+        let localVersion = try books.version(driver.name, incoming.key)
         let localSide: MergeCandidate
-        if let local {
-            localSide = MergeCandidate(vector: try books.version(driver.name, local.key)?.vector ?? VersionVector(), isLive: true)
+        if local != nil {
+            localSide = MergeCandidate(vector: localVersion?.vector ?? VersionVector(), isLive: true,
+                                       contentVector: localVersion?.contentVector)
         } else if let tombstone = try books.tombstone(driver.name, incoming.key) {
             localSide = MergeCandidate(vector: tombstone.vector, isLive: false)
         } else {
             let bytes = try driver.adopt(incoming, nil)
             let changed = try store(bytes)
-            try rowClock.record(driver.name, key: incoming.key, vector: incomingVector, syncedAt: incoming.stamp ?? 0)
+            try rowClock.record(driver.name, key: incoming.key, vector: incomingVector,
+                                contentVector: incomingSide.contentVector, syncedAt: incoming.stamp ?? 0)
             return changed
         }
-        let resolution = VersionVector.resolveMerge(
-            local: localSide, incoming: MergeCandidate(vector: incomingVector, isLive: true),
-            incomingWinsTie: { tieBreak(incoming, local) })
+        let resolution = VersionVector.resolveMerge(local: localSide, incoming: incomingSide,
+                                                    incomingWinsTie: { tieBreak(incoming, local) })
         switch resolution.winner {
         case .incoming:
             let bytes = try driver.adopt(incoming, local)
             let changed = bytes == local?.bytes ? false : try store(bytes)
             if !localSide.isLive { try books.removeTombstone(driver.name, incoming.key) }
             let stamp = try driver.inspect(bytes).stamp ?? 0
-            try rowClock.record(driver.name, key: incoming.key, vector: resolution.vector, syncedAt: stamp)
+            try rowClock.record(driver.name, key: incoming.key, vector: resolution.vector,
+                                contentVector: incomingSide.contentVector, syncedAt: stamp)
             return changed
         case .local:
             if localSide.isLive, let local {
-                try rowClock.record(driver.name, key: local.key, vector: resolution.vector,
-                                    syncedAt: try books.version(driver.name, local.key)?.syncedAt ?? local.stamp ?? 0)
+                try rowClock.record(driver.name, key: local.key, vector: resolution.vector, contentVector: localSide.contentVector,
+                                    syncedAt: localVersion?.syncedAt ?? local.stamp ?? 0)
             } else {
                 try books.putTombstone(driver.name, Tombstone(key: incoming.key, vector: resolution.vector))
             }
@@ -63,7 +68,7 @@ struct Merger {
         if try books.row(driver.name, tombstone.key) != nil {
             let version = try books.version(driver.name, tombstone.key)
             let resolution = VersionVector.resolveMerge(
-                local: MergeCandidate(vector: version?.vector ?? VersionVector(), isLive: true),
+                local: MergeCandidate(vector: version?.vector ?? VersionVector(), isLive: true, contentVector: version?.contentVector),
                 incoming: MergeCandidate(vector: tombstone.vector, isLive: false),
                 incomingWinsTie: { false })
             switch resolution.winner {
@@ -74,7 +79,7 @@ struct Merger {
                 return true
             case .local:
                 try rowClock.record(driver.name, key: tombstone.key, vector: resolution.vector,
-                                    syncedAt: version?.syncedAt ?? 0)
+                                    contentVector: version?.contentVector ?? resolution.vector, syncedAt: version?.syncedAt ?? 0)
                 return false
             }
         }
@@ -89,15 +94,17 @@ struct Merger {
         return true
     }
 
-    /// Identical rows: only the vectors can differ, and they merge elementwise.
-    private func mergeVectorOnly(key: [UInt8], incoming: VersionVector, stamp: Int64) throws(SyncKernelError) -> Bool {
+    /// Identical rows: only the vectors can differ, and they merge elementwise (content vectors too,
+    /// since either write could have produced the content).
+    private func mergeVectorOnly(key: [UInt8], incoming: MergeCandidate, stamp: Int64) throws(SyncKernelError) -> Bool {
         guard let version = try books.version(driver.name, key) else {
-            try rowClock.record(driver.name, key: key, vector: incoming, syncedAt: stamp)
+            try rowClock.record(driver.name, key: key, vector: incoming.vector, contentVector: incoming.contentVector, syncedAt: stamp)
             return false
         }
-        let merged = version.vector.merged(with: incoming)
-        if merged != version.vector {
-            try rowClock.record(driver.name, key: key, vector: merged, syncedAt: version.syncedAt)
+        let merged = version.vector.merged(with: incoming.vector)
+        let content = version.contentVector.merged(with: incoming.contentVector)
+        if merged != version.vector || content != version.contentVector {
+            try rowClock.record(driver.name, key: key, vector: merged, contentVector: content, syncedAt: version.syncedAt)
         }
         return false
     }

@@ -26,11 +26,14 @@ public struct ShippedRow: Sendable, Hashable {
     public let row: [UInt8]
     /// The row's version vector (nil for untracked namespaces, or from a peer that sent none).
     public let vector: VersionVector?
+    /// The vector of the write the content came from, when it differs from `vector`.
+    public let contentVector: VersionVector?
 
     /// Creates a shipped row.
-    public init(row: [UInt8], vector: VersionVector?) {
+    public init(row: [UInt8], vector: VersionVector?, contentVector: VersionVector? = nil) {
         self.row = row
         self.vector = vector
+        self.contentVector = contentVector
     }
 }
 

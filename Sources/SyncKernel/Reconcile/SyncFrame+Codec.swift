@@ -31,6 +31,7 @@ extension SyncFrame {
                         writer.writeMap { entry in
                             entry.entry("r") { $0.write(encodedItem: shipped.row) }
                             if let vector = shipped.vector { entry.entry("v") { vector.encode(into: &$0) } }
+                            if let content = shipped.contentVector { entry.entry("c") { content.encode(into: &$0) } }
                         }
                     }
                 }
@@ -89,7 +90,8 @@ extension SyncFrame {
             var rows: [ShippedRow] = []
             for item in try value.required("rows").array() {
                 let vector = try item["v"].map { (v: CBORValue) throws(SyncKernelError) in try VersionVector(decoding: v) }
-                rows.append(ShippedRow(row: try item.required("r").encoded(), vector: vector))
+                let content = try item["c"].map { (c: CBORValue) throws(SyncKernelError) in try VersionVector(decoding: c) }
+                rows.append(ShippedRow(row: try item.required("r").encoded(), vector: vector, contentVector: content))
             }
             var tombstones: [Tombstone] = []
             for item in try value["tombstones"]?.array() ?? [] {

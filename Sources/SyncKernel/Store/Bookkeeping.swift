@@ -7,7 +7,7 @@ struct Bookkeeping {
     static let schema = """
         CREATE TABLE IF NOT EXISTS sk_row_version(
             ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL, synced_at INTEGER NOT NULL,
-            PRIMARY KEY(ns, key)) WITHOUT ROWID;
+            content_vector BLOB NOT NULL, PRIMARY KEY(ns, key)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS sk_tombstone(
             ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL,
             PRIMARY KEY(ns, key)) WITHOUT ROWID;
@@ -46,16 +46,18 @@ struct Bookkeeping {
     // MARK: RowVersion
 
     func version(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> RowVersion? {
-        let statement = try db.statement("SELECT vector, synced_at FROM sk_row_version WHERE ns = ? AND key = ?")
+        let statement = try db.statement("SELECT vector, synced_at, content_vector FROM sk_row_version WHERE ns = ? AND key = ?")
         statement.bind(1, namespace).bind(2, key)
         return try statement.first { (row: Statement) throws(SyncKernelError) in
-            RowVersion(vector: try Bookkeeping.decodeVector(row.blob(0)), syncedAt: row.int64(1))
+            RowVersion(vector: try Bookkeeping.decodeVector(row.blob(0)), syncedAt: row.int64(1),
+                       contentVector: try Bookkeeping.decodeVector(row.blob(2)))
         }
     }
 
     func putVersion(_ namespace: String, _ key: [UInt8], _ version: RowVersion) throws(SyncKernelError) {
-        try db.statement("INSERT OR REPLACE INTO sk_row_version(ns, key, vector, synced_at) VALUES(?, ?, ?, ?)")
-            .bind(1, namespace).bind(2, key).bind(3, version.vector.encoded()).bind(4, version.syncedAt).run()
+        try db.statement("INSERT OR REPLACE INTO sk_row_version(ns, key, vector, synced_at, content_vector) VALUES(?, ?, ?, ?, ?)")
+            .bind(1, namespace).bind(2, key).bind(3, version.vector.encoded()).bind(4, version.syncedAt)
+            .bind(5, version.contentVector.encoded()).run()
     }
 
     func removeVersion(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {

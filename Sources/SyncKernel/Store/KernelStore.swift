@@ -200,8 +200,11 @@ public final class KernelStore {
         guard let bytes = try books.row(driver.name, key) else {
             throw SyncKernelError(.corruptBookkeeping, "leaf without a row in \(driver.name)")
         }
-        let vector = driver.isCausal ? try books.version(driver.name, key)?.vector ?? VersionVector() : nil
-        return ShippedRow(row: bytes, vector: vector)
+        guard driver.isCausal else { return ShippedRow(row: bytes, vector: nil) }
+        let version = try books.version(driver.name, key)
+        let vector = version?.vector ?? VersionVector()
+        let content = version?.contentVector ?? vector
+        return ShippedRow(row: bytes, vector: vector, contentVector: content == vector ? nil : content)
     }
 
     /// Merges a peer's response under the namespace's rule, in one transaction.

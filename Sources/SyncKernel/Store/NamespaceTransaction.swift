@@ -1,6 +1,7 @@
 /// The handle a local write receives: reads and writes rows of one namespace inside one transaction.
 ///
-/// Invariants: every save passes through RowClock (tracked namespaces bump on a changed stamp)
+/// Invariants: every save passes through RowClock (tracked namespaces bump on a changed stamp
+/// or a changed leaf)
 /// and through the kernel's single `RowWriter`; saving bytes identical to the stored row writes
 /// nothing. Valid only inside the `KernelStore.write` call that created it.
 public struct NamespaceTransaction<N: SyncNamespace> {
@@ -27,7 +28,9 @@ public struct NamespaceTransaction<N: SyncNamespace> {
         let stored = try writer.books.row(N.name, inspected.key)
         guard stored != inspected.bytes else { return }
         if case .tracked(let changeStamp) = N.causalMembership, !inspected.isDeviceDerived {
-            try rowClock.observe(N.name, key: inspected.key, stamp: changeStamp(row))
+            let previousLeaf = try stored.map { (bytes: [UInt8]) throws(SyncKernelError) in try driver.inspect(bytes).leaf.hash }
+            try rowClock.observe(N.name, key: inspected.key, stamp: changeStamp(row),
+                                 leafChanged: previousLeaf != inspected.leaf.hash)
         }
         try writer.put(N.name, row: inspected)
     }

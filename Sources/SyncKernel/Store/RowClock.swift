@@ -1,8 +1,8 @@
 /// Spots local edits of causally tracked rows and keeps their RowVersion bookkeeping.
 ///
 /// Invariants: a local save bumps the device's own dimension exactly when the row is new to
-/// this device or its change stamp differs from the recorded `syncedAt` (inequality only, so a
-/// skewed clock still registers a change and never orders anything); an applied merge records
+/// this device, its change stamp differs from the recorded `syncedAt` (inequality only, so a
+/// skewed clock still registers a change and never orders anything), or its leaf changed; an applied merge records
 /// the post-merge stamp so an adopted row is not mistaken for a local edit; a namespace seen for
 /// the first time registers its existing rows with an empty vector, which every fleet history
 /// dominates. Only `KernelStore` calls it, inside the write's transaction.
@@ -10,11 +10,18 @@ struct RowClock {
     let books: Bookkeeping
     let clock: DeviceClock
 
-    /// Accounts for a local save of the row `key` whose change stamp is now `stamp`.
-    func observe(_ namespace: String, key: [UInt8], stamp: Int64) throws(SyncKernelError) {
+    /// Accounts for a local save of the row `key` whose change stamp is now `stamp`;
+    /// `leafChanged` says whether the save changed the row's leaf.
+    ///
+    /// A changed stamp is an edit (the spec's rule, inequality only). A changed leaf under an
+    /// unchanged stamp is an edit too: two saves inside one second of a coarse clock, or a device
+    /// whose clock happens to read the stamp it adopted, must still advance the vector, or the
+    /// edit would tie with the version it replaced and could lose to it.
+    func observe(_ namespace: String, key: [UInt8], stamp: Int64, leafChanged: Bool) throws(SyncKernelError) {
         if var version = try books.version(namespace, key) {
-            guard version.syncedAt != stamp else { return }
+            guard version.syncedAt != stamp || leafChanged else { return }
             version.vector = try clock.bump(version.vector)
+            version.contentVector = version.vector
             version.syncedAt = stamp
             try books.putVersion(namespace, key, version)
         } else if let tombstone = try books.tombstone(namespace, key) {
@@ -37,9 +44,11 @@ struct RowClock {
         try books.removeVersion(namespace, key)
     }
 
-    /// Records the outcome of a merge apply: the merged vector and the stamp of the stored row.
-    func record(_ namespace: String, key: [UInt8], vector: VersionVector, syncedAt: Int64) throws(SyncKernelError) {
-        try books.putVersion(namespace, key, RowVersion(vector: vector, syncedAt: syncedAt))
+    /// Records the outcome of a merge apply: the merged vector, the vector the kept content came
+    /// from, and the stamp of the stored row.
+    func record(_ namespace: String, key: [UInt8], vector: VersionVector, contentVector: VersionVector,
+                syncedAt: Int64) throws(SyncKernelError) {
+        try books.putVersion(namespace, key, RowVersion(vector: vector, syncedAt: syncedAt, contentVector: contentVector))
     }
 
     /// Registers every stored row of a namespace that has no bookkeeping yet with an empty vector.

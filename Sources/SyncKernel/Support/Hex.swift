@@ -1,9 +1,9 @@
 /// Lower-case hexadecimal rendering of bytes, for identifiers and logs.
-package enum Hex {
+public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// Renders `bytes` as lower-case hex.
-    package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var out = [UInt8]()
         for byte in bytes {
             out.append(digits[Int(byte >> 4)])
@@ -12,8 +12,13 @@ package enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The first four bytes as hex, for reports.
+    public static func short(_ bytes: [UInt8]) -> String {
+        encode(bytes.prefix(4))
+    }
+
     /// Parses lower- or upper-case hex; nil on odd length or a non-hex character.
-    package static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 2 == 0 else { return nil }
         var out = [UInt8]()

@@ -1,0 +1,80 @@
+import Foundation
+import SyncKernel
+
+/// Temporary stores of one namespace and the moves the checks make on them.
+///
+/// Invariant: every store lives in a private temporary folder removed when the harness goes.
+final class ConformanceHarness<Subject: NamespaceConformance> {
+    typealias Namespace = Subject.Namespace
+    typealias Row = Namespace.Row
+
+    let directory: String
+    let namespaces: NamespaceSet
+    private var counter = 0
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "synckernel-conformance-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        namespaces = try NamespaceSet([Namespace.self])
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    static func device(_ index: Int) throws -> DeviceID {
+        try DeviceKeyPair(seed: SHA256.hash(domain: Array("synckernel.testkit.device".utf8), [UInt8(truncatingIfNeeded: index)])).deviceID
+    }
+
+    /// A fresh store configured as device `index`.
+    func store(device index: Int) throws -> KernelStore {
+        counter += 1
+        let store = try KernelStore(path: "\(directory)/store-\(counter).sqlite", namespaces: namespaces)
+        try store.configureDevice(try Self.device(index))
+        return store
+    }
+
+    func save(_ row: Row, in store: KernelStore) throws {
+        try store.write(Namespace.self) { tx throws(SyncKernelError) in try tx.save(row) }
+    }
+
+    /// `puller` pulls the namespace from `responder`, following a listing with a by-key request.
+    func pull(into puller: KernelStore, from responder: KernelStore) throws {
+        guard let response = try responder.respond(to: puller.reconcileRequest(for: Namespace.name)) else { return }
+        try puller.apply(response)
+        let wanted = try puller.wantedKeys(response.listings, namespace: Namespace.name)
+        if !wanted.isEmpty, let rows = try responder.respond(to: ReconcileRequest(namespace: Namespace.name, buckets: [], keys: wanted)) {
+            try puller.apply(rows)
+        }
+    }
+
+    /// Everything `responder` holds, as one response (rows and tombstones).
+    func everything(_ responder: KernelStore) throws -> ReconcileResponse? {
+        try responder.respond(to: ReconcileRequest(namespace: Namespace.name, buckets: []))
+    }
+
+    func leafHash(_ store: KernelStore, _ key: [UInt8]) throws -> [UInt8]? {
+        try store.leaves(namespace: Namespace.name).first { $0.key == key }?.hash
+    }
+
+    /// The two rows' leaves decoded item by item, marking the items that differ.
+    static func describe(_ left: Row?, _ right: Row?, labels: (String, String)) -> [String] {
+        func items(_ row: Row?) -> [String] {
+            guard let row else { return ["(no row)"] }
+            let items = (try? CBORReader.decodeSequence(Namespace.leafEncoding(of: row))) ?? []
+            return items.map { "\($0)" }
+        }
+        let (a, b) = (items(left), items(right))
+        var lines = ["leaf items, \(labels.0) | \(labels.1):"]
+        for index in 0..<max(a.count, b.count) {
+            let (x, y) = (index < a.count ? a[index] : "-", index < b.count ? b[index] : "-")
+            lines.append("  \(x == y ? " " : "≠") [\(index)] \(x)" + (x == y ? "" : "  |  \(y)"))
+        }
+        return lines
+    }
+
+    /// The hashed fields whose values differ between two rows.
+    static func blame(_ left: Row, _ right: Row) -> [String] {
+        Subject.hashedFields.filter { $0.read(left) != $0.read(right) }.map(\.name)
+    }
+}
