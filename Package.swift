@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "SyncKernel", targets: ["SyncKernel"]),
         .library(name: "NotebookNamespace", targets: ["NotebookNamespace"]),
         .executable(name: "synckernel", targets: ["synckernel"]),
+        .library(name: "CloudAnchor", targets: ["CloudAnchor"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -23,6 +24,8 @@ let package = Package(
                     path: "Tests/SyncKernelTests"),
         .testTarget(name: "NotebookNamespaceTests", dependencies: ["SyncKernel", "NotebookNamespace"],
                     path: "Tests/NotebookNamespaceTests"),
+        .target(name: "CloudAnchor", dependencies: ["CSQLite", "CSodium"], path: "Sources/CloudAnchor"),
+        .testTarget(name: "CloudAnchorTests", dependencies: ["CloudAnchor"], path: "Tests/CloudAnchorTests"),
     ],
     swiftLanguageModes: [.v6]
 )

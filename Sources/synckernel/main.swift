@@ -1,0 +1,1 @@
+print("synckernel: the CLI dispatcher lives on the kernel branch")
