@@ -5,8 +5,8 @@ import FoundationXML
 
 /// The entries of a WebDAV PROPFIND multistatus answer.
 ///
-/// Invariant: only properties from a `200` propstat are read; an unreadable document is
-/// `CloudError.transport`.
+/// Invariant: only properties from a `200` propstat are read; a document that is not a complete
+/// `multistatus` is `CloudError.transport`.
 struct WebDAVMultistatus {
     /// One `<response>` of the answer.
     struct Entry: Hashable {
@@ -32,12 +32,13 @@ struct WebDAVMultistatus {
         let collector = Collector()
         parser.shouldProcessNamespaces = true
         parser.delegate = collector
-        guard parser.parse() else { throw .transport }
+        guard parser.parse(), collector.complete else { throw .transport }
         return collector.entries
     }
 
     private final class Collector: NSObject, XMLParserDelegate {
         var entries: [Entry] = []
+        var complete = false
         private var current: Entry?
         private var propstat: Entry?
         private var propstatOK = false
@@ -74,6 +75,7 @@ struct WebDAVMultistatus {
             case "response":
                 if let current { entries.append(current) }
                 current = nil
+            case "multistatus": complete = true
             default: break
             }
             text = ""
