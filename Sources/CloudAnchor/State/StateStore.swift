@@ -221,6 +221,13 @@ public actor StateStore {
 
     // MARK: Plumbing
 
+    /// The connection's journal mode and synchronous level, as SQLite reports them.
+    package func durability() throws -> (journalMode: String, synchronous: Int64) {
+        let mode = try database.query("PRAGMA journal_mode").first?.first?.text ?? ""
+        let level = try database.query("PRAGMA synchronous").first?.first?.integer ?? -1
+        return (mode, level)
+    }
+
     private static func insert(_ intent: PutIntent, into database: SQLiteDatabase) throws {
         try database.execute("INSERT INTO sync_intent VALUES (1, ?, ?, ?, ?, ?)",
                              [.text(intent.path), .integer(intent.size), intent.hash.map { .text($0) } ?? .null,
