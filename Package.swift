@@ -18,7 +18,7 @@ let package = Package(
         .target(name: "SyncKernel", dependencies: ["CSQLite", "CSodium"], path: "Sources/SyncKernel"),
         .target(name: "NotebookNamespace", dependencies: ["SyncKernel"], path: "Sources/Namespaces/Notebook"),
         .executableTarget(name: "synckernel",
-                          dependencies: ["SyncKernel", "NotebookNamespace"],
+                          dependencies: ["SyncKernel", "NotebookNamespace", "CloudAnchor"],
                           path: "Sources/synckernel"),
         .testTarget(name: "SyncKernelTests", dependencies: ["SyncKernel", "NotebookNamespace"],
                     path: "Tests/SyncKernelTests"),

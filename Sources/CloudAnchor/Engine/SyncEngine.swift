@@ -83,7 +83,9 @@ public actor SyncEngine {
         }
         let identity = key ?? remote[markerPath]?.remoteId ?? ""
         if identity != current.identity {
-            log("cloudanchor: the storage identity changed; the state is reset and everything uploads again")
+            if !current.identity.isEmpty || !current.entries.isEmpty {
+                log("cloudanchor: the storage identity changed; the state is reset and everything uploads again")
+            }
             current = SyncState(identity: identity)
         }
         current.entries = current.entries.filter { remote[$0.key] != nil }
