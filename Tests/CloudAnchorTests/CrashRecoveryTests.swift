@@ -13,21 +13,10 @@ final class CrashRecoveryTests: XCTestCase {
     static let seeds: ClosedRange<UInt64> = 1...60
 
     func testBackupKilledAtSeededRandomPointsFinishesWithNothingUploadedTwiceAndNothingLost() async throws {
-        var crashedAt: Set<String> = []
-        for seed in Self.seeds {
-            var scenario = BackupScenario(seed: seed)
-            let dry = try await scenario.run(crashAt: nil)
-            let point = Int.random(in: (dry.pointsBefore + 1)...dry.pointsAfter, using: &scenario.pickGenerator)
-            let result = try await scenario.run(crashAt: point)
-            let context = "seed \(seed), crash point \(point) of \(dry.pointsBefore + 1)...\(dry.pointsAfter)"
-            guard let crash = result.crash else {
-                XCTFail("\(context): the run did not crash")
-                continue
-            }
-            crashedAt.insert(crash.label.split(separator: " ").prefix(2).joined(separator: " "))
-            XCTAssertEqual(result.finalContents, scenario.expectedContents, "\(context) (\(crash.label)): something was lost")
-            XCTAssertEqual(result.writes.sorted(), dry.writes.sorted(), "\(context) (\(crash.label)): uploads differ")
-            XCTAssertEqual(result.deletes.sorted(), dry.deletes.sorted(), "\(context) (\(crash.label)): deletes differ")
+        let crashedAt = try await crashAtEverySeed(BackupScenario.self) { scenario, dry, result, context in
+            XCTAssertEqual(result.finalContents, scenario.expectedContents, "\(context): something was lost")
+            XCTAssertEqual(result.writes.sorted(), dry.writes.sorted(), "\(context): uploads differ")
+            XCTAssertEqual(result.deletes.sorted(), dry.deletes.sorted(), "\(context): deletes differ")
             XCTAssertEqual(result.settledReport, SyncReport(), "\(context): a further run still had work")
         }
         XCTAssertTrue(crashedAt.isSuperset(of: ["before writeBytes", "after writeBytes", "after delete", "commit completePut"]),
@@ -35,11 +24,28 @@ final class CrashRecoveryTests: XCTestCase {
     }
 
     func testRestoreKilledAtSeededRandomPointsFinishesWithNothingDownloadedTwiceAndNothingLost() async throws {
+        let crashedAt = try await crashAtEverySeed(RestoreScenario.self) { scenario, dry, result, context in
+            XCTAssertEqual(result.restored, scenario.expectedContents, "\(context): something was lost")
+            XCTAssertEqual(result.downloads.sorted(), dry.downloads.sorted(), "\(context): downloads differ")
+            XCTAssertTrue(result.completed, "\(context): the restore did not complete")
+        }
+        XCTAssertTrue(crashedAt.isSuperset(of: ["after downloadFile", "commit updateFiles"]),
+                      "the seeds cover the interesting points: \(crashedAt.sorted())")
+    }
+
+    /// For every seed: a dry run counts the crash points of the run under test, a second run
+    /// crashes at one of them picked by the seed and recovers, and `check` compares the two.
+    /// Returns the kinds of points that crashed ("after writeBytes", "commit completePut", ...).
+    private func crashAtEverySeed<Scenario: CrashScenario>(
+        _ scenario: Scenario.Type,
+        check: (Scenario, Scenario.Result, Scenario.Result, String) -> Void
+    ) async throws -> Set<String> {
         var crashedAt: Set<String> = []
         for seed in Self.seeds {
-            var scenario = RestoreScenario(seed: seed)
+            let scenario = Scenario(seed: seed)
             let dry = try await scenario.run(crashAt: nil)
-            let point = Int.random(in: (dry.pointsBefore + 1)...dry.pointsAfter, using: &scenario.pickGenerator)
+            var pick = SplitMix64(seed: seed ^ 0xC0FFEE)
+            let point = Int.random(in: (dry.pointsBefore + 1)...dry.pointsAfter, using: &pick)
             let result = try await scenario.run(crashAt: point)
             let context = "seed \(seed), crash point \(point) of \(dry.pointsBefore + 1)...\(dry.pointsAfter)"
             guard let crash = result.crash else {
@@ -47,19 +53,33 @@ final class CrashRecoveryTests: XCTestCase {
                 continue
             }
             crashedAt.insert(crash.label.split(separator: " ").prefix(2).joined(separator: " "))
-            XCTAssertEqual(result.restored, scenario.expectedContents, "\(context) (\(crash.label)): something was lost")
-            XCTAssertEqual(result.downloads.sorted(), dry.downloads.sorted(),
-                           "\(context) (\(crash.label)): downloads differ")
-            XCTAssertTrue(result.completed, "\(context): the restore did not complete")
+            check(scenario, dry, result, "\(context) (\(crash.label))")
         }
-        XCTAssertTrue(crashedAt.isSuperset(of: ["after downloadFile", "commit updateFiles"]),
-                      "the seeds cover the interesting points: \(crashedAt.sorted())")
+        return crashedAt
     }
 }
 
+/// A seeded scenario whose run under test can crash at a chosen point and then recovers.
+private protocol CrashScenario {
+    associatedtype Result: CrashedRun
+    init(seed: UInt64)
+    /// Runs the scenario with a crash at `crashAt` (none for a dry run) and the recovery after it.
+    func run(crashAt: Int?) async throws -> Result
+}
+
+/// What every crashed-and-recovered run reports.
+private protocol CrashedRun {
+    /// The crash, when one happened.
+    var crash: CrashPoints.Crash? { get }
+    /// The points passed before the run under test.
+    var pointsBefore: Int { get }
+    /// The points passed by the end of the run under test and its recovery.
+    var pointsAfter: Int { get }
+}
+
 /// A seeded backup: a first sync that succeeds, then a changed snapshot whose sync may crash.
-private struct BackupScenario {
-    struct Result {
+private struct BackupScenario: CrashScenario {
+    struct Result: CrashedRun {
         var crash: CrashPoints.Crash?
         var pointsBefore = 0
         var pointsAfter = 0
@@ -71,7 +91,6 @@ private struct BackupScenario {
 
     let first: SyncSnapshot
     let second: SyncSnapshot
-    var pickGenerator: SplitMix64
 
     init(seed: UInt64) {
         var random = SplitMix64(seed: seed)
@@ -91,7 +110,6 @@ private struct BackupScenario {
             files.append(("new/file\(index)", "new content \(index)", Bool.random(using: &random)))
         }
         second = Self.snapshot(files, marker: "marker 2", allowShrink: true)
-        pickGenerator = SplitMix64(seed: seed ^ 0xC0FFEE)
     }
 
     var expectedContents: [String: Data] {
@@ -134,8 +152,8 @@ private struct BackupScenario {
 }
 
 /// A seeded restore: a backup of random files in random groups, restored with a crash, resumed.
-private struct RestoreScenario {
-    struct Result {
+private struct RestoreScenario: CrashScenario {
+    struct Result: CrashedRun {
         var crash: CrashPoints.Crash?
         var pointsBefore = 0
         var pointsAfter = 0
@@ -147,7 +165,6 @@ private struct RestoreScenario {
     let files: [(String, String)]
     let optional: Set<String>
     let groups: [String: String]
-    var pickGenerator: SplitMix64
 
     init(seed: UInt64) {
         var random = SplitMix64(seed: seed)
@@ -159,7 +176,6 @@ private struct RestoreScenario {
             groups[path] = "g\(Int.random(in: 0..<3, using: &random))"
         }
         self.groups = groups
-        pickGenerator = SplitMix64(seed: seed ^ 0xBADC0DE)
     }
 
     var expectedContents: [String: String] {

@@ -14,7 +14,7 @@ public actor SyncEngine {
     private let policy: SyncPolicy
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
-    private var gate = AsyncGate()
+    private let gate = AsyncGate()
 
     /// Creates an engine over `storage`, keeping its state in `state`.
     public init(storage: any CloudStorage, availability: any AvailabilitySource = FixedAvailability(),
@@ -37,11 +37,7 @@ public actor SyncEngine {
     public func sync(_ snapshot: SyncSnapshot,
                      onProgress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in })
         async throws -> SyncOutcome {
-        if !gate.tryTake() {
-            await withCheckedContinuation { gate.enqueue($0) }
-        }
-        defer { gate.release() }
-        return try await run(snapshot, onProgress: onProgress)
+        try await gate.withGate { try await run(snapshot, onProgress: onProgress) }
     }
 
     /// Looks for a backup without writing; never throws for cloud failures.

@@ -13,7 +13,7 @@ public actor RestoreEngine {
     private let markerPath: String
     private let maxAttempts: Int
     private let now: @Sendable () -> Date
-    private var gate = AsyncGate()
+    private let gate = AsyncGate()
 
     /// Creates a restore engine; `maxAttempts` failures make an optional file skipped until
     /// `resume(resetAttempts: true)`.
@@ -33,7 +33,7 @@ public actor RestoreEngine {
     /// Records `plan` (replacing any earlier record) and runs it.
     public func start(_ plan: RestorePlan,
                       onProgress: @escaping @Sendable (RestoreProgress) -> Void = { _ in }) async throws -> RestoreOutcome {
-        try await serialised {
+        try await gate.withGate {
             try await state.saveRecord(plan, startedAt: now())
             return try await run(onProgress: onProgress)
         }
@@ -42,7 +42,7 @@ public actor RestoreEngine {
     /// Revalidates the recorded source, then continues the recorded plan.
     public func resume(resetAttempts: Bool = false,
                        onProgress: @escaping @Sendable (RestoreProgress) -> Void = { _ in }) async throws -> RestoreOutcome {
-        try await serialised {
+        try await gate.withGate {
             guard let record = try await state.loadRecord() else { return .failed(.noPlan) }
             let probe = await BackupProbe(storage: storage, availability: availability, markerPath: markerPath).run()
             if let failure = Self.revalidate(probe, against: record.source) { return .failed(failure) }
@@ -61,14 +61,6 @@ public actor RestoreEngine {
         case .unavailable, .failed(.notAvailable): .notAvailable
         case .failed(let error): .cloud(error)
         }
-    }
-
-    private func serialised(_ body: () async throws -> RestoreOutcome) async throws -> RestoreOutcome {
-        if !gate.tryTake() {
-            await withCheckedContinuation { gate.enqueue($0) }
-        }
-        defer { gate.release() }
-        return try await body()
     }
 
     private func run(onProgress: @escaping @Sendable (RestoreProgress) -> Void) async throws -> RestoreOutcome {

@@ -1,29 +1,42 @@
-/// An async mutex for one actor: callers that find it taken wait in FIFO order.
+import Synchronization
+
+/// An async mutex: `withGate` bodies run one at a time, in the order they arrived.
 ///
-/// Invariant: at most one holder at a time; `release` hands the gate to the oldest waiter.
-/// Used only from its owning actor, which makes its state safe.
-struct AsyncGate {
-    private var taken = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    /// Whether the caller must wait; when `false` the caller now holds the gate.
-    mutating func tryTake() -> Bool {
-        if taken { return false }
-        taken = true
-        return true
+/// Invariant: at most one body runs at a time; a release hands the gate to the oldest waiter.
+final class AsyncGate: Sendable {
+    private struct State {
+        var taken = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// Queues a waiter that is resumed holding the gate.
-    mutating func enqueue(_ waiter: CheckedContinuation<Void, Never>) {
-        waiters.append(waiter)
-    }
+    private let state = Mutex(State())
 
-    /// Releases the gate, handing it to the oldest waiter if any.
-    mutating func release() {
-        if waiters.isEmpty {
-            taken = false
-        } else {
-            waiters.removeFirst().resume()
+    /// Runs `body` once the gate is free, holding it until `body` returns or throws.
+    func withGate<Result>(isolation: isolated (any Actor)? = #isolation,
+                          _ body: () async throws -> Result) async throws -> Result {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let free = state.withLock { state in
+                if state.taken {
+                    state.waiters.append(waiter)
+                    return false
+                }
+                state.taken = true
+                return true
+            }
+            if free { waiter.resume() }
         }
+        defer { release() }
+        return try await body()
+    }
+
+    private func release() {
+        let next: CheckedContinuation<Void, Never>? = state.withLock { state in
+            if state.waiters.isEmpty {
+                state.taken = false
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume()
     }
 }
