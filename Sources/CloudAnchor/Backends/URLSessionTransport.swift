@@ -102,20 +102,33 @@ private final class ChallengeRefuser: NSObject, URLSessionTaskDelegate, Sendable
     }
 }
 
-/// Holds the task in flight so a cancellation or the completion can reach it.
+/// Holds the task in flight so a cancellation (even one that came first) or the completion can reach it.
 private final class TaskBox: Sendable {
-    private let task = Mutex<URLSessionTask?>(nil)
+    private struct State {
+        var task: URLSessionTask?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
 
     func set(_ task: URLSessionTask) {
-        self.task.withLock { $0 = task }
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
     }
 
     func cancel() {
-        task.withLock { $0?.cancel() }
+        let task = state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
     }
 
     func wasChallenged(by refuser: ChallengeRefuser) -> Bool {
-        guard let identifier = task.withLock({ $0?.taskIdentifier }) else { return false }
+        guard let identifier = state.withLock({ $0.task?.taskIdentifier }) else { return false }
         return refuser.take(identifier)
     }
 }

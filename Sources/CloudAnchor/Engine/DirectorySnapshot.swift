@@ -4,7 +4,7 @@ import Foundation
 /// manifest as the marker.
 ///
 /// Invariant: paths are relative with `/`, in sorted order; names starting with `.cloudanchor`
-/// (state files, staging files) are skipped; the manifest lists path, size and SHA-256 of every
+/// (state files) or ending in `.cloudanchor-part` (a restore's staging files) are skipped; the manifest lists path, size and SHA-256 of every
 /// entry in sorted JSON and carries no timestamp, so the same content gives the same marker.
 public enum DirectorySnapshot {
     /// One manifest line.
@@ -48,7 +48,7 @@ public enum DirectorySnapshot {
         } catch {
             throw .localIO
         }
-        for name in names where !name.hasPrefix(".cloudanchor") {
+        for name in names where !name.hasPrefix(".cloudanchor") && !name.hasSuffix(".cloudanchor-part") {
             let url = folder.appendingPathComponent(name)
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { continue }
