@@ -9,12 +9,7 @@ final class CommandLineTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudanchor-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try temporaryDirectory()
     }
 
     /// The CLI binary next to the test bundle (`swift build --build-tests` builds both).

@@ -7,12 +7,8 @@ import XCTest
 final class WebDAVServerTests: XCTestCase {
     private var directory: URL!
 
-    override func setUp() {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudanchor-dav-\(UUID().uuidString)")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: directory)
+    override func setUpWithError() throws {
+        directory = try temporaryDirectory()
     }
 
     private func collection() -> String {
@@ -21,7 +17,6 @@ final class WebDAVServerTests: XCTestCase {
 
     private func engine(_ storage: any CloudStorage, availability: any AvailabilitySource = FixedAvailability())
         throws -> SyncEngine {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return SyncEngine(storage: storage, availability: availability,
                           state: try StateStore(path: directory.appendingPathComponent("state.sqlite").path))
     }
@@ -110,7 +105,6 @@ final class WebDAVServerTests: XCTestCase {
             XCTAssertEqual(error as? CloudError, .notFound)
         }
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try await storage.downloadFile("absent.txt", to: directory.appendingPathComponent("x"))
             XCTFail("download of an absent path succeeded")
         } catch {

@@ -98,6 +98,14 @@ struct Rig {
 }
 
 extension XCTestCase {
+    /// A fresh directory, removed when the test ends.
+    func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cloudanchor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
     /// Runs `body` once per backend kind on a fresh rig, naming the kind in any failure.
     func forEachBackend(_ kinds: [BackendKind] = BackendKind.allCases, assignsRemoteIds: Bool = false,
                         _ body: (Rig) async throws -> Void) async throws {
