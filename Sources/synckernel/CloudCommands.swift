@@ -81,28 +81,30 @@ enum CloudCommands {
             try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
             let state = try StateStore(path: options.values["--state"]
                                        ?? target.appendingPathComponent(".cloudanchor-restore.sqlite").path)
-            let restorer = RestoreEngine(storage: storage, state: state)
+            let found: FoundBackup
+            switch await SyncEngine(storage: storage, state: state).probe() {
+            case .found(let backup):
+                found = backup
+            case .none, .notReady:
+                print("restore: no complete backup at that location")
+                return ExitCode.nothingToRestore.rawValue
+            case .unavailable(let reason):
+                return stopped(by: reason)
+            case .failed(let error):
+                return failed("restore", error)
+            }
+            let restorer = RestoreEngine(storage: storage, state: state, placement: ManifestCheck(marker: found.marker))
             let progress = Progress(label: "restore")
             let report: @Sendable (RestoreProgress) -> Void = { progress.show($0.filesDone, $0.filesTotal) }
             let outcome: RestoreOutcome
             if options.flags.contains("--resume") {
                 outcome = try await restorer.resume(onProgress: report)
             } else {
-                switch await SyncEngine(storage: storage, state: state).probe() {
-                case .found(let found):
-                    let files = found.files.map {
-                        RestoreFile(remotePath: $0.path, localURL: target.appendingPathComponent($0.path),
-                                    required: true, size: $0.size)
-                    }
-                    outcome = try await restorer.start(RestorePlan(source: found.source, files: files), onProgress: report)
-                case .none, .notReady:
-                    print("restore: no complete backup at that location")
-                    return ExitCode.nothingToRestore.rawValue
-                case .unavailable(let reason):
-                    return stopped(by: reason)
-                case .failed(let error):
-                    return failed("restore", error)
+                let files = found.files.map {
+                    RestoreFile(remotePath: $0.path, localURL: target.appendingPathComponent($0.path), required: true,
+                                size: $0.size)
                 }
+                outcome = try await restorer.start(RestorePlan(source: found.source, files: files), onProgress: report)
             }
             progress.finish()
             return finished(outcome)
@@ -131,7 +133,7 @@ enum CloudCommands {
             print("restore: the cloud is not available")
             return ExitCode.unavailable.rawValue
         case .failed(.placementRejected):
-            print("restore: files were rejected")
+            print("restore failed: a restored file does not match the backup's manifest")
             return ExitCode.cloudError.rawValue
         }
     }
@@ -183,6 +185,26 @@ enum CloudCommands {
         guard let url = components.url else { return nil }
         let credentials = user.map { WebDAVStorage.Credentials(user: $0, password: password ?? "") }
         return WebDAVStorage(baseURL: url, credentials: credentials)
+    }
+}
+
+/// Places restored files only when their content matches the backup's manifest.
+private struct ManifestCheck: RestorePlacement {
+    /// SHA-256 by path; `nil` when the marker is not a manifest (nothing to check against).
+    let hashes: [String: String]?
+
+    init(marker: Data) {
+        hashes = DirectorySnapshot.manifest(marker).map { manifest in
+            Dictionary(manifest.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    func place(_ group: RestoreGroup) async -> PlacementDecision {
+        guard let hashes else { return .placed }
+        let intact = group.files.allSatisfy { file in
+            hashes[file.remotePath].map { (try? ContentHash.sha256(fileAt: file.localURL)) == $0 } ?? false
+        }
+        return intact ? .placed : .rejected
     }
 }
 

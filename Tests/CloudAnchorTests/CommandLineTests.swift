@@ -131,6 +131,9 @@ final class CommandLineTests: XCTestCase {
         }
         wait(for: [holdSet], timeout: 10)
         XCTAssertEqual(try run(backup), 6, "write hold")
+        try Data("FILE 5".utf8).write(to: directory.appendingPathComponent("drive/f5"))
+        XCTAssertEqual(try run(["restore", "--from", drive, "--to", directory.appendingPathComponent("bad").path]), 1,
+                       "a file that does not match the manifest is rejected")
         let missing = "folder:" + directory.appendingPathComponent("missing").path
         XCTAssertEqual(try run(["restore", "--from", missing, "--to", empty.path]), 1, "offline drive")
     }
