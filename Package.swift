@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "SettingsNamespace", targets: ["SettingsNamespace"]),
         .library(name: "OtherNamespaces", targets: ["OtherNamespaces"]),
         .library(name: "SyncKernelTestKit", targets: ["SyncKernelTestKit"]),
+        .library(name: "CloudAnchor", targets: ["CloudAnchor"]),
         .executable(name: "synckernel", targets: ["synckernel"]),
     ],
     targets: [
@@ -33,7 +34,7 @@ let package = Package(
                                                         "OtherNamespaces"],
                 path: "Sources/FleetSimulation"),
         .executableTarget(name: "synckernel",
-                          dependencies: ["SyncKernel", "NotebookNamespace", "FleetSimulation"],
+                          dependencies: ["SyncKernel", "NotebookNamespace", "FleetSimulation", "CloudAnchor"],
                           path: "Sources/synckernel"),
         .testTarget(name: "SyncKernelTests", dependencies: ["SyncKernel", "NotebookNamespace", "FleetSimulation", "CSQLite"],
                     path: "Tests/SyncKernelTests"),
@@ -46,6 +47,8 @@ let package = Package(
                     path: "Tests/ConformanceTests"),
         .testTarget(name: "NotebookNamespaceTests", dependencies: ["SyncKernel", "NotebookNamespace"],
                     path: "Tests/NotebookNamespaceTests", exclude: ["Fixtures"]),
+        .target(name: "CloudAnchor", dependencies: ["CSQLite", "CSodium"], path: "Sources/CloudAnchor"),
+        .testTarget(name: "CloudAnchorTests", dependencies: ["CloudAnchor"], path: "Tests/CloudAnchorTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,199 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The embedded default storage: a local directory standing in for a cloud drive.
+///
+/// Invariant: writes go to a temporary file in the target's folder and are renamed over the
+/// target, so a reader sees the old or the new content and a crash leaves no torn file; the
+/// backend's own files start with `.cloudanchor-` and are never listed. A missing root folder
+/// reads as `CloudError.offline` (the drive is not mounted).
+public struct FolderStorage: CloudStorage {
+    /// The folder standing in for the drive.
+    public let root: URL
+
+    private static let internalPrefix = ".cloudanchor-"
+
+    /// Creates a storage over `root`, which must exist before the first call.
+    public init(root: URL) {
+        self.root = root
+    }
+
+    /// Lists every regular file below the root, sorted by path.
+    public func list() async throws -> [RemoteFile] {
+        try requireRoot()
+        var files: [RemoteFile] = []
+        try collect(relative: [], into: &files)
+        return files.sorted { $0.path < $1.path }
+    }
+
+    /// The drive's identity: a random id kept in the folder, created on first use.
+    public func identityKey() async throws -> String? {
+        try requireRoot()
+        let url = root.appendingPathComponent(Self.internalPrefix + "identity")
+        if let text = try? String(contentsOf: url, encoding: .utf8), !text.isEmpty {
+            return text
+        }
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        if descriptor >= 0 {
+            let id = "folder:" + UUID().uuidString.lowercased()
+            let written = id.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, id.utf8.count) }
+            let synced = fsync(descriptor)
+            close(descriptor)
+            guard written == id.utf8.count, synced == 0 else { throw Self.cloudError(errno: errno) }
+            return id
+        }
+        guard errno == EEXIST, let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw Self.cloudError(errno: errno)
+        }
+        return text
+    }
+
+    /// Reads a whole file.
+    public func readBytes(_ path: String) async throws -> Data {
+        let url = try locate(path)
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw Self.cloudError(error)
+        }
+    }
+
+    /// Stores `data` as `path` through a temporary file and a rename.
+    public func writeBytes(_ path: String, _ data: Data) async throws -> RemoteFile {
+        try await replace(path) { temporary in try data.write(to: temporary) }
+    }
+
+    /// Stores the local file at `localURL` as `path` through a temporary copy and a rename.
+    public func writeFile(_ path: String, from localURL: URL) async throws -> RemoteFile {
+        guard FileManager.default.isReadableFile(atPath: localURL.path) else { throw CloudError.localIO }
+        return try await replace(path) { temporary in
+            try FileManager.default.copyItem(at: localURL, to: temporary)
+        }
+    }
+
+    /// Copies `path` to `localURL`, replacing what is there.
+    public func downloadFile(_ path: String, to localURL: URL) async throws {
+        let url = try locate(path)
+        guard FileManager.default.fileExists(atPath: url.path) else { throw CloudError.notFound }
+        if FileManager.default.fileExists(atPath: localURL.path) {
+            do {
+                try FileManager.default.removeItem(at: localURL)
+            } catch {
+                throw CloudError.localIO
+            }
+        }
+        do {
+            try FileManager.default.copyItem(at: url, to: localURL)
+        } catch {
+            throw Self.cloudError(error)
+        }
+    }
+
+    /// Removes `path`; an absent path succeeds.
+    public func delete(_ path: String) async throws {
+        let url = try locate(path)
+        if unlink(url.path) != 0, errno != ENOENT {
+            throw Self.cloudError(errno: errno)
+        }
+    }
+
+    /// Does nothing: the folder is local.
+    public func prefetch(_ paths: [String]) async {}
+
+    /// Maps a file-system error to a `CloudError`: out of space or quota to `.storageFull`, a
+    /// missing file to `.notFound`, a permission refusal to `.authRevoked`, a vanished mount to
+    /// `.offline`, anything else to `.transport`.
+    public static func cloudError(_ error: any Error) -> CloudError {
+        if let error = error as? CloudError { return error }
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return cloudError(errno: Int32(underlying.code))
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return cloudError(errno: Int32(nsError.code)) }
+        guard nsError.domain == NSCocoaErrorDomain else { return .transport }
+        switch nsError.code {
+        case CocoaError.fileWriteOutOfSpace.rawValue, 4354: return .storageFull
+        case CocoaError.fileNoSuchFile.rawValue, CocoaError.fileReadNoSuchFile.rawValue: return .notFound
+        case CocoaError.fileReadNoPermission.rawValue, CocoaError.fileWriteNoPermission.rawValue,
+             CocoaError.fileWriteVolumeReadOnly.rawValue: return .authRevoked
+        default: return .transport
+        }
+    }
+
+    /// Maps a POSIX error number to a `CloudError` (see `cloudError(_:)`).
+    public static func cloudError(errno code: Int32) -> CloudError {
+        switch code {
+        case ENOSPC, EDQUOT: .storageFull
+        case ENOENT, ENOTDIR: .notFound
+        case EACCES, EPERM, EROFS: .authRevoked
+        case ENOTCONN, EHOSTDOWN, EHOSTUNREACH, ENETDOWN, ENETUNREACH, ESTALE, ENXIO, ENODEV: .offline
+        default: .transport
+        }
+    }
+
+    private func requireRoot() throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CloudError.offline
+        }
+    }
+
+    private func locate(_ path: String) throws -> URL {
+        let components = try RemotePath.components(path)
+        try requireRoot()
+        guard !components.contains(where: { $0.hasPrefix(Self.internalPrefix) }) else { throw CloudError.invalidPath }
+        return components.reduce(root) { $0.appendingPathComponent($1) }
+    }
+
+    private func replace(_ path: String, _ fill: (URL) throws -> Void) async throws -> RemoteFile {
+        let url = try locate(path)
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(Self.internalPrefix + "tmp-" + UUID().uuidString)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try fill(temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw Self.cloudError(error)
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            let code = errno
+            try? FileManager.default.removeItem(at: temporary)
+            throw Self.cloudError(errno: code)
+        }
+        return try describe(url, path: path)
+    }
+
+    private func collect(relative: [String], into files: inout [RemoteFile]) throws {
+        let folder = relative.reduce(root) { $0.appendingPathComponent($1) }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        } catch {
+            throw Self.cloudError(error)
+        }
+        for name in names.sorted() where !name.hasPrefix(Self.internalPrefix) {
+            let url = folder.appendingPathComponent(name)
+            var info = stat()
+            guard lstat(url.path, &info) == 0 else { continue }
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                try collect(relative: relative + [name], into: &files)
+            } else if (info.st_mode & S_IFMT) == S_IFREG {
+                files.append(Self.remoteFile((relative + [name]).joined(separator: "/"), info))
+            }
+        }
+    }
+
+    private func describe(_ url: URL, path: String) throws -> RemoteFile {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { throw Self.cloudError(errno: errno) }
+        return Self.remoteFile(path, info)
+    }
+
+    private static func remoteFile(_ path: String, _ info: stat) -> RemoteFile {
+        let tag = "\(info.st_ino)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_size)"
+        return RemoteFile(path: path, size: Int64(info.st_size), remoteId: nil, contentTag: tag)
+    }
+}

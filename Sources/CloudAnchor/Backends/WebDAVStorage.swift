@@ -1,0 +1,160 @@
+import Foundation
+import Synchronization
+
+/// A WebDAV server as cloud storage (rclone, nginx's DAV module, Nextcloud and the like).
+///
+/// Invariant: every HTTP status is mapped by `WebDAVStatusPolicy`: 401 is retried once, 429 and
+/// 503 are retried after Retry-After (capped at 10 s) up to `maxRetries` times, then
+/// `.transport`; a connection failure is `.offline`. The identity is the server URL and user.
+public final class WebDAVStorage: CloudStorage {
+    /// A user name and password sent with HTTP Basic authentication.
+    public struct Credentials: Sendable, Hashable {
+        /// The user name.
+        public var user: String
+        /// The password.
+        public var password: String
+
+        /// Creates credentials.
+        public init(user: String, password: String) {
+            self.user = user
+            self.password = password
+        }
+    }
+
+    /// The collection the backup lives in; always ends with `/`.
+    public let baseURL: URL
+    private let credentials: Credentials?
+    private let transport: any HTTPTransport
+    private let sleeper: any Sleeper
+    private let maxRetries: Int
+    private let createdFolders = Mutex<Set<String>>([])
+
+    /// Creates a storage over the collection at `baseURL` (created on the first write when missing).
+    public init(baseURL: URL, credentials: Credentials? = nil, transport: any HTTPTransport = URLSessionTransport(),
+                sleeper: any Sleeper = TaskSleeper(), maxRetries: Int = 3) {
+        self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appendingPathComponent("", isDirectory: true)
+        self.credentials = credentials
+        self.transport = transport
+        self.sleeper = sleeper
+        self.maxRetries = maxRetries
+    }
+
+    /// Lists every file below the base collection, one PROPFIND (Depth 1) per folder.
+    public func list() async throws -> [RemoteFile] {
+        var files: [RemoteFile] = []
+        var folders: [[String]] = [[]]
+        let basePath = baseURL.path.hasSuffix("/") ? baseURL.path : baseURL.path + "/"
+        while let folder = folders.popLast() {
+            let request = HTTPRequest(method: "PROPFIND", url: url(folder, isFolder: true),
+                                      headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
+                                      body: .data(WebDAVMultistatus.request))
+            let response = try await perform(request, .list)
+            if response.status == 404 { continue }
+            for entry in try WebDAVMultistatus.parse(response.body) {
+                let path = URL(string: entry.href)?.path ?? entry.href
+                guard path.hasPrefix(basePath) else { continue }
+                let components = path.dropFirst(basePath.count).split(separator: "/").map(String.init)
+                guard !components.isEmpty, components != folder else { continue }
+                if entry.isCollection {
+                    folders.append(components)
+                } else {
+                    files.append(RemoteFile(path: components.joined(separator: "/"), size: entry.size, contentTag: entry.etag))
+                }
+            }
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    /// The server URL and user, without the password.
+    public func identityKey() async throws -> String? {
+        let user = credentials.map { $0.user + "@" } ?? ""
+        let host = baseURL.host ?? ""
+        let port = baseURL.port.map { ":\($0)" } ?? ""
+        return "webdav:\(baseURL.scheme ?? "http")://\(user)\(host)\(port)\(baseURL.path)"
+    }
+
+    /// GETs a whole file.
+    public func readBytes(_ path: String) async throws -> Data {
+        try await perform(HTTPRequest(method: "GET", url: url(try RemotePath.components(path))), .read).body
+    }
+
+    /// PUTs `data` as `path`, creating missing folders first.
+    public func writeBytes(_ path: String, _ data: Data) async throws -> RemoteFile {
+        try await put(path, body: .data(data), size: Int64(data.count))
+    }
+
+    /// PUTs the local file as `path`, creating missing folders first.
+    public func writeFile(_ path: String, from localURL: URL) async throws -> RemoteFile {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: localURL.path)[.size] as? NSNumber)?.int64Value
+        else { throw CloudError.localIO }
+        return try await put(path, body: .file(localURL), size: size)
+    }
+
+    /// GETs `path` into `localURL`.
+    public func downloadFile(_ path: String, to localURL: URL) async throws {
+        let request = HTTPRequest(method: "GET", url: url(try RemotePath.components(path)), downloadTo: localURL)
+        _ = try await perform(request, .read)
+    }
+
+    /// DELETEs `path`; a 404 succeeds.
+    public func delete(_ path: String) async throws {
+        _ = try await perform(HTTPRequest(method: "DELETE", url: url(try RemotePath.components(path))), .delete)
+    }
+
+    /// Does nothing: WebDAV has no batch fetch.
+    public func prefetch(_ paths: [String]) async {}
+
+    private func put(_ path: String, body: HTTPRequest.Body, size: Int64) async throws -> RemoteFile {
+        let components = try RemotePath.components(path)
+        try await makeFolders(Array(components.dropLast()))
+        let response = try await perform(HTTPRequest(method: "PUT", url: url(components), body: body), .write)
+        return RemoteFile(path: path, size: size, contentTag: response.headers["etag"])
+    }
+
+    private func makeFolders(_ components: [String]) async throws {
+        for depth in 0...components.count {
+            let folder = Array(components.prefix(depth))
+            let key = folder.joined(separator: "/")
+            if createdFolders.withLock({ $0.contains(key) }) { continue }
+            _ = try await perform(HTTPRequest(method: "MKCOL", url: url(folder, isFolder: true)), .makeFolder)
+            _ = createdFolders.withLock { $0.insert(key) }
+        }
+    }
+
+    private func url(_ components: [String], isFolder: Bool = false) -> URL {
+        components.enumerated().reduce(baseURL) { url, item in
+            url.appendingPathComponent(item.element, isDirectory: isFolder || item.offset < components.count - 1)
+        }
+    }
+
+    private func perform(_ request: HTTPRequest, _ kind: WebDAVStatusPolicy.RequestKind) async throws -> HTTPResponse {
+        var request = request
+        if let credentials {
+            let token = Data("\(credentials.user):\(credentials.password)".utf8).base64EncodedString()
+            request.headers["Authorization"] = "Basic \(token)"
+        }
+        var reauthenticated = false
+        var retries = 0
+        while true {
+            let response: HTTPResponse
+            do {
+                response = try await transport.send(request)
+            } catch {
+                throw WebDAVStatusPolicy.cloudError(error)
+            }
+            switch WebDAVStatusPolicy.decide(response, for: kind) {
+            case .success:
+                return response
+            case .reauthenticate:
+                guard !reauthenticated else { throw CloudError.authRevoked }
+                reauthenticated = true
+            case .retry(let seconds):
+                guard retries < maxRetries else { throw CloudError.transport }
+                retries += 1
+                try await sleeper.sleep(seconds: seconds)
+            case .fail(let error):
+                throw error
+            }
+        }
+    }
+}

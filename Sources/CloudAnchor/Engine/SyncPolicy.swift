@@ -1,0 +1,36 @@
+import Foundation
+
+/// The guards and names a `SyncEngine` runs with.
+///
+/// Invariant: the defaults are the contract's: empty guard on, shrink guard at half with a floor
+/// of 4 entries, marker at `cloudanchor.marker`.
+public struct SyncPolicy: Sendable, Hashable {
+    /// Stops a run that would delete too large a share of the known remote files.
+    public struct ShrinkGuard: Sendable, Hashable {
+        /// The largest share of known remote non-marker entries one run may delete.
+        public var maxDeleteFraction: Double
+        /// The guard applies only once at least this many remote non-marker entries are known.
+        public var minRemoteEntries: Int
+
+        /// Creates a guard; the defaults are half and 4.
+        public init(maxDeleteFraction: Double = 0.5, minRemoteEntries: Int = 4) {
+            self.maxDeleteFraction = maxDeleteFraction
+            self.minRemoteEntries = minRemoteEntries
+        }
+    }
+
+    /// The marker's path in the cloud.
+    public var markerPath: String
+    /// Refuses an empty snapshot over an existing backup that was never synced from here.
+    public var guardEmptyOverExisting: Bool
+    /// The shrink guard; `nil` disables it.
+    public var shrinkGuard: ShrinkGuard?
+
+    /// Creates a policy with the contract's defaults.
+    public init(markerPath: String = "cloudanchor.marker", guardEmptyOverExisting: Bool = true,
+                shrinkGuard: ShrinkGuard? = ShrinkGuard()) {
+        self.markerPath = markerPath
+        self.guardEmptyOverExisting = guardEmptyOverExisting
+        self.shrinkGuard = shrinkGuard
+    }
+}

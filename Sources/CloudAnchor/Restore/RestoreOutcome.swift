@@ -1,0 +1,35 @@
+import Foundation
+
+/// Why a restore run failed.
+///
+/// Invariant: every case leaves the record as it was after its last saved step.
+public enum RestoreFailure: Error, Sendable, Hashable {
+    /// A required file failed to download (or the listing failed on resume).
+    case cloud(CloudError)
+    /// The app rejected a required group.
+    case placementRejected(group: String?)
+    /// The cloud now holds another backup than the pinned one.
+    case sourceChanged
+    /// The cloud holds no backup any more.
+    case sourceUnavailable
+    /// The backup is there but its marker is not ready.
+    case notReady
+    /// No cloud account.
+    case notAvailable
+    /// The cloud needs the user's consent.
+    case needsConsent
+    /// `resume` was called with no recorded plan.
+    case noPlan
+}
+
+/// The result of a restore run.
+///
+/// Invariant: `.completed` only when every file of the plan is placed.
+public enum RestoreOutcome: Sendable, Hashable {
+    /// Every file is placed; stamped with the completion time.
+    case completed(at: Date)
+    /// Some files are still pending (optional failures, or files past their attempts).
+    case partial(pending: Int)
+    /// The run stopped.
+    case failed(RestoreFailure)
+}

@@ -1,0 +1,247 @@
+import Foundation
+
+/// The state file: the sync state and the restore record, in one SQLite database.
+///
+/// Invariant: every change is one transaction in a WAL database with `synchronous=FULL`, so a
+/// process killed at any point loses at most the change in flight and never leaves a torn record.
+/// One connection per store, owned by the actor; several stores (or processes) may open the
+/// same file.
+public actor StateStore {
+    private let database: SQLiteDatabase
+    private let commitHook: (@Sendable (String) throws -> Void)?
+
+    /// Opens or creates the state file at `path`.
+    public init(path: String) throws(CloudError) {
+        try self.init(path: path, commitHook: nil)
+    }
+
+    /// Opens the state file with a hook called inside every transaction just before it commits,
+    /// with the transaction's name; a hook that throws aborts the transaction (tests model a crash).
+    package init(path: String, commitHook: (@Sendable (String) throws -> Void)?) throws(CloudError) {
+        let database = try SQLiteDatabase(path: path)
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS sync_meta(
+                id INTEGER PRIMARY KEY CHECK (id = 1), identity TEXT NOT NULL, hold TEXT,
+                synced_at REAL, marker_dirty INTEGER NOT NULL)
+            """)
+        try database.execute("INSERT OR IGNORE INTO sync_meta VALUES (1, '', NULL, NULL, 0)")
+        try database.execute("CREATE TABLE IF NOT EXISTS sync_entry(path TEXT PRIMARY KEY, size INTEGER NOT NULL, hash TEXT)")
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS sync_intent(
+                id INTEGER PRIMARY KEY CHECK (id = 1), path TEXT NOT NULL, size INTEGER NOT NULL,
+                hash TEXT, tag_before TEXT, existed_before INTEGER NOT NULL)
+            """)
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS restore_meta(
+                id INTEGER PRIMARY KEY CHECK (id = 1), identity TEXT NOT NULL, marker_id TEXT,
+                fingerprint TEXT NOT NULL, started_at REAL NOT NULL, completed_at REAL)
+            """)
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS restore_file(
+                ordinal INTEGER PRIMARY KEY, remote_path TEXT NOT NULL, local_path TEXT NOT NULL,
+                required INTEGER NOT NULL, grp TEXT, size INTEGER, phase TEXT NOT NULL,
+                attempts INTEGER NOT NULL)
+            """)
+        self.database = database
+        self.commitHook = commitHook
+    }
+
+    // MARK: Write hold
+
+    /// The persisted write hold.
+    public func hold() throws -> WriteHold {
+        try read { database in
+            let row = try database.query("SELECT hold FROM sync_meta WHERE id = 1").first
+            return row?.first?.text.map { WriteHold.held(reason: $0) } ?? .none
+        }
+    }
+
+    /// Persists `hold` without touching the sync entries.
+    public func setHold(_ hold: WriteHold) throws {
+        let value: SQLiteValue = switch hold {
+        case .none: .null
+        case .held(let reason): .text(reason)
+        }
+        try write("setHold") { database in
+            try database.execute("UPDATE sync_meta SET hold = ? WHERE id = 1", [value])
+        }
+    }
+
+    // MARK: Sync state
+
+    /// Loads the whole sync state.
+    func loadSync() throws -> SyncState {
+        try read { database in
+            var state = SyncState()
+            if let meta = try database.query("SELECT identity, synced_at, marker_dirty FROM sync_meta WHERE id = 1").first {
+                state.identity = meta[0].text ?? ""
+                state.syncedAt = meta[1].real.map(Date.init(timeIntervalSince1970:))
+                state.markerDirty = meta[2].integer == 1
+            }
+            for row in try database.query("SELECT path, size, hash FROM sync_entry") {
+                guard let path = row[0].text, let size = row[1].integer else { throw CloudError.localIO }
+                state.entries[path] = StoredEntry(size: size, hash: row[2].text)
+            }
+            if let row = try database.query("SELECT path, size, hash, tag_before, existed_before FROM sync_intent").first,
+               let path = row[0].text, let size = row[1].integer {
+                state.intent = PutIntent(path: path, size: size, hash: row[2].text, tagBefore: row[3].text,
+                                         existedBefore: row[4].integer == 1)
+            }
+            return state
+        }
+    }
+
+    /// Replaces the sync state (identity, entries, bookkeeping) in one transaction; keeps the hold.
+    func replaceSync(_ state: SyncState) throws {
+        try write("replaceSync") { database in
+            try database.execute("UPDATE sync_meta SET identity = ?, synced_at = ?, marker_dirty = ? WHERE id = 1",
+                                 [.text(state.identity), state.syncedAt.map { .real($0.timeIntervalSince1970) } ?? .null,
+                                  .integer(state.markerDirty ? 1 : 0)])
+            try database.execute("DELETE FROM sync_entry")
+            for (path, entry) in state.entries {
+                try database.execute("INSERT INTO sync_entry VALUES (?, ?, ?)",
+                                     [.text(path), .integer(entry.size), entry.hash.map { .text($0) } ?? .null])
+            }
+            try database.execute("DELETE FROM sync_intent")
+            if let intent = state.intent {
+                try Self.insert(intent, into: database)
+            }
+        }
+    }
+
+    /// Records the put about to happen and marks the marker dirty.
+    func beginPut(_ intent: PutIntent) throws {
+        try write("beginPut") { database in
+            try database.execute("DELETE FROM sync_intent")
+            try Self.insert(intent, into: database)
+            try database.execute("UPDATE sync_meta SET marker_dirty = 1 WHERE id = 1")
+        }
+    }
+
+    /// Records a finished put: the entry, the cleared intent and, for the marker, a clean marker
+    /// and the identity it establishes.
+    func completePut(_ path: String, _ entry: StoredEntry, isMarker: Bool, identity: String?) throws {
+        try write("completePut") { database in
+            try database.execute("INSERT OR REPLACE INTO sync_entry VALUES (?, ?, ?)",
+                                 [.text(path), .integer(entry.size), entry.hash.map { .text($0) } ?? .null])
+            try database.execute("DELETE FROM sync_intent")
+            if isMarker {
+                try database.execute("UPDATE sync_meta SET marker_dirty = 0 WHERE id = 1")
+            }
+            if let identity {
+                try database.execute("UPDATE sync_meta SET identity = ? WHERE id = 1", [.text(identity)])
+            }
+        }
+    }
+
+    /// Forgets a deleted entry.
+    func removeEntry(_ path: String) throws {
+        try write("removeEntry") { database in
+            try database.execute("DELETE FROM sync_entry WHERE path = ?", [.text(path)])
+        }
+    }
+
+    /// Stamps a finished sync.
+    func finishSync(at date: Date) throws {
+        try write("finishSync") { database in
+            try database.execute("UPDATE sync_meta SET synced_at = ? WHERE id = 1", [.real(date.timeIntervalSince1970)])
+            try database.execute("DELETE FROM sync_intent")
+        }
+    }
+
+    // MARK: Restore record
+
+    /// Replaces the restore record with a new plan, every file pending.
+    func saveRecord(_ plan: RestorePlan, startedAt: Date) throws {
+        try write("saveRecord") { database in
+            try database.execute("DELETE FROM restore_meta")
+            try database.execute("DELETE FROM restore_file")
+            try database.execute("INSERT INTO restore_meta VALUES (1, ?, ?, ?, ?, NULL)",
+                                 [.text(plan.source.identityKey), plan.source.markerRemoteId.map { .text($0) } ?? .null,
+                                  .text(plan.source.markerFingerprint), .real(startedAt.timeIntervalSince1970)])
+            for (ordinal, file) in plan.files.enumerated() {
+                try database.execute("INSERT INTO restore_file VALUES (?, ?, ?, ?, ?, ?, 'pending', 0)",
+                                     [.integer(Int64(ordinal)), .text(file.remotePath), .text(file.localURL.path),
+                                      .integer(file.required ? 1 : 0), file.group.map { .text($0) } ?? .null,
+                                      file.size.map { .integer($0) } ?? .null])
+            }
+        }
+    }
+
+    /// Loads the restore record, or `nil` when no plan was recorded.
+    func loadRecord() throws -> RestoreRecord? {
+        try read { database in
+            guard let meta = try database.query(
+                "SELECT identity, marker_id, fingerprint, started_at, completed_at FROM restore_meta").first,
+                let identity = meta[0].text, let fingerprint = meta[2].text, let started = meta[3].real
+            else { return nil }
+            let rows = try database.query("""
+                SELECT ordinal, remote_path, local_path, required, grp, size, phase, attempts
+                FROM restore_file ORDER BY ordinal
+                """)
+            let files = try rows.map { row in
+                guard let ordinal = row[0].integer, let remote = row[1].text, let local = row[2].text,
+                      let phase = row[6].text.flatMap(RestorePhase.init(rawValue:)), let attempts = row[7].integer
+                else { throw CloudError.localIO }
+                let file = RestoreFile(remotePath: remote, localURL: URL(fileURLWithPath: local),
+                                       required: row[3].integer == 1, group: row[4].text, size: row[5].integer)
+                return RecordedFile(ordinal: Int(ordinal), file: file, phase: phase, attempts: Int(attempts))
+            }
+            return RestoreRecord(source: SourceRef(identityKey: identity, markerRemoteId: meta[1].text,
+                                                   markerFingerprint: fingerprint),
+                                 startedAt: Date(timeIntervalSince1970: started),
+                                 completedAt: meta[4].real.map(Date.init(timeIntervalSince1970:)),
+                                 files: files)
+        }
+    }
+
+    /// Moves files to `phase` and adds `attemptsDelta` to their attempts, in one transaction.
+    func updateFiles(_ ordinals: [Int], phase: RestorePhase, attemptsDelta: Int = 0) throws {
+        try write("updateFiles") { database in
+            for ordinal in ordinals {
+                try database.execute("UPDATE restore_file SET phase = ?, attempts = attempts + ? WHERE ordinal = ?",
+                                     [.text(phase.rawValue), .integer(Int64(attemptsDelta)), .integer(Int64(ordinal))])
+            }
+        }
+    }
+
+    /// Clears every file's attempts.
+    func resetAttempts() throws {
+        try write("resetAttempts") { database in
+            try database.execute("UPDATE restore_file SET attempts = 0")
+        }
+    }
+
+    /// Stamps the restore as completed.
+    func completeRecord(at date: Date) throws {
+        try write("completeRecord") { database in
+            try database.execute("UPDATE restore_meta SET completed_at = ?", [.real(date.timeIntervalSince1970)])
+        }
+    }
+
+    // MARK: Plumbing
+
+    /// The connection's journal mode and synchronous level, as SQLite reports them.
+    package func durability() throws -> (journalMode: String, synchronous: Int64) {
+        let mode = try database.query("PRAGMA journal_mode").first?.first?.text ?? ""
+        let level = try database.query("PRAGMA synchronous").first?.first?.integer ?? -1
+        return (mode, level)
+    }
+
+    private static func insert(_ intent: PutIntent, into database: SQLiteDatabase) throws {
+        try database.execute("INSERT INTO sync_intent VALUES (1, ?, ?, ?, ?, ?)",
+                             [.text(intent.path), .integer(intent.size), intent.hash.map { .text($0) } ?? .null,
+                              intent.tagBefore.map { .text($0) } ?? .null, .integer(intent.existedBefore ? 1 : 0)])
+    }
+
+    private func read<Result>(_ body: (SQLiteDatabase) throws -> Result) throws -> Result {
+        try database.transaction(writing: false) { try body(database) }
+    }
+
+    private func write(_ name: String, _ body: (SQLiteDatabase) throws -> Void) throws {
+        try database.transaction(writing: true) {
+            try body(database)
+            try commitHook?(name)
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import XCTest
+@testable import CloudAnchor
+
+/// The `synckernel backup` and `restore` commands as a user runs them: exit codes per guard, and
+/// real SIGKILLs in the middle of a backup and of a restore, at seeded progress points, after
+/// which the next run finishes with every file in place and nothing that had landed written again.
+final class CommandLineTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = try temporaryDirectory()
+    }
+
+    /// The CLI binary next to the test bundle (`swift build --build-tests` builds both).
+    private func binary() throws -> URL {
+        let folder = try XCTUnwrap(Bundle.main.executableURL).deletingLastPathComponent()
+        let url = folder.appendingPathComponent("synckernel")
+        guard FileManager.default.isExecutableFile(atPath: url.path) else {
+            XCTFail("no synckernel binary at \(url.path): build with `swift build --build-tests`")
+            throw CloudError.notFound
+        }
+        return url
+    }
+
+    /// Runs the CLI; with `killAfter`, sends SIGKILL once it has reported that many steps.
+    /// Returns the exit status, or minus the signal that ended it.
+    @discardableResult
+    private func run(_ arguments: [String], killAfter: Int? = nil) throws -> Int32 {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        if let killAfter {
+            var seen = ""
+            while !seen.split(separator: "\n").contains(where: { Self.step(of: $0) >= killAfter }) {
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
+    }
+
+    private static func step(of line: Substring) -> Int {
+        guard let colon = line.firstIndex(of: ":"), let slash = line.firstIndex(of: "/") else { return -1 }
+        return Int(line[line.index(after: colon)..<slash].trimmingCharacters(in: .whitespaces)) ?? -1
+    }
+
+    /// Regular files below `root` by relative path, with their inode (a rewrite changes it).
+    private func inodes(_ root: URL) throws -> [String: UInt64] {
+        var result: [String: UInt64] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: root.path)
+        while let path = enumerator?.nextObject() as? String {
+            let attributes = try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(path).path)
+            guard attributes[.type] as? FileAttributeType == .typeRegular, !path.contains(".cloudanchor") else { continue }
+            result[path] = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value
+        }
+        return result
+    }
+
+    private func contents(_ root: URL) throws -> [String: Data] {
+        try inodes(root).keys.reduce(into: [:]) { $0[$1] = try Data(contentsOf: root.appendingPathComponent($1)) }
+    }
+
+    func testKillingTheBackupAndRestoreCommandsMidRunLosesNothingAndRewritesNothingThatLanded() throws {
+        var random = SplitMix64(seed: 5)
+        var kills: [Int32] = []
+        for round in 0..<3 {
+            let source = directory.appendingPathComponent("source\(round)")
+            let drive = directory.appendingPathComponent("drive\(round)")
+            let target = directory.appendingPathComponent("target\(round)")
+            for index in 0..<120 {
+                let file = source.appendingPathComponent("d\(index % 7)/f\(index).txt")
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data("round \(round) file \(index) ".utf8 + (0..<(index * 97)).map { UInt8($0 % 251) }).write(to: file)
+            }
+            let killAt = Int.random(in: 5...100, using: &random)
+            let backup = ["backup", "--from", source.path, "--to", "folder:\(drive.path)"]
+            kills.append(try run(backup, killAfter: killAt))
+            let landed = try inodes(drive).filter { $0.key != markerPath }
+            XCTAssertEqual(try run(backup), 0, "round \(round): the backup after the kill at \(killAt)")
+            let afterBackup = try inodes(drive)
+            for (path, inode) in landed {
+                XCTAssertEqual(afterBackup[path], inode, "round \(round): \(path) was uploaded again")
+            }
+            var expected = try contents(source)
+            expected[markerPath] = try DirectorySnapshot.scan(source).marker
+            XCTAssertEqual(try contents(drive), expected, "round \(round): the drive differs from the source")
+
+            let restore = ["restore", "--from", "folder:\(drive.path)", "--to", target.path]
+            kills.append(try run(restore, killAfter: killAt))
+            let restored = try inodes(target)
+            XCTAssertEqual(try run(restore + ["--resume"]), 0, "round \(round): the resume after the kill at \(killAt)")
+            let afterRestore = try inodes(target)
+            for (path, inode) in restored {
+                XCTAssertEqual(afterRestore[path], inode, "round \(round): \(path) was downloaded again")
+            }
+            XCTAssertEqual(try contents(target), try contents(source), "round \(round): the restore differs from the source")
+        }
+        XCTAssertTrue(kills.contains(-SIGKILL), "no run was really killed mid-way: \(kills)")
+    }
+
+    func testExitCodesSayWhichGuardStoppedTheRun() throws {
+        let source = directory.appendingPathComponent("source")
+        let drive = "folder:" + directory.appendingPathComponent("drive").path
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("drive"), withIntermediateDirectories: true)
+        for index in 0..<6 { try Data("file \(index)".utf8).write(to: source.appendingPathComponent("f\(index)")) }
+        let backup = ["backup", "--from", source.path, "--to", drive]
+        XCTAssertEqual(try run(["backup", "--from", source.path]), 2, "usage")
+        XCTAssertEqual(try run(["restore", "--from", drive, "--to", directory.appendingPathComponent("none").path]), 8,
+                       "nothing to restore yet")
+        XCTAssertEqual(try run(backup), 0)
+        for index in 0..<5 { try FileManager.default.removeItem(at: source.appendingPathComponent("f\(index)")) }
+        XCTAssertEqual(try run(backup), 5, "shrink guard")
+        XCTAssertEqual(try run(backup + ["--allow-shrink"]), 0)
+        let empty = directory.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        XCTAssertEqual(try run(["backup", "--from", empty.path, "--to", drive]), 4, "empty guard")
+        let state = try StateStore(path: source.appendingPathComponent(".cloudanchor-state.sqlite").path)
+        let holdSet = expectation(description: "hold set")
+        Task {
+            try await state.setHold(.held(reason: "test"))
+            holdSet.fulfill()
+        }
+        wait(for: [holdSet], timeout: 10)
+        XCTAssertEqual(try run(backup), 6, "write hold")
+        try Data("FILE 5".utf8).write(to: directory.appendingPathComponent("drive/f5"))
+        XCTAssertEqual(try run(["restore", "--from", drive, "--to", directory.appendingPathComponent("bad").path]), 1,
+                       "a file that does not match the manifest is rejected")
+        let missing = "folder:" + directory.appendingPathComponent("missing").path
+        XCTAssertEqual(try run(["restore", "--from", missing, "--to", empty.path]), 1, "offline drive")
+    }
+}
