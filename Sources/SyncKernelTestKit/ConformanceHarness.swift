@@ -61,8 +61,9 @@ final class ConformanceHarness<Subject: NamespaceConformance> {
     static func describe(_ left: Row?, _ right: Row?, labels: (String, String)) -> [String] {
         func items(_ row: Row?) -> [String] {
             guard let row else { return ["(no row)"] }
-            let items = (try? CBORReader.decodeSequence(Namespace.leafEncoding(of: row))) ?? []
-            return items.map { "\($0)" }
+            var items = (try? CBORReader.decodeSequence(Namespace.leafEncoding(of: row))) ?? []
+            if items.count == 1, case .array(let fields) = items[0] { items = fields }
+            return items.map(\.diagnostic)
         }
         let (a, b) = (items(left), items(right))
         var lines = ["leaf items, \(labels.0) | \(labels.1):"]
