@@ -6,7 +6,7 @@ TEST_PREREQS :=
 
 -include mk/*.mk
 
-.PHONY: run test deps build release bench clean
+.PHONY: run test deps build release bench conformance-soak clean
 
 ## deps: install the system libraries the package links (libsqlite3-dev, libsodium-dev) when missing.
 deps:
@@ -30,6 +30,11 @@ test: deps $(TEST_PREREQS)
 ## bench: wire and digest cost, side by side in one release run (numbers and ratios).
 bench: release
 	$(SWIFT) run -c release --skip-build synckernel bench
+
+## conformance-soak: the storm-conformance kit over every namespace with 40 seeds (a few minutes).
+conformance-soak: deps
+	$(SWIFT) build --build-tests
+	SYNCKERNEL_CONFORMANCE_SEEDS=40 $(SWIFT) test --skip-build --disable-swift-testing --filter NamespaceConformanceTests
 
 clean:
 	rm -rf .build

@@ -1,0 +1,88 @@
+// The worked example of docs/namespace-authoring.md: the code between the markers is checked
+// against the guide by WorkedExampleTests, so the guide cannot drift from code that compiles.
+// BEGIN worked-example
+import Foundation
+import SyncKernel
+import SyncKernelTestKit
+
+/// A bookmark, keyed by its URL.
+struct Bookmark: Sendable, Hashable {
+    var url: String
+    var title: String
+    var tags: [String]
+    var updatedAt: Date
+    /// When this device last opened it: per device, never synced.
+    var visitedAt: Date?
+}
+
+/// Bookmarks: edited on any device, so causal.
+enum BookmarksNamespace: SyncNamespace {
+    typealias Row = Bookmark
+
+    static let name = "bookmarks"
+    static let leafSchemaVersion = 1
+    static let excludedFields = [
+        ExcludedField("visitedAt", .perDevice, reason: "each device opens a bookmark at its own times"),
+    ]
+    static let mergeRule: MergeRule<Bookmark> = .causal
+    static let causalMembership: CausalMembership<Bookmark> = .tracked { CanonicalWriter.wholeSeconds($0.updatedAt) }
+
+    static func key(of row: Bookmark) -> [UInt8] { Array(row.url.utf8) }
+
+    static func encodeLeaf(_ row: Bookmark, into writer: inout CanonicalWriter) {
+        writer.write(row.url)
+        writer.write(row.title)
+        writer.write(texts: row.tags)
+        writer.write(row.updatedAt)
+    }
+
+    static func encodeRow(_ row: Bookmark, into writer: inout CanonicalWriter) {
+        writer.writeArrayHeader(count: 5)
+        writer.write(row.url)
+        writer.write(row.title)
+        writer.write(texts: row.tags)
+        writer.write(row.updatedAt)
+        writer.writeNullable(row.visitedAt)
+    }
+
+    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> Bookmark {
+        let fields = try value.fields(5, of: "a bookmark")
+        return Bookmark(url: try fields[0].text(), title: try fields[1].text(), tags: try fields[2].texts(),
+                        updatedAt: try fields[3].date(), visitedAt: try fields[4].nullableDate())
+    }
+
+    /// A sibling's bookmark wins on content; this device keeps its own visit time.
+    static func adopt(_ incoming: Bookmark, over local: Bookmark?) -> Bookmark {
+        var kept = incoming
+        kept.visitedAt = local?.visitedAt
+        return kept
+    }
+}
+
+/// What the conformance kit needs to know to exercise bookmarks.
+enum BookmarksConformance: NamespaceConformance {
+    typealias Namespace = BookmarksNamespace
+
+    static func makeRow(_ generator: inout FieldGenerator) -> Bookmark {
+        Bookmark(url: "https://example.org/" + generator.word() + "\(generator.int(0...1_000_000))", title: generator.text(),
+                 tags: [generator.word()], updatedAt: generator.date(), visitedAt: nil)
+    }
+
+    static let hashedFields: [FieldSpec<Bookmark>] = [
+        .keyPath("title", \.title, .text), .keyPath("tags", \.tags, .array(.text)), .date("updatedAt", \.updatedAt),
+    ]
+    static let excludedFields: [FieldSpec<Bookmark>] = [.keyPath("visitedAt", \.visitedAt, .optional(.date))]
+
+    static func touched(_ row: Bookmark, at clock: Date) -> Bookmark {
+        var bookmark = row
+        bookmark.updatedAt = clock
+        return bookmark
+    }
+
+    static func received(_ row: Bookmark, at clock: Date) -> Bookmark {
+        var bookmark = row
+        bookmark.visitedAt = clock
+        return bookmark
+    }
+}
+// END worked-example
