@@ -97,11 +97,15 @@ extension ConformanceSuite {
     /// The oracle: what each key must hold given every write made to it.
     ///
     /// Causal: a live final row must carry the content of a write no other write or delete
-    /// causally replaced (a concurrent write may have won the deterministic tie), and a deleted
-    /// one needs a delete. Append-only:
+    /// causally replaced (a concurrent write may have won the deterministic tie), a deleted one
+    /// needs a delete, and the result must equal what one store reaches by merging every write and
+    /// delete itself (it may not depend on delivery order). Append-only:
     /// the row exists and is one of its writes. Joins: the join of every write. Single writer: the
     /// write with the greatest stamp.
     private func checkNothingLost(_ events: [FleetEvent], final store: KernelStore) throws {
+        let harness = try Harness()
+        let reference = try harness.store(device: 99)
+        if isCausal { try fold(events, into: reference) }
         let byKey = Dictionary(grouping: events, by: \.key)
         for (key, writes) in byKey.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
             let finalRow = try store.row(Namespace.self, key: key)
@@ -121,6 +125,9 @@ extension ConformanceSuite {
                     }
                 } else if !writes.contains(where: { $0.row == nil }) {
                     problem = "the row is gone though nothing deleted it"
+                }
+                if problem == nil, try reference.row(Namespace.self, key: key).map(Namespace.leafEncoding(of:)) != finalLeaf {
+                    problem = "the fleet ended in another state than one store merging every write and delete itself: the merge depends on delivery order"
                 }
             case .insertIfAbsent:
                 if !writes.compactMap(\.row).map(Namespace.leafEncoding(of:)).contains(where: { $0 == finalLeaf }) {
@@ -143,6 +150,20 @@ extension ConformanceSuite {
             throw failure(.fleetConvergence, field: finalRow.flatMap { final in
                 writes.compactMap(\.row).last.flatMap { Harness.blame($0, final).first }
             }, problem + " (\(writes.count) writes to this key)", leaves: report(writes, finalRow))
+        }
+    }
+
+    /// Merges every write and delete into one store directly, in schedule order.
+    private func fold(_ events: [FleetEvent], into store: KernelStore) throws {
+        for event in events {
+            if let row = event.row {
+                try store.apply(ReconcileResponse(namespace: Namespace.name,
+                                                  rows: [ShippedRow(row: Namespace.rowEncoding(of: row), vector: event.vector)],
+                                                  tombstones: []))
+            } else if let vector = event.vector {
+                try store.apply(ReconcileResponse(namespace: Namespace.name, rows: [],
+                                                  tombstones: [Tombstone(key: event.key, vector: vector)]))
+            }
         }
     }
 

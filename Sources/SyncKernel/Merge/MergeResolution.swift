@@ -71,3 +71,55 @@ extension VersionVector {
         return MergeResolution(winner: winner, vector: local.vector.merged(with: incoming.vector), relation: relation)
     }
 }
+
+/// The outcome of `resolveMerge` over a key's versions: the visible one and the rest.
+struct VersionSetResolution {
+    /// The live version readers see, or nil when every surviving version is a delete.
+    let visible: StoredVersion?
+    /// The other surviving versions (concurrent live siblings and deletes).
+    let others: [StoredVersion]
+}
+
+extension VersionVector {
+    /// `resolveMerge` over sets of versions: the form the store applies.
+    ///
+    /// Causality first: a version whose vector another version dominates is dropped (a later write
+    /// or delete replaced it); versions with equal vectors are one version. Add-wins: if any
+    /// surviving version is live, the key is live. Between surviving live versions, `wins` (the
+    /// namespace's tie-break) picks the visible one, and the others are kept rather than
+    /// discarded, so the result is the same whatever order versions arrive in.
+    static func resolveMerge(versions: [StoredVersion],
+                             wins: (_ challenger: [UInt8], _ holder: [UInt8]) throws(SyncKernelError) -> Bool)
+        throws(SyncKernelError) -> VersionSetResolution {
+        var byVector: [VersionVector: StoredVersion] = [:]
+        for version in versions {
+            guard let held = byVector[version.vector] else {
+                byVector[version.vector] = version
+                continue
+            }
+            switch (held.row, version.row) {
+            case (nil, .some):
+                byVector[version.vector] = version
+            case (.some(let holder), .some(let challenger)) where challenger != holder:
+                if try wins(challenger, holder) { byVector[version.vector] = version }
+            default:
+                break
+            }
+        }
+        let unique = Array(byVector.values)
+        let survivors = unique.filter { version in
+            !unique.contains { version.vector.relation(to: $0.vector) == .dominated }
+        }
+        var visible: StoredVersion?
+        for version in survivors {
+            guard let row = version.row else { continue }
+            guard let best = visible?.row else {
+                visible = version
+                continue
+            }
+            if try wins(row, best) { visible = version }
+        }
+        let others = survivors.filter { $0 != visible }.sorted { $0.vector.encoded().lexicographicallyPrecedes($1.vector.encoded()) }
+        return VersionSetResolution(visible: visible, others: others)
+    }
+}

@@ -1,9 +1,10 @@
 /// Applies one incoming row or tombstone under its namespace's rule, inside the caller's transaction.
 ///
-/// Invariants: causal rows go through `VersionVector.resolveMerge` with both sides' content
-/// vectors (so stale content never wins) and the namespace's tie-break (so every device picks
-/// the same winner); the stored vector afterwards is the merge of both sides whatever won, and
-/// the content vector is the winner's; an adopted row records its post-merge stamp so RowClock does not
+/// Invariants: causal rows go through `VersionVector.resolveMerge` over the key's versions, so
+/// the result does not depend on the order responses arrive in, no write is lost unless a
+/// causally later write or delete replaced it, and every device shows the version the
+/// namespace's tie-break prefers; the stored vector afterwards covers everything merged and the
+/// content vector is the visible version's; an adopted row records its post-merge stamp so RowClock does not
 /// re-bump it; every row write goes through the store's single `RowWriter`.
 struct Merger {
     let driver: NamespaceDriver
@@ -16,104 +17,70 @@ struct Merger {
     func merge(_ shipped: ShippedRow) throws(SyncKernelError) -> Bool {
         let incoming = try driver.inspect(shipped.row)
         guard !incoming.isDeviceDerived else { return false }
-        let localBytes = try books.row(driver.name, incoming.key)
-        let incomingVector = shipped.vector ?? VersionVector()
-        let incomingSide = MergeCandidate(vector: incomingVector, isLive: true, contentVector: shipped.contentVector)
-        if driver.isCausal, let localBytes, localBytes == incoming.bytes {
-            return try mergeVectorOnly(key: incoming.key, incoming: incomingSide, stamp: incoming.stamp ?? 0)
-        }
-        let local = try localBytes.map { (bytes: [UInt8]) throws(SyncKernelError) in try driver.inspect(bytes) }
         guard driver.isCausal else {
+            let local = try books.row(driver.name, incoming.key).map { (bytes: [UInt8]) throws(SyncKernelError) in
+                try driver.inspect(bytes)
+            }
             guard let bytes = try driver.mergeUntracked(local, incoming) else { return false }
             return try store(bytes)
         }
-        let localVersion = try books.version(driver.name, incoming.key)
-        let localSide: MergeCandidate
-        if local != nil {
-            localSide = MergeCandidate(vector: localVersion?.vector ?? VersionVector(), isLive: true,
-                                       contentVector: localVersion?.contentVector)
-        } else if let tombstone = try books.tombstone(driver.name, incoming.key) {
-            localSide = MergeCandidate(vector: tombstone.vector, isLive: false)
-        } else {
-            let bytes = try driver.adopt(incoming, nil)
-            let changed = try store(bytes)
-            try rowClock.record(driver.name, key: incoming.key, vector: incomingVector,
-                                contentVector: incomingSide.contentVector, syncedAt: incoming.stamp ?? 0)
-            return changed
-        }
-        let resolution = VersionVector.resolveMerge(local: localSide, incoming: incomingSide,
-                                                    incomingWinsTie: { tieBreak(incoming, local) })
-        switch resolution.winner {
-        case .incoming:
-            let bytes = try driver.adopt(incoming, local)
-            let changed = bytes == local?.bytes ? false : try store(bytes)
-            if !localSide.isLive { try books.removeTombstone(driver.name, incoming.key) }
-            let stamp = try driver.inspect(bytes).stamp ?? 0
-            try rowClock.record(driver.name, key: incoming.key, vector: resolution.vector,
-                                contentVector: incomingSide.contentVector, syncedAt: stamp)
-            return changed
-        case .local:
-            if localSide.isLive, let local {
-                try rowClock.record(driver.name, key: local.key, vector: resolution.vector, contentVector: localSide.contentVector,
-                                    syncedAt: localVersion?.syncedAt ?? local.stamp ?? 0)
-            } else {
-                try books.putTombstone(driver.name, Tombstone(key: incoming.key, vector: resolution.vector))
+        let context = shipped.vector ?? VersionVector()
+        var versions = [StoredVersion(vector: shipped.contentVector ?? context, row: incoming.bytes)]
+        for sibling in shipped.siblings {
+            let row = try driver.inspect(sibling.row)
+            guard row.key == incoming.key, !row.isDeviceDerived else {
+                throw SyncKernelError(.malformedFrame, "a sibling of another key")
             }
-            return false
+            versions.append(StoredVersion(vector: sibling.vector ?? VersionVector(), row: row.bytes))
         }
+        return try mergeVersions(key: incoming.key, incoming: versions, context: context)
     }
 
-    /// Merges a shipped tombstone; returns whether a row was deleted or a new delete recorded.
+    /// Merges a shipped delete version; returns whether it deleted the visible row.
     func merge(_ tombstone: Tombstone) throws(SyncKernelError) -> Bool {
-        if try books.row(driver.name, tombstone.key) != nil {
-            let version = try books.version(driver.name, tombstone.key)
-            let resolution = VersionVector.resolveMerge(
-                local: MergeCandidate(vector: version?.vector ?? VersionVector(), isLive: true, contentVector: version?.contentVector),
-                incoming: MergeCandidate(vector: tombstone.vector, isLive: false),
-                incomingWinsTie: { false })
-            switch resolution.winner {
-            case .incoming:
-                try writer.remove(driver.name, key: tombstone.key)
-                try books.removeVersion(driver.name, tombstone.key)
-                try books.putTombstone(driver.name, Tombstone(key: tombstone.key, vector: resolution.vector))
-                return true
-            case .local:
-                try rowClock.record(driver.name, key: tombstone.key, vector: resolution.vector,
-                                    contentVector: version?.contentVector ?? resolution.vector, syncedAt: version?.syncedAt ?? 0)
-                return false
-            }
-        }
-        if let existing = try books.tombstone(driver.name, tombstone.key) {
-            let merged = existing.vector.merged(with: tombstone.vector)
-            if merged != existing.vector {
-                try books.putTombstone(driver.name, Tombstone(key: tombstone.key, vector: merged))
-            }
-            return false
-        }
-        try books.putTombstone(driver.name, tombstone)
-        return true
+        try mergeVersions(key: tombstone.key, incoming: [StoredVersion(vector: tombstone.vector, row: nil)],
+                          context: tombstone.vector)
     }
 
-    /// Identical rows: only the vectors can differ, and they merge elementwise (content vectors too,
-    /// since either write could have produced the content).
-    private func mergeVectorOnly(key: [UInt8], incoming: MergeCandidate, stamp: Int64) throws(SyncKernelError) -> Bool {
-        guard let version = try books.version(driver.name, key) else {
-            try rowClock.record(driver.name, key: key, vector: incoming.vector, contentVector: incoming.contentVector, syncedAt: stamp)
-            return false
+    /// The heart of the causal merge: the key's versions and the incoming ones are reduced to the
+    /// antichain of versions no other version dominates (`resolveMerge` over sets), the visible
+    /// row becomes the live version the tie-break prefers (add-wins: any live version keeps the
+    /// key alive), and the rest are kept beside it. Returns whether the visible row changed.
+    private func mergeVersions(key: [UInt8], incoming: [StoredVersion], context: VersionVector) throws(SyncKernelError) -> Bool {
+        let localBytes = try books.row(driver.name, key)
+        let localVersion = try books.version(driver.name, key)
+        var local = try books.versions(driver.name, key)
+        if let localBytes {
+            local.append(StoredVersion(vector: localVersion?.contentVector ?? VersionVector(), row: localBytes))
         }
-        let merged = version.vector.merged(with: incoming.vector)
-        let content = version.contentVector.merged(with: incoming.contentVector)
-        if merged != version.vector || content != version.contentVector {
-            try rowClock.record(driver.name, key: key, vector: merged, contentVector: content, syncedAt: version.syncedAt)
+        var inspected: [[UInt8]: InspectedRow] = [:]
+        func inspect(_ bytes: [UInt8]) throws(SyncKernelError) -> InspectedRow {
+            if let row = inspected[bytes] { return row }
+            let row = try driver.inspect(bytes)
+            inspected[bytes] = row
+            return row
         }
-        return false
-    }
-
-    /// The namespace's tie-break; a row that cannot be compared (never the case for rows that
-    /// decoded) keeps the local side.
-    private func tieBreak(_ incoming: InspectedRow, _ local: InspectedRow?) -> Bool {
-        guard let local else { return true }
-        return (try? driver.incomingWinsTie(incoming, local)) ?? false
+        let merged = try VersionVector.resolveMerge(versions: local + incoming) { (challenger: [UInt8], holder: [UInt8]) throws(SyncKernelError) in
+            try driver.incomingWinsTie(inspect(challenger), inspect(holder))
+        }
+        let everything = (local + incoming).reduce(context.merged(with: localVersion?.vector ?? VersionVector())) {
+            $0.merged(with: $1.vector)
+        }
+        var changed = false
+        if let visible = merged.visible, let bytes = visible.row {
+            let stored = bytes == localBytes ? bytes : try driver.adopt(inspect(bytes), try localBytes.map(inspect))
+            if stored != localBytes { changed = try store(stored) }
+            try rowClock.record(driver.name, key: key, vector: everything, contentVector: visible.vector,
+                                syncedAt: try inspect(stored).stamp ?? 0)
+        } else {
+            if localBytes != nil {
+                try writer.remove(driver.name, key: key)
+                changed = true
+            }
+            try books.removeVersion(driver.name, key)
+        }
+        try books.replaceVersions(driver.name, key, with: merged.others)
+        return changed
     }
 
     private func store(_ bytes: [UInt8]) throws(SyncKernelError) -> Bool {

@@ -28,12 +28,16 @@ public struct ShippedRow: Sendable, Hashable {
     public let vector: VersionVector?
     /// The vector of the write the content came from, when it differs from `vector`.
     public let contentVector: VersionVector?
+    /// Concurrent versions of the same key that lost the tie-break, each with its own vector
+    /// (`contentVector` unused); kept so that no concurrent write is lost to a tie.
+    public let siblings: [ShippedRow]
 
     /// Creates a shipped row.
-    public init(row: [UInt8], vector: VersionVector?, contentVector: VersionVector? = nil) {
+    public init(row: [UInt8], vector: VersionVector?, contentVector: VersionVector? = nil, siblings: [ShippedRow] = []) {
         self.row = row
         self.vector = vector
         self.contentVector = contentVector
+        self.siblings = siblings
     }
 }
 
@@ -47,7 +51,8 @@ public struct ReconcileResponse: Sendable, Hashable {
     public let namespace: String
     /// The rows in the ranges whose fingerprints did not match (or that were asked for by key).
     public let rows: [ShippedRow]
-    /// Every tombstone the responder holds for the namespace (for a by-key request: those asked for).
+    /// Every delete version the responder holds for the namespace, possibly several concurrent
+    /// ones per key (for a by-key request: those of the keys asked for).
     public let tombstones: [Tombstone]
     /// Leaf listings of large mismatching ranges, for the requester to diff.
     public let listings: [RangeListing]

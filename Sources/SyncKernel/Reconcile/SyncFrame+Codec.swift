@@ -27,13 +27,7 @@ extension SyncFrame {
             case .reconcileResponse(let response):
                 map.entry("ns") { $0.write(response.namespace) }
                 map.entry("rows") { writer in
-                    writer.writeArray(response.rows) { writer, shipped in
-                        writer.writeMap { entry in
-                            entry.entry("r") { $0.write(encodedItem: shipped.row) }
-                            if let vector = shipped.vector { entry.entry("v") { vector.encode(into: &$0) } }
-                            if let content = shipped.contentVector { entry.entry("c") { content.encode(into: &$0) } }
-                        }
-                    }
+                    writer.writeArray(response.rows) { writer, shipped in SyncFrame.encode(shipped, into: &writer) }
                 }
                 if !response.tombstones.isEmpty {
                     map.entry("tombstones") { writer in
@@ -88,11 +82,7 @@ extension SyncFrame {
             body = .reconcileRequest(ReconcileRequest(namespace: try value.required("ns").text(), buckets: buckets, keys: keys))
         case "reconcile_resp":
             var rows: [ShippedRow] = []
-            for item in try value.required("rows").array() {
-                let vector = try item["v"].map { (v: CBORValue) throws(SyncKernelError) in try VersionVector(decoding: v) }
-                let content = try item["c"].map { (c: CBORValue) throws(SyncKernelError) in try VersionVector(decoding: c) }
-                rows.append(ShippedRow(row: try item.required("r").encoded(), vector: vector, contentVector: content))
-            }
+            for item in try value.required("rows").array() { rows.append(try SyncFrame.decodeShippedRow(item, depth: 0)) }
             var tombstones: [Tombstone] = []
             for item in try value["tombstones"]?.array() ?? [] {
                 let fields = try item.array()
@@ -111,6 +101,29 @@ extension SyncFrame {
             throw SyncKernelError(.unknownFrameKind)
         }
         self.init(account: account, schema: schema, body: body)
+    }
+
+    private static func encode(_ shipped: ShippedRow, into writer: inout CanonicalWriter) {
+        writer.writeMap { entry in
+            entry.entry("r") { $0.write(encodedItem: shipped.row) }
+            if let vector = shipped.vector { entry.entry("v") { vector.encode(into: &$0) } }
+            if let content = shipped.contentVector { entry.entry("c") { content.encode(into: &$0) } }
+            if !shipped.siblings.isEmpty {
+                entry.entry("s") { $0.writeArray(shipped.siblings) { writer, sibling in encode(sibling, into: &writer) } }
+            }
+        }
+    }
+
+    /// Reads one shipped row; siblings nest one level only.
+    private static func decodeShippedRow(_ item: CBORValue, depth: Int) throws(SyncKernelError) -> ShippedRow {
+        let vector = try item["v"].map { (v: CBORValue) throws(SyncKernelError) in try VersionVector(decoding: v) }
+        let content = try item["c"].map { (c: CBORValue) throws(SyncKernelError) in try VersionVector(decoding: c) }
+        var siblings: [ShippedRow] = []
+        if let nested = item["s"] {
+            guard depth == 0 else { throw SyncKernelError(.malformedFrame, "siblings of a sibling") }
+            for sibling in try nested.array() { siblings.append(try decodeShippedRow(sibling, depth: 1)) }
+        }
+        return ShippedRow(row: try item.required("r").encoded(), vector: vector, contentVector: content, siblings: siblings)
     }
 
     /// Reads one listing, refusing leaves out of order or outside its range.

@@ -8,9 +8,9 @@ struct Bookkeeping {
         CREATE TABLE IF NOT EXISTS sk_row_version(
             ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL, synced_at INTEGER NOT NULL,
             content_vector BLOB NOT NULL, PRIMARY KEY(ns, key)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS sk_tombstone(
-            ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL,
-            PRIMARY KEY(ns, key)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS sk_version(
+            ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL, row BLOB,
+            PRIMARY KEY(ns, key, vector)) WITHOUT ROWID;
         """
 
     static func rowTable(_ namespace: String) -> String { "ns_\(namespace)" }
@@ -70,33 +70,40 @@ struct Bookkeeping {
         return try statement.first { Int($0.int64(0)) } ?? 0
     }
 
-    // MARK: tombstones
+    // MARK: other versions (concurrent siblings and deletes)
 
-    func tombstone(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> Tombstone? {
-        let statement = try db.statement("SELECT vector FROM sk_tombstone WHERE ns = ? AND key = ?")
+    /// The versions of a key other than the visible row: concurrent live siblings and deletes.
+    func versions(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [StoredVersion] {
+        let statement = try db.statement("SELECT vector, row FROM sk_version WHERE ns = ? AND key = ?")
         statement.bind(1, namespace).bind(2, key)
-        return try statement.first { (row: Statement) throws(SyncKernelError) in
-            Tombstone(key: key, vector: try Bookkeeping.decodeVector(row.blob(0)))
+        var out: [StoredVersion] = []
+        while try statement.step() {
+            out.append(StoredVersion(vector: try Bookkeeping.decodeVector(statement.blob(0)),
+                                     row: statement.isNull(1) ? nil : statement.blob(1)))
+        }
+        return out
+    }
+
+    /// Replaces the versions of a key other than the visible row.
+    func replaceVersions(_ namespace: String, _ key: [UInt8], with versions: [StoredVersion]) throws(SyncKernelError) {
+        try db.statement("DELETE FROM sk_version WHERE ns = ? AND key = ?").bind(1, namespace).bind(2, key).run()
+        for version in versions {
+            let statement = try db.statement("INSERT OR REPLACE INTO sk_version(ns, key, vector, row) VALUES(?, ?, ?, ?)")
+            statement.bind(1, namespace).bind(2, key).bind(3, version.vector.encoded())
+            if let row = version.row { statement.bind(4, row) }
+            try statement.run()
         }
     }
 
+    /// Every delete version of a namespace, in key order.
     func tombstones(_ namespace: String) throws(SyncKernelError) -> [Tombstone] {
-        let statement = try db.statement("SELECT key, vector FROM sk_tombstone WHERE ns = ? ORDER BY key")
+        let statement = try db.statement("SELECT key, vector FROM sk_version WHERE ns = ? AND row IS NULL ORDER BY key, vector")
         statement.bind(1, namespace)
         var out: [Tombstone] = []
         while try statement.step() {
             out.append(Tombstone(key: statement.blob(0), vector: try Bookkeeping.decodeVector(statement.blob(1))))
         }
         return out
-    }
-
-    func putTombstone(_ namespace: String, _ tombstone: Tombstone) throws(SyncKernelError) {
-        try db.statement("INSERT OR REPLACE INTO sk_tombstone(ns, key, vector) VALUES(?, ?, ?)")
-            .bind(1, namespace).bind(2, tombstone.key).bind(3, tombstone.vector.encoded()).run()
-    }
-
-    func removeTombstone(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {
-        try db.statement("DELETE FROM sk_tombstone WHERE ns = ? AND key = ?").bind(1, namespace).bind(2, key).run()
     }
 
     private static func decodeVector(_ bytes: [UInt8]) throws(SyncKernelError) -> VersionVector {

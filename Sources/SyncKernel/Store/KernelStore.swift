@@ -99,7 +99,7 @@ public final class KernelStore {
         try books.version(namespace, key)
     }
 
-    /// The tombstones of a namespace, in key order.
+    /// The delete versions of a namespace, in key order (a key may have several concurrent ones).
     public func tombstones(namespace: String) throws(SyncKernelError) -> [Tombstone] {
         try books.tombstones(namespace)
     }
@@ -188,8 +188,9 @@ public final class KernelStore {
         for key in keys {
             if index.hash(for: key) != nil {
                 rows.append(try shippedRow(key, driver: driver))
-            } else if driver.isCausal, let tombstone = try books.tombstone(driver.name, key) {
-                tombstones.append(tombstone)
+            }
+            if driver.isCausal {
+                tombstones += try books.versions(driver.name, key).filter { !$0.isLive }.map { Tombstone(key: key, vector: $0.vector) }
             }
         }
         guard !rows.isEmpty || !tombstones.isEmpty else { return nil }
@@ -204,7 +205,10 @@ public final class KernelStore {
         let version = try books.version(driver.name, key)
         let vector = version?.vector ?? VersionVector()
         let content = version?.contentVector ?? vector
-        return ShippedRow(row: bytes, vector: vector, contentVector: content == vector ? nil : content)
+        let siblings = try books.versions(driver.name, key).compactMap { sibling in
+            sibling.row.map { ShippedRow(row: $0, vector: sibling.vector) }
+        }
+        return ShippedRow(row: bytes, vector: vector, contentVector: content == vector ? nil : content, siblings: siblings)
     }
 
     /// Merges a peer's response under the namespace's rule, in one transaction.

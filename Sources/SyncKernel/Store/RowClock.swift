@@ -2,9 +2,11 @@
 ///
 /// Invariants: a local save bumps the device's own dimension exactly when the row is new to
 /// this device, its change stamp differs from the recorded `syncedAt` (inequality only, so a
-/// skewed clock still registers a change and never orders anything), or its leaf changed; an applied merge records
-/// the post-merge stamp so an adopted row is not mistaken for a local edit; a namespace seen for
-/// the first time registers its existing rows with an empty vector, which every fleet history
+/// skewed clock still registers a change and never orders anything), or its leaf changed; the
+/// bumped vector extends everything the key's versions had seen, so a local edit or delete
+/// supersedes every concurrent sibling this device holds. An applied merge records the
+/// post-merge stamp so an adopted row is not mistaken for a local edit; a namespace seen for the
+/// first time registers its existing rows with an empty vector, which every fleet history
 /// dominates. Only `KernelStore` calls it, inside the write's transaction.
 struct RowClock {
     let books: Bookkeeping
@@ -18,34 +20,22 @@ struct RowClock {
     /// whose clock happens to read the stamp it adopted, must still advance the vector, or the
     /// edit would tie with the version it replaced and could lose to it.
     func observe(_ namespace: String, key: [UInt8], stamp: Int64, leafChanged: Bool) throws(SyncKernelError) {
-        if var version = try books.version(namespace, key) {
-            guard version.syncedAt != stamp || leafChanged else { return }
-            version.vector = try clock.bump(version.vector)
-            version.contentVector = version.vector
-            version.syncedAt = stamp
-            try books.putVersion(namespace, key, version)
-        } else if let tombstone = try books.tombstone(namespace, key) {
-            try books.putVersion(namespace, key, RowVersion(vector: try clock.bump(tombstone.vector), syncedAt: stamp))
-            try books.removeTombstone(namespace, key)
-        } else {
-            try books.putVersion(namespace, key, RowVersion(vector: try clock.bump(VersionVector()), syncedAt: stamp))
-        }
+        let version = try books.version(namespace, key)
+        if let version, version.syncedAt == stamp, !leafChanged { return }
+        let bumped = try clock.bump(try context(namespace, key, version))
+        try books.putVersion(namespace, key, RowVersion(vector: bumped, syncedAt: stamp))
+        try books.replaceVersions(namespace, key, with: [])
     }
 
-    /// Accounts for a local delete: the tombstone carries the row's vector with the own dimension bumped.
+    /// Accounts for a local delete: one delete version that extends everything the key had seen.
     func observeDelete(_ namespace: String, key: [UInt8]) throws(SyncKernelError) {
-        var vector = VersionVector()
-        if let version = try books.version(namespace, key) {
-            vector = version.vector
-        } else if let tombstone = try books.tombstone(namespace, key) {
-            vector = tombstone.vector
-        }
-        try books.putTombstone(namespace, Tombstone(key: key, vector: try clock.bump(vector)))
+        let bumped = try clock.bump(try context(namespace, key, try books.version(namespace, key)))
         try books.removeVersion(namespace, key)
+        try books.replaceVersions(namespace, key, with: [StoredVersion(vector: bumped, row: nil)])
     }
 
-    /// Records the outcome of a merge apply: the merged vector, the vector the kept content came
-    /// from, and the stamp of the stored row.
+    /// Records the outcome of a merge apply: everything merged, the vector the visible content
+    /// came from, and the stamp of the stored row.
     func record(_ namespace: String, key: [UInt8], vector: VersionVector, contentVector: VersionVector,
                 syncedAt: Int64) throws(SyncKernelError) {
         try books.putVersion(namespace, key, RowVersion(vector: vector, syncedAt: syncedAt, contentVector: contentVector))
@@ -57,5 +47,10 @@ struct RowClock {
         for row in rows where !row.isDeviceDerived {
             try books.putVersion(namespace, row.key, RowVersion(vector: VersionVector(), syncedAt: row.stamp ?? 0))
         }
+    }
+
+    /// Everything the key's versions have seen: the visible row's vector and every other version's.
+    private func context(_ namespace: String, _ key: [UInt8], _ version: RowVersion?) throws(SyncKernelError) -> VersionVector {
+        try books.versions(namespace, key).reduce(version?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
     }
 }

@@ -76,6 +76,11 @@ package final class Statement {
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
+    /// Whether column `index` is NULL.
+    package func isNull(_ index: Int32) -> Bool {
+        sqlite3_column_type(raw, index) == SQLITE_NULL
+    }
+
     /// The integer in column `index`.
     package func int64(_ index: Int32) -> Int64 {
         sqlite3_column_int64(raw, index)
