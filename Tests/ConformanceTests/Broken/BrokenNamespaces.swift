@@ -31,20 +31,25 @@ enum BrokenCodec {
     }
 }
 
-/// Broken: hashes `stamp`, which each device sets when it first sees the row (a per-device timestamp).
-enum HashedPerDeviceTimestamp: SyncNamespace {
-    typealias Row = BrokenRow
-    static let name = "broken_seen_at"
-    static let leafSchemaVersion = 1
-    static let excludedFields: [ExcludedField] = []
-    static let mergeRule: MergeRule<BrokenRow> = .fold { local, incoming in
-        BrokenRow(id: local.id, text: max(local.text, incoming.text), stamp: local.stamp, tags: local.tags)
-    }
-    static let causalMembership: CausalMembership<BrokenRow> = .untracked
+/// The declarations every fixture shares, so each fixture states only what it breaks.
+protocol BrokenShape: SyncNamespace where Row == BrokenRow {}
+
+extension BrokenShape {
+    static var leafSchemaVersion: Int { 1 }
+    static var causalMembership: CausalMembership<BrokenRow> { .untracked }
     static func key(of row: BrokenRow) -> [UInt8] { row.id }
     static func encodeLeaf(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
     static func encodeRow(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
     static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> BrokenRow { try BrokenCodec.decode(value) }
+}
+
+/// Broken: hashes `stamp`, which each device sets when it first sees the row (a per-device timestamp).
+enum HashedPerDeviceTimestamp: BrokenShape {
+    static let name = "broken_seen_at"
+    static let excludedFields: [ExcludedField] = []
+    static let mergeRule: MergeRule<BrokenRow> = .fold { local, incoming in
+        BrokenRow(id: local.id, text: max(local.text, incoming.text), stamp: local.stamp, tags: local.tags)
+    }
 }
 
 enum HashedPerDeviceTimestampSubject: NamespaceConformance {
@@ -57,19 +62,12 @@ enum HashedPerDeviceTimestampSubject: NamespaceConformance {
 }
 
 /// Broken: hashes `tags`, but the join keeps the local tags whatever the sibling holds.
-enum IgnoredHashedField: SyncNamespace {
-    typealias Row = BrokenRow
+enum IgnoredHashedField: BrokenShape {
     static let name = "broken_ignored_field"
-    static let leafSchemaVersion = 1
     static let excludedFields: [ExcludedField] = []
     static let mergeRule: MergeRule<BrokenRow> = .fold { local, incoming in
         BrokenRow(id: local.id, text: max(local.text, incoming.text), stamp: max(local.stamp, incoming.stamp), tags: local.tags)
     }
-    static let causalMembership: CausalMembership<BrokenRow> = .untracked
-    static func key(of row: BrokenRow) -> [UInt8] { row.id }
-    static func encodeLeaf(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
-    static func encodeRow(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
-    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> BrokenRow { try BrokenCodec.decode(value) }
 }
 
 enum IgnoredHashedFieldSubject: NamespaceConformance {
@@ -81,20 +79,14 @@ enum IgnoredHashedFieldSubject: NamespaceConformance {
 }
 
 /// Broken: the leaf includes the moment it was encoded.
-enum NonDeterministicEncoding: SyncNamespace {
-    typealias Row = BrokenRow
+enum NonDeterministicEncoding: BrokenShape {
     static let name = "broken_encoding"
-    static let leafSchemaVersion = 1
     static let excludedFields: [ExcludedField] = []
     static let mergeRule: MergeRule<BrokenRow> = .insertIfAbsent
-    static let causalMembership: CausalMembership<BrokenRow> = .untracked
-    static func key(of row: BrokenRow) -> [UInt8] { row.id }
     static func encodeLeaf(_ row: BrokenRow, into writer: inout CanonicalWriter) {
         BrokenCodec.encode(row, into: &writer)
         writer.write(Int64(Date().timeIntervalSince1970 * 1_000_000_000))
     }
-    static func encodeRow(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
-    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> BrokenRow { try BrokenCodec.decode(value) }
 }
 
 enum NonDeterministicEncodingSubject: NamespaceConformance {
@@ -104,17 +96,10 @@ enum NonDeterministicEncodingSubject: NamespaceConformance {
 }
 
 /// Broken: the "join" takes whatever arrives last, so the result depends on delivery order.
-enum NonCommutativeMerge: SyncNamespace {
-    typealias Row = BrokenRow
+enum NonCommutativeMerge: BrokenShape {
     static let name = "broken_last_applied"
-    static let leafSchemaVersion = 1
     static let excludedFields: [ExcludedField] = []
     static let mergeRule: MergeRule<BrokenRow> = .monotone { _, incoming in incoming }
-    static let causalMembership: CausalMembership<BrokenRow> = .untracked
-    static func key(of row: BrokenRow) -> [UInt8] { row.id }
-    static func encodeLeaf(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
-    static func encodeRow(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
-    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> BrokenRow { try BrokenCodec.decode(value) }
 }
 
 enum NonCommutativeMergeSubject: NamespaceConformance {
@@ -124,17 +109,10 @@ enum NonCommutativeMergeSubject: NamespaceConformance {
 }
 
 /// Broken: the calendar ingester inserts synced rows with freshly minted ids on every pass.
-enum RemintingIngester: SyncNamespace {
-    typealias Row = BrokenRow
+enum RemintingIngester: BrokenShape {
     static let name = "broken_ingester"
-    static let leafSchemaVersion = 1
     static let excludedFields: [ExcludedField] = []
     static let mergeRule: MergeRule<BrokenRow> = .insertIfAbsent
-    static let causalMembership: CausalMembership<BrokenRow> = .untracked
-    static func key(of row: BrokenRow) -> [UInt8] { row.id }
-    static func encodeLeaf(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
-    static func encodeRow(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
-    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> BrokenRow { try BrokenCodec.decode(value) }
 }
 
 enum RemintingIngesterSubject: NamespaceConformance {
@@ -150,17 +128,10 @@ enum RemintingIngesterSubject: NamespaceConformance {
 }
 
 /// Broken: declares `tags` excluded but still hashes them.
-enum LyingExclusion: SyncNamespace {
-    typealias Row = BrokenRow
+enum LyingExclusion: BrokenShape {
     static let name = "broken_exclusion"
-    static let leafSchemaVersion = 1
     static let excludedFields = [ExcludedField("tags", .perDevice, reason: "claimed per device")]
     static let mergeRule: MergeRule<BrokenRow> = .insertIfAbsent
-    static let causalMembership: CausalMembership<BrokenRow> = .untracked
-    static func key(of row: BrokenRow) -> [UInt8] { row.id }
-    static func encodeLeaf(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
-    static func encodeRow(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
-    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> BrokenRow { try BrokenCodec.decode(value) }
 }
 
 enum LyingExclusionSubject: NamespaceConformance {
