@@ -5,18 +5,18 @@ import SyncKernel
 ///
 /// Invariant: every random choice comes from the generator passed in, so a workload is
 /// deterministic for a seed; every change goes through the fleet's replica write path.
-struct NamespaceWorkload {
+struct NamespaceWorkload: Sendable {
     /// The namespace driven.
     let namespace: any SyncNamespace.Type
     /// Writes `count` shared rows into a store (device 0's, before it is copied).
-    let seed: (_ store: KernelStore, _ count: Int, _ random: inout SeededGenerator, _ clock: Date) throws -> Void
+    let seed: @Sendable (_ store: KernelStore, _ count: Int, _ random: inout SeededGenerator, _ clock: Date) throws -> Void
     /// Makes one local change on replica `device` of `fleet`.
-    let change: (_ fleet: Fleet, _ device: Int, _ random: inout SeededGenerator, _ clock: Date) throws -> Void
+    let change: @Sendable (_ fleet: Fleet, _ device: Int, _ random: inout SeededGenerator, _ clock: Date) throws -> Void
 
     /// A causal namespace: edits, inserts and deletes of rows any device may change.
     static func causal<N: SyncNamespace>(_ namespace: N.Type,
-                                         make: @escaping (inout SeededGenerator, Date) -> N.Row,
-                                         edit: @escaping (N.Row, inout SeededGenerator, Date) -> N.Row) -> NamespaceWorkload {
+                                         make: @escaping @Sendable (inout SeededGenerator, Date) -> N.Row,
+                                         edit: @escaping @Sendable (N.Row, inout SeededGenerator, Date) -> N.Row) -> NamespaceWorkload {
         NamespaceWorkload(namespace: N.self, seed: { store, count, random, clock in
             let rows = (0..<count).map { _ in make(&random, clock) }
             try store.write(N.self) { tx throws(SyncKernelError) in for row in rows { try tx.save(row) } }
@@ -37,7 +37,7 @@ struct NamespaceWorkload {
 
     /// An append-only namespace: every change is a new row.
     static func appendOnly<N: SyncNamespace>(_ namespace: N.Type,
-                                             make: @escaping (inout SeededGenerator, Date) -> N.Row) -> NamespaceWorkload {
+                                             make: @escaping @Sendable (inout SeededGenerator, Date) -> N.Row) -> NamespaceWorkload {
         NamespaceWorkload(namespace: N.self, seed: { store, count, random, clock in
             let rows = (0..<count).map { _ in make(&random, clock) }
             try store.write(N.self) { tx throws(SyncKernelError) in for row in rows { try tx.save(row) } }
