@@ -16,7 +16,7 @@ public struct FieldSpec<Row>: Sendable {
     public let addSubSecondNoise: (@Sendable (Row) -> Row)?
 
     /// A field reached through a writable key path, with a generator of new values.
-    public static func keyPath<Value: Hashable>(_ name: String, _ path: WritableKeyPath<Row, Value> & Sendable,
+    public static func keyPath<Value: Hashable & Sendable>(_ name: String, _ path: WritableKeyPath<Row, Value> & Sendable,
                                                 _ values: ValueGenerator<Value>) -> FieldSpec {
         FieldSpec(name: name, read: { AnyHashable($0[keyPath: path]) }, mutate: { row, generator in
             var changed = row
