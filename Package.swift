@@ -36,6 +36,8 @@ let package = Package(
         .executableTarget(name: "synckernel",
                           dependencies: ["SyncKernel", "NotebookNamespace", "FleetSimulation", "CloudAnchor"],
                           path: "Sources/synckernel"),
+        .executableTarget(name: "synckernel-crashprobe", dependencies: ["SyncKernel", "NotebookNamespace"],
+                          path: "Sources/CrashProbe"),
         .testTarget(name: "SyncKernelTests", dependencies: ["SyncKernel", "NotebookNamespace", "FleetSimulation", "CSQLite"],
                     path: "Tests/SyncKernelTests"),
         .testTarget(name: "NamespacesTests", dependencies: ["SyncKernel", "MessagesNamespace", "MemoryNamespace",
