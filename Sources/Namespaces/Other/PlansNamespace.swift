@@ -1,43 +1,6 @@
 import Foundation
 import SyncKernel
 
-/// A plan: steps toward a goal, ticked off on any device.
-public struct Plan: Sendable, Hashable {
-    /// One step.
-    public struct Step: Sendable, Hashable {
-        /// What to do.
-        public var text: String
-        /// Whether it is done.
-        public var done: Bool
-
-        /// Creates a step.
-        public init(text: String, done: Bool) {
-            self.text = text
-            self.done = done
-        }
-    }
-
-    /// The stable key (16 random bytes).
-    public var planID: [UInt8]
-    /// The title.
-    public var title: String
-    /// The steps, in order.
-    public var steps: [Step]
-    /// When the plan is due, if ever.
-    public var dueAt: Date?
-    /// Change stamp on the editing device's clock.
-    public var updatedAt: Date
-
-    /// Creates a plan.
-    public init(planID: [UInt8], title: String, steps: [Step], dueAt: Date?, updatedAt: Date) {
-        self.planID = planID
-        self.title = title
-        self.steps = steps
-        self.dueAt = dueAt
-        self.updatedAt = updatedAt
-    }
-}
-
 /// plans: user-edited documents keyed by planID.
 ///
 /// Rule: `.causal`. Steps are reordered, renamed and ticked on any device; a plan is one unit of

@@ -1,25 +1,3 @@
-/// Limits that bound what `CBORReader` will accept from untrusted bytes.
-///
-/// Invariant: a reader configured with these limits allocates at most about `maxInputBytes`
-/// of payload and recurses at most `maxDepth` levels, whatever the input claims.
-public struct CBORLimits: Sendable, Hashable {
-    /// Deepest nesting of arrays, maps and tags.
-    public var maxDepth: Int
-    /// Most elements (or map entries) in one container.
-    public var maxContainerCount: Int
-    /// Largest whole input.
-    public var maxInputBytes: Int
-
-    /// Creates limits.
-    public init(maxDepth: Int, maxContainerCount: Int, maxInputBytes: Int) {
-        self.maxDepth = maxDepth
-        self.maxContainerCount = maxContainerCount
-        self.maxInputBytes = maxInputBytes
-    }
-
-    /// The limits frames are read under: depth 24, a million elements, 64 MiB.
-    public static let frame = CBORLimits(maxDepth: 24, maxContainerCount: 1 << 20, maxInputBytes: 64 << 20)
-}
 
 /// A bounded, strict CBOR reader: it accepts exactly the encodings `CanonicalWriter` produces.
 ///

@@ -25,14 +25,6 @@ public indirect enum CBORValue: Sendable, Hashable {
     case null
 }
 
-/// One key/value pair of a decoded CBOR map.
-public struct CBORMapEntry: Sendable, Hashable {
-    /// The key.
-    public let key: CBORValue
-    /// The value.
-    public let value: CBORValue
-}
-
 extension CBORValue {
     /// The value under text key `key` of a map, or nil when absent or when this is not a map.
     public subscript(key: String) -> CBORValue? {

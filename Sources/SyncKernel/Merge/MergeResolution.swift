@@ -1,20 +1,3 @@
-/// One side of a causal merge: its version vector, the vector its content came from, and
-/// whether it is a live value or a tombstone.
-public struct MergeCandidate: Sendable, Hashable {
-    /// The side's version vector.
-    public let vector: VersionVector
-    /// The vector of the write that produced the side's content (its own vector for a tombstone).
-    public let contentVector: VersionVector
-    /// True for a live value, false for a tombstone.
-    public let isLive: Bool
-
-    /// Creates a candidate; the content vector defaults to the side's vector.
-    public init(vector: VersionVector, isLive: Bool, contentVector: VersionVector? = nil) {
-        self.vector = vector
-        self.contentVector = contentVector ?? vector
-        self.isLive = isLive
-    }
-}
 
 /// The outcome of `resolveMerge`: which side wins, and the vector the winner is stored under.
 public struct MergeResolution: Sendable, Hashable {
@@ -70,14 +53,6 @@ extension VersionVector {
         }
         return MergeResolution(winner: winner, vector: local.vector.merged(with: incoming.vector), relation: relation)
     }
-}
-
-/// The outcome of `resolveMerge` over a key's versions: the visible one and the rest.
-struct VersionSetResolution {
-    /// The live version readers see, or nil when every surviving version is a delete.
-    let visible: StoredVersion?
-    /// The other surviving versions (concurrent live siblings and deletes).
-    let others: [StoredVersion]
 }
 
 extension VersionVector {

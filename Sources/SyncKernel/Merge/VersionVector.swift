@@ -58,18 +58,6 @@ public struct VersionVector: Sendable, Hashable {
     }
 }
 
-/// The four ways two version vectors can relate.
-public enum CausalRelation: Sendable, Hashable {
-    /// Ahead somewhere, behind nowhere: this version descends from the other.
-    case dominates
-    /// Behind somewhere, ahead nowhere: the other descends from this.
-    case dominated
-    /// Identical counters.
-    case equal
-    /// Ahead somewhere and behind somewhere: a genuine fork.
-    case concurrent
-}
-
 extension VersionVector {
     /// Writes the vector as a CBOR map from device key bytes to counts, in key order.
     public func encode(into writer: inout CanonicalWriter) {

@@ -30,23 +30,3 @@ public enum MergeRule<Row: Sendable>: Sendable {
         }
     }
 }
-
-/// Whether a namespace's rows take part in causal bookkeeping (RowClock and RowVersion).
-///
-/// Invariant: exactly the namespaces whose rule is `.causal` are `.tracked`; `NamespaceSet`
-/// refuses any other combination, so a causal namespace can never silently stop bumping.
-public enum CausalMembership<Row: Sendable>: Sendable {
-    /// Tracked: `changeStamp` is the row's updatedAt in whole seconds, which RowClock compares
-    /// for inequality only to notice local edits.
-    case tracked(changeStamp: @Sendable (Row) -> Int64)
-    /// Not tracked: the rule needs no history.
-    case untracked
-}
-
-/// How a namespace is compared during a reconcile.
-public enum ReconcileGranularity: String, Sendable, Hashable {
-    /// Range fingerprints over per-row leaves (`bucketize`).
-    case ranges
-    /// No fingerprints: the responder sends the whole namespace (for tiny dictionaries).
-    case wholeNamespace
-}

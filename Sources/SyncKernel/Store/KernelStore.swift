@@ -247,23 +247,3 @@ public final class KernelStore {
         return changed
     }
 }
-
-/// What a local write changed.
-public struct WriteOutcome: Sendable, Hashable {
-    /// Namespaces whose leaves changed (these mark the state dirty).
-    public let changedNamespaces: Set<String>
-    /// Row writes performed (including ones that left the leaf as it was).
-    public let rowsWritten: Int
-}
-
-/// What applying a `reconcile_resp` changed.
-public struct ApplyOutcome: Sendable, Hashable {
-    /// The namespace merged.
-    public let namespace: String
-    /// Incoming rows that changed the stored row.
-    public let rowsApplied: Int
-    /// Incoming tombstones that deleted a row or recorded a new delete.
-    public let tombstonesApplied: Int
-    /// Whether the namespace's root moved.
-    public let digestChanged: Bool
-}

@@ -1,0 +1,20 @@
+import Foundation
+
+/// One reaction: who reacted (their account fingerprint) and with what.
+public struct Reaction: Sendable, Hashable, Comparable {
+    /// The reactor's account fingerprint.
+    public var reactor: [UInt8]
+    /// The reaction.
+    public var emoji: String
+
+    /// Creates a reaction.
+    public init(reactor: [UInt8], emoji: String) {
+        self.reactor = reactor
+        self.emoji = emoji
+    }
+
+    public static func < (lhs: Reaction, rhs: Reaction) -> Bool {
+        if lhs.reactor != rhs.reactor { return lhs.reactor.lexicographicallyPrecedes(rhs.reactor) }
+        return Array(lhs.emoji.utf8).lexicographicallyPrecedes(Array(rhs.emoji.utf8))
+    }
+}

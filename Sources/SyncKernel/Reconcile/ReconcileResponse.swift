@@ -1,0 +1,24 @@
+/// `reconcile_resp`: rows of mismatching ranges with their vectors, leaf listings of large
+/// mismatching ranges, and the namespace's tombstones.
+///
+/// Invariant: sent only when it carries at least one row, listing or tombstone; a responder with
+/// nothing to give stays silent.
+public struct ReconcileResponse: Sendable, Hashable {
+    /// The namespace the rows belong to.
+    public let namespace: String
+    /// The rows in the ranges whose fingerprints did not match (or that were asked for by key).
+    public let rows: [ShippedRow]
+    /// Every delete version the responder holds for the namespace, possibly several concurrent
+    /// ones per key (for a by-key request: those of the keys asked for).
+    public let tombstones: [Tombstone]
+    /// Leaf listings of large mismatching ranges, for the requester to diff.
+    public let listings: [RangeListing]
+
+    /// Creates a response.
+    public init(namespace: String, rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing] = []) {
+        self.namespace = namespace
+        self.rows = rows
+        self.tombstones = tombstones
+        self.listings = listings
+    }
+}

@@ -1,0 +1,11 @@
+/// What applying a `reconcile_resp` changed.
+public struct ApplyOutcome: Sendable, Hashable {
+    /// The namespace merged.
+    public let namespace: String
+    /// Incoming rows that changed the stored row.
+    public let rowsApplied: Int
+    /// Incoming tombstones that deleted a row or recorded a new delete.
+    public let tombstonesApplied: Int
+    /// Whether the namespace's root moved.
+    public let digestChanged: Bool
+}
