@@ -1,0 +1,79 @@
+/// The actor a host runs one device's convergence loop in: it owns a `Replica`, feeds it frames
+/// and time, sends what it asks to send, and reports its events.
+///
+/// Invariants: every call into the replica is serialised by the actor; the frames one call
+/// produces are sent in the order the replica produced them; `run()` never lets a due deadline wait longer than
+/// `maxSleepMillis` (a write may schedule an earlier deadline while the loop sleeps).
+public actor ReplicaHost {
+    private let replica: Replica
+    private let transport: any FrameTransport
+    private let clock: any LoopClock
+    private let onEvent: @Sendable (ReplicaEvent) -> Void
+    /// The longest the loop sleeps before looking at the deadlines again.
+    public let maxSleepMillis: Int64
+
+    /// Takes ownership of `replica`.
+    public init(replica: sending Replica, transport: any FrameTransport, clock: any LoopClock,
+                maxSleepMillis: Int64 = 100, onEvent: @escaping @Sendable (ReplicaEvent) -> Void) {
+        self.replica = replica
+        self.transport = transport
+        self.clock = clock
+        self.maxSleepMillis = maxSleepMillis
+        self.onEvent = onEvent
+    }
+
+    /// Hands a frame from `sender` to the replica.
+    public func receive(_ frame: [UInt8], from sender: DeviceID) async {
+        replica.receive(frame, from: sender, now: clock.now)
+        await flush()
+    }
+
+    /// Runs a local write on namespace `N`.
+    @discardableResult
+    public func write<N: SyncNamespace>(_ namespace: N.Type,
+                                        _ body: (NamespaceTransaction<N>) throws(SyncKernelError) -> Void) async throws(SyncKernelError) -> WriteOutcome {
+        let outcome = try replica.write(namespace, now: clock.now, body)
+        await flush()
+        return outcome
+    }
+
+    /// The current digest.
+    public var stateDigest: StateDigest { replica.store.stateDigest() }
+
+    /// Announces the device to its siblings (on start or reconnect).
+    public func announce() async {
+        replica.announce()
+        await flush()
+    }
+
+    /// Runs whatever timers are due now.
+    public func tick() async {
+        replica.tick(now: clock.now)
+        await flush()
+    }
+
+    /// Runs the timers until the calling task is cancelled.
+    public func run() async {
+        while !Task.isCancelled {
+            let now = clock.now
+            let deadline = min(replica.nextDeadline ?? now + maxSleepMillis, now + maxSleepMillis)
+            do {
+                try await clock.sleep(until: deadline)
+            } catch {
+                return
+            }
+            await tick()
+        }
+    }
+
+    private func flush() async {
+        for action in replica.drainActions() {
+            switch action {
+            case .send(let recipient, let kind, _, let frame):
+                await transport.send(frame, kind: kind, to: recipient)
+            case .event(let event):
+                onEvent(event)
+            }
+        }
+    }
+}
