@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "NotebookNamespaceTests", dependencies: ["SyncKernel", "NotebookNamespace"],
                     path: "Tests/NotebookNamespaceTests", exclude: ["Fixtures"]),
         .target(name: "CloudAnchor", dependencies: ["CSQLite", "CSodium"], path: "Sources/CloudAnchor"),
-        .testTarget(name: "CloudAnchorTests", dependencies: ["CloudAnchor"], path: "Tests/CloudAnchorTests"),
+        .testTarget(name: "CloudAnchorTests", dependencies: ["CloudAnchor", "SyncKernel"], path: "Tests/CloudAnchorTests"),
     ],
     swiftLanguageModes: [.v6]
 )

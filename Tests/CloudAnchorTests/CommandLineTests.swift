@@ -1,4 +1,5 @@
 import Foundation
+import SyncKernel
 import XCTest
 @testable import CloudAnchor
 
@@ -69,7 +70,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testKillingTheBackupAndRestoreCommandsMidRunLosesNothingAndRewritesNothingThatLanded() throws {
-        var random = SplitMix64(seed: 5)
+        var random = SeededGenerator(seed: 5)
         var kills: [Int32] = []
         for round in 0..<3 {
             let source = directory.appendingPathComponent("source\(round)")

@@ -1,4 +1,5 @@
 import Foundation
+import SyncKernel
 import XCTest
 @testable import CloudAnchor
 
@@ -44,7 +45,7 @@ final class CrashRecoveryTests: XCTestCase {
         for seed in Self.seeds {
             let scenario = Scenario(seed: seed)
             let dry = try await scenario.run(crashAt: nil)
-            var pick = SplitMix64(seed: seed ^ 0xC0FFEE)
+            var pick = SeededGenerator(seed: seed ^ 0xC0FFEE)
             let point = Int.random(in: (dry.pointsBefore + 1)...dry.pointsAfter, using: &pick)
             let result = try await scenario.run(crashAt: point)
             let context = "seed \(seed), crash point \(point) of \(dry.pointsBefore + 1)...\(dry.pointsAfter)"
@@ -93,7 +94,7 @@ private struct BackupScenario: CrashScenario {
     let second: SyncSnapshot
 
     init(seed: UInt64) {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var files: [(String, String, Bool)] = (0..<Int.random(in: 5...9, using: &random)).map { index in
             ("dir\(index % 3)/file\(index)", String(repeating: "v1-\(index)-", count: Int.random(in: 1...4, using: &random)),
              Bool.random(using: &random))
@@ -167,7 +168,7 @@ private struct RestoreScenario: CrashScenario {
     let groups: [String: String]
 
     init(seed: UInt64) {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let count = Int.random(in: 4...8, using: &random)
         files = (0..<count).map { ("f\($0)", String(repeating: "content \($0) ", count: Int.random(in: 1...5, using: &random))) }
         optional = Set(files.map(\.0).filter { _ in Bool.random(using: &random) })

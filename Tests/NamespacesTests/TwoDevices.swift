@@ -5,6 +5,7 @@ import MessagesNamespace
 import OtherNamespaces
 import SettingsNamespace
 import SyncKernel
+import XCTest
 
 /// Two devices of one account, each with a store of every namespace, reconciled by hand.
 final class TwoDevices {
@@ -69,4 +70,18 @@ final class TwoDevices {
     static func id(_ byte: UInt8) -> [UInt8] { [UInt8](repeating: byte, count: 16) }
     static func key32(_ byte: UInt8) -> [UInt8] { [UInt8](repeating: byte, count: 32) }
     static func at(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
+}
+
+/// The harness the namespace tests stand on: check it registers what it claims and starts level.
+final class TwoDevicesSelfTests: XCTestCase {
+    func testEveryNamespaceButTheNotebookIsRegisteredOnceAndFreshDevicesAgree() throws {
+        let names = TwoDevices.all.map { $0.name }
+        XCTAssertEqual(Set(names).count, 12, "\(names)")
+        XCTAssertFalse(names.contains("notebook"), "the notebook has its own test target")
+        let pair = try TwoDevices()
+        XCTAssertNotEqual(pair.deviceA, pair.deviceB)
+        XCTAssertEqual(pair.a.stateDigest(), pair.b.stateDigest())
+        XCTAssertEqual(pair.a.stateDigest().namespaces, names.sorted())
+        XCTAssertNil(try pair.pull(SettingsNamespace.self, into: pair.a, from: pair.b), "nothing to give: the responder is silent")
+    }
 }

