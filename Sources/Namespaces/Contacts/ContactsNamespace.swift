@@ -37,27 +37,25 @@ public enum ContactsNamespace: SyncNamespace {
     }
 
     public static func encodeLeaf(_ row: ContactRecord, into writer: inout CanonicalWriter) {
-        switch row {
-        case .contact(let contact):
-            writer.write(UInt64(1))
-            writer.write(bytes: contact.pubkey)
-            writer.write(bytes: contact.userIDHash)
-            writer.write(bytes: contact.accountSigningPubkey)
-            writer.write(bytes: contact.channelKey)
-            writer.write(contact.name)
-            writer.write(contact.updatedAt)
-        case .relationship(let state):
-            writer.write(UInt64(2))
-            writer.write(bytes: state.pubkey)
-            writer.write(UInt64(state.stage.rawValue))
-            writer.write(state.updatedAt)
-        }
+        writeSyncedFields(row, into: &writer)
     }
 
     public static func encodeRow(_ row: ContactRecord, into writer: inout CanonicalWriter) {
         switch row {
         case .contact(let contact):
             writer.writeArrayHeader(count: 8)
+            writeSyncedFields(row, into: &writer)
+            writer.writeNullable(contact.systemContactIdentifier)
+        case .relationship:
+            writer.writeArrayHeader(count: 4)
+            writeSyncedFields(row, into: &writer)
+        }
+    }
+
+    /// The fields every device shares, in order: the whole leaf, and the row without its local link.
+    private static func writeSyncedFields(_ row: ContactRecord, into writer: inout CanonicalWriter) {
+        switch row {
+        case .contact(let contact):
             writer.write(UInt64(1))
             writer.write(bytes: contact.pubkey)
             writer.write(bytes: contact.userIDHash)
@@ -65,9 +63,7 @@ public enum ContactsNamespace: SyncNamespace {
             writer.write(bytes: contact.channelKey)
             writer.write(contact.name)
             writer.write(contact.updatedAt)
-            writer.writeNullable(contact.systemContactIdentifier)
         case .relationship(let state):
-            writer.writeArrayHeader(count: 4)
             writer.write(UInt64(2))
             writer.write(bytes: state.pubkey)
             writer.write(UInt64(state.stage.rawValue))
