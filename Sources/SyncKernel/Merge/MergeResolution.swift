@@ -34,7 +34,9 @@ extension VersionVector {
         let (localMark, incomingMark): ([UInt8], [UInt8]) = ([0], [1])
         let versions = [StoredVersion(vector: local.contentVector, row: local.isLive ? localMark : nil),
                         StoredVersion(vector: incoming.contentVector, row: incoming.isLive ? incomingMark : nil)]
-        let set = resolveMerge(versions: versions) { challenger, _ in challenger == incomingMark && incomingWinsTie() }
+        let set = resolveMerge(versions: versions) { challenger, _ in
+            challenger == incomingMark ? incomingWinsTie() : !incomingWinsTie()
+        }
         let winner: MergeResolution.Winner
         if let visible = set.visible {
             winner = visible.row == incomingMark ? .incoming : .local
@@ -72,7 +74,7 @@ extension VersionVector {
                 break
             }
         }
-        let unique = Array(byVector.values)
+        let unique = byVector.values.sorted { $0.vector.encoded().lexicographicallyPrecedes($1.vector.encoded()) }
         let survivors = unique.filter { version in
             !unique.contains { version.vector.relation(to: $0.vector) == .dominated }
         }
@@ -85,7 +87,7 @@ extension VersionVector {
             }
             if wins(row, best) { visible = version }
         }
-        let others = survivors.filter { $0 != visible }.sorted { $0.vector.encoded().lexicographicallyPrecedes($1.vector.encoded()) }
+        let others = survivors.filter { $0 != visible }
         return VersionSetResolution(visible: visible, others: others)
     }
 }

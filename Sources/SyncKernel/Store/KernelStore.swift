@@ -72,7 +72,7 @@ public final class KernelStore {
     public func write<N: SyncNamespace>(_ namespace: N.Type,
                                         _ body: (NamespaceTransaction<N>) throws(SyncKernelError) -> Void) throws(SyncKernelError) -> WriteOutcome {
         let driver = try namespaces.driver(named: N.name)
-        let writer = RowWriter(books: books)
+        let writer = RowWriter(books: books) { [unowned self] namespace, key in self.indexes[namespace]?.hash(for: key) }
         try db.transaction { () throws(SyncKernelError) in
             try body(NamespaceTransaction<N>(writer: writer, rowClock: RowClock(books: books, clock: clock), driver: driver))
         }
@@ -217,7 +217,7 @@ public final class KernelStore {
     @discardableResult
     public func apply(_ response: ReconcileResponse) throws(SyncKernelError) -> ApplyOutcome {
         let driver = try namespaces.driver(named: response.namespace)
-        let writer = RowWriter(books: books)
+        let writer = RowWriter(books: books) { [unowned self] namespace, key in self.indexes[namespace]?.hash(for: key) }
         let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(books: books, clock: clock))
         let counts = try db.transaction { () throws(SyncKernelError) -> (rows: Int, tombstones: Int) in
             var rowsApplied = 0

@@ -28,9 +28,8 @@ public struct NamespaceTransaction<N: SyncNamespace> {
         let stored = try writer.books.row(N.name, inspected.key)
         guard stored != inspected.bytes else { return }
         if case .tracked(let changeStamp) = N.causalMembership, !inspected.isDeviceDerived {
-            let previousLeaf = try stored.map { (bytes: [UInt8]) throws(SyncKernelError) in try driver.inspect(bytes).leaf.hash }
             try rowClock.observe(N.name, key: inspected.key, stamp: changeStamp(row),
-                                 leafChanged: previousLeaf != inspected.leaf.hash)
+                                 leafChanged: writer.leafHash(N.name, inspected.key) != inspected.leaf.hash)
         }
         try writer.put(N.name, row: inspected)
     }

@@ -6,11 +6,20 @@
 /// Any structure that must follow the rows (a persisted tree, a change feed) hooks in here.
 final class RowWriter {
     let books: Bookkeeping
+    private let committedLeaf: (_ namespace: String, _ key: [UInt8]) -> [UInt8]?
     private(set) var stagedLeaves: [(namespace: String, key: [UInt8], hash: [UInt8]?)] = []
     private(set) var rowsWritten = 0
 
-    init(books: Bookkeeping) {
+    init(books: Bookkeeping, committedLeaf: @escaping (_ namespace: String, _ key: [UInt8]) -> [UInt8]?) {
         self.books = books
+        self.committedLeaf = committedLeaf
+    }
+
+    /// The leaf hash of row `key` as this transaction sees it (staged changes first), without
+    /// reading or decoding the row.
+    func leafHash(_ namespace: String, _ key: [UInt8]) -> [UInt8]? {
+        if let staged = stagedLeaves.last(where: { $0.namespace == namespace && $0.key == key }) { return staged.hash }
+        return committedLeaf(namespace, key)
     }
 
     /// Stores `row` in `namespace` and stages its leaf (a device-derived row stages no leaf).
