@@ -76,6 +76,6 @@ final class ConformanceHarness<Subject: NamespaceConformance> {
 
     /// The hashed fields whose values differ between two rows.
     static func blame(_ left: Row, _ right: Row) -> [String] {
-        Subject.hashedFields.filter { $0.read(left) != $0.read(right) }.map(\.name)
+        DeclaredFields<Subject>().hashed.filter { $0.read(left) != $0.read(right) }.map(\.name)
     }
 }

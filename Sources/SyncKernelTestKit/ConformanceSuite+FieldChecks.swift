@@ -2,18 +2,20 @@ import Foundation
 import SyncKernel
 
 extension ConformanceSuite {
-    /// The subject's field lists agree with the namespace's declarations.
+    /// The declaration is one the kernel accepts, the kit can generate a value for every field it
+    /// must exercise, the subject's mutations name declared fields, and `makeRow` mints fresh keys.
     public func checkDeclarations() throws {
-        let declared = Set(Namespace.excludedFields.map(\.name))
-        for spec in Subject.excludedFields where !declared.contains(spec.name) {
-            throw failure(.declarations, field: spec.name, "a mutated excluded field that the namespace does not declare in excludedFields")
+        do {
+            _ = try NamespaceSet([Namespace.self])
+        } catch {
+            throw failure(.declarations, "the kernel refuses the declaration: \(error)")
         }
-        let mutated = Set(Subject.excludedFields.map(\.name))
-        for field in Namespace.excludedFields where field.category != .deviceDerived && !mutated.contains(field.name) {
-            throw failure(.declarations, field: field.name, "declared excluded (\(field.category.rawValue)) but the subject gives no mutation, so the kit cannot prove it")
+        let fields = declared
+        if let name = fields.ungenerable.first {
+            throw failure(.declarations, field: name, "the field has a custom codec; give the kit a mutation for it in fieldMutations")
         }
-        for spec in Subject.hashedFields where declared.contains(spec.name) {
-            throw failure(.declarations, field: spec.name, "listed both as hashed and as excluded")
+        if let name = fields.strays.first {
+            throw failure(.declarations, field: name, "fieldMutations names a field the schema does not declare")
         }
         var generator = generator(1)
         let keys = (0..<4).map { _ in Namespace.key(of: Subject.makeRow(&generator)) }
@@ -52,7 +54,7 @@ extension ConformanceSuite {
                   response.rows.first?.row == encoded else {
                 throw failure(.canonicalEncoding, "the row did not survive the frame codec byte for byte")
             }
-            for spec in Subject.hashedFields + Subject.excludedFields {
+            for spec in declared.hashed + declared.excluded {
                 guard let noise = spec.addSubSecondNoise else { continue }
                 guard Namespace.leafEncoding(of: noise(row)) == leaf else {
                     throw failure(.canonicalEncoding, field: spec.name, "sub-second noise in a date moved the leaf; write dates with CanonicalWriter.write(_: Date)")
@@ -67,7 +69,7 @@ extension ConformanceSuite {
         var generator = generator(3)
         let harness = try Harness()
         let store = try harness.store(device: 0)
-        for spec in Subject.excludedFields {
+        for spec in declared.excluded {
             for _ in 0..<trials {
                 let row = Subject.makeRow(&generator)
                 let changed = spec.mutate(row, &generator)
@@ -110,15 +112,15 @@ extension ConformanceSuite {
         var generator = generator(5)
         let harness = try Harness()
         let clock = Date(timeIntervalSince1970: 1_800_000_000)
-        for spec in Subject.hashedFields {
+        for spec in declared.hashed {
             for trial in 0..<trials {
                 let a = try harness.store(device: 0)
                 let b = try harness.store(device: 1)
-                let base = Subject.touched(Subject.makeRow(&generator), at: clock)
+                let base = touched(Subject.makeRow(&generator), at: clock)
                 try harness.save(base, in: a)
                 try harness.pull(into: b, from: a)
-                let onA = Subject.touched(spec.mutate(base, &generator), at: clock.addingTimeInterval(TimeInterval(60 + trial)))
-                let onB = Subject.touched(spec.mutate(base, &generator), at: clock.addingTimeInterval(TimeInterval(-3_600 - trial)))
+                let onA = touched(spec.mutate(base, &generator), at: clock.addingTimeInterval(TimeInterval(60 + trial)))
+                let onB = touched(spec.mutate(base, &generator), at: clock.addingTimeInterval(TimeInterval(-3_600 - trial)))
                 guard Namespace.leafEncoding(of: onA) != Namespace.leafEncoding(of: onB) else { continue }
                 try harness.save(onA, in: a)
                 try harness.save(onB, in: b)

@@ -48,9 +48,9 @@ extension ConformanceSuite {
                 let held = try target.flatMap { try store.row(Namespace.self, key: Namespace.key(of: $0)) }
                 let row: Row
                 if let held, !isInsertIfAbsent, roll < 70 {
-                    row = localEdit(of: held, edited: Subject.touched(edited(held, &generator), at: clock))
+                    row = localEdit(of: held, edited: touched(edited(held, &generator), at: clock))
                 } else if writer == device || target == nil || isInsertIfAbsent {
-                    row = Subject.touched(Subject.makeRow(&generator), at: clock)
+                    row = touched(Subject.makeRow(&generator), at: clock)
                 } else {
                     continue
                 }
@@ -82,10 +82,7 @@ extension ConformanceSuite {
     /// A local edit as a correct writer of this rule makes it: folds and monotone joins only ever
     /// add information, so the edit is joined with what the device holds.
     private func localEdit(of held: Row, edited: Row) -> Row {
-        switch rule {
-        case .monotone(let join), .fold(let join): join(held, edited)
-        case .causal, .insertIfAbsent, .singleWriterLWW: edited
-        }
+        Namespace.joined(held, edited) ?? edited
     }
 
     private func pickRow(on store: KernelStore, _ generator: inout FieldGenerator) throws -> Row? {
@@ -133,12 +130,13 @@ extension ConformanceSuite {
                 if !writes.compactMap(\.row).map(Namespace.leafEncoding(of:)).contains(where: { $0 == finalLeaf }) {
                     problem = "the row is none of the rows written under its key"
                 }
-            case .monotone(let join), .fold(let join):
+            case .join:
                 let rows = writes.compactMap(\.row)
-                if let first = rows.first, Namespace.leafEncoding(of: rows.dropFirst().reduce(first, join)) != finalLeaf {
+                if let first = rows.first,
+                   Namespace.leafEncoding(of: rows.dropFirst().reduce(first) { Namespace.joined($0, $1) ?? $0 }) != finalLeaf {
                     problem = "the final row is not the join of every write: some write's information was lost"
                 }
-            case .singleWriterLWW(let stamp):
+            case .singleWriterLWW(let stamp, _, _):
                 let winner = writes.compactMap(\.row).max {
                     stamp($0) != stamp($1) ? stamp($0) < stamp($1) : Namespace.incomingWinsTie($1, over: $0)
                 }

@@ -51,20 +51,32 @@ public struct ConformanceSuite<Subject: NamespaceConformance> {
         ConformanceFailure(namespace: Namespace.name, check: check, field: field, seed: seed, detail: detail, leaves: leaves)
     }
 
-    var rule: MergeRule<Row> { Namespace.mergeRule }
+    var rule: MergeRule<Row>.Kind { Namespace.mergeRule.kind }
 
     var isInsertIfAbsent: Bool {
         if case .insertIfAbsent = rule { return true } else { return false }
     }
 
-    var isCausal: Bool {
-        if case .causal = rule { return true } else { return false }
+    var isCausal: Bool { Namespace.mergeRule.isCausal }
+
+    /// The fields the kit mutates, from the namespace's declaration and the subject's mutations.
+    var declared: DeclaredFields<Subject> { DeclaredFields() }
+
+    /// The row as a local edit at `clock` leaves it: a causal namespace's change stamp set to
+    /// `clock`; a single writer's stamp moved past both its old value and `clock` (the one author
+    /// never goes back in time).
+    func touched(_ row: Row, at clock: Date) -> Row {
+        switch rule {
+        case .causal(_, _, let setStamp): return setStamp(row, clock)
+        case .singleWriterLWW(let stamp, _, let setStamp): return setStamp(row, max(stamp(row) + 1, CanonicalWriter.wholeSeconds(clock)))
+        case .join, .insertIfAbsent: return row
+        }
     }
 
     /// `row` with one to two random hashed fields changed.
     func edited(_ row: Row, _ generator: inout FieldGenerator) -> Row {
         var changed = row
-        let fields = Subject.hashedFields
+        let fields = declared.hashed
         guard !fields.isEmpty else { return row }
         for _ in 0..<generator.int(1...2) {
             changed = fields[generator.int(0...(fields.count - 1))].mutate(changed, &generator)

@@ -1,16 +1,18 @@
 import Foundation
 import SyncKernel
 
-/// What a namespace tells the conformance kit so the kit can generate rows and change them.
+/// What a namespace tells the conformance kit beyond its declaration, so the kit can make rows.
+///
+/// The kit reads the fields, their roles and their codecs off the namespace's `RowSchema` and
+/// generates new values for every hashed and excluded field itself; a subject adds only what the
+/// declaration cannot say.
 ///
 /// ## Implementation requirements
 /// - `makeRow` returns a valid random row with a fresh key each call (all randomness from the
 ///   generator passed in).
-/// - `hashedFields` lists every field the leaf commits to (other than the key) with a mutation
-///   that changes only that field; `excludedFields` lists a mutation for every excluded field of
-///   the `perDevice`, `residency` and `localIdentifier` categories.
-/// - `touched(_:at:)` returns the row as a local edit at `clock` would leave it (for causal
-///   namespaces: the change stamp set to `clock`); the default returns the row unchanged.
+/// - `fieldMutations` gives a mutation for every field whose codec is `.custom` (the kit cannot
+///   invent values for it) and may override the generated one for any other field, by the
+///   field's declared name (`Variant.field` inside a variant); each must change that field only.
 /// - `received(_:at:)` returns the row as this device rewrites one it received (stamping when it
 ///   first saw it, pinning a key); it may change excluded fields only. Default: unchanged.
 /// - `localPasses` are the namespace's ingesters; each must be idempotent.
@@ -20,12 +22,8 @@ public protocol NamespaceConformance {
 
     /// A random valid row with a fresh key.
     static func makeRow(_ generator: inout FieldGenerator) -> Namespace.Row
-    /// Every hashed field (other than the key), with a mutation.
-    static var hashedFields: [FieldSpec<Namespace.Row>] { get }
-    /// Mutations of the excluded per-device, residency and local-identifier fields.
-    static var excludedFields: [FieldSpec<Namespace.Row>] { get }
-    /// The row as a local edit at `clock` leaves it.
-    static func touched(_ row: Namespace.Row, at clock: Date) -> Namespace.Row
+    /// Mutations for fields the kit cannot generate values for, by declared name.
+    static var fieldMutations: [FieldSpec<Namespace.Row>] { get }
     /// The row as this device rewrites one it received at `clock`.
     static func received(_ row: Namespace.Row, at clock: Date) -> Namespace.Row
     /// Local ingestion passes, each of which must be idempotent.
@@ -33,10 +31,8 @@ public protocol NamespaceConformance {
 }
 
 extension NamespaceConformance {
-    /// No excluded fields by default.
-    public static var excludedFields: [FieldSpec<Namespace.Row>] { [] }
-    /// A local edit leaves the row as it is by default.
-    public static func touched(_ row: Namespace.Row, at clock: Date) -> Namespace.Row { row }
+    /// No hand-written mutations by default.
+    public static var fieldMutations: [FieldSpec<Namespace.Row>] { [] }
     /// Receiving a row rewrites nothing by default.
     public static func received(_ row: Namespace.Row, at clock: Date) -> Namespace.Row { row }
     /// No local passes by default.

@@ -22,7 +22,7 @@ final class BrokenNamespaceTests: XCTestCase {
     func testAHashedPerDeviceTimestampFailsNamingTheField() throws {
         let report = try XCTUnwrap(failure(HashedPerDeviceTimestampSubject.self))
         XCTAssertEqual(report.check, .receiveRewriteExcluded)
-        XCTAssertEqual(report.field, "seenAt")
+        XCTAssertEqual(report.field, "stamp")
         XCTAssertTrue(report.description.contains("per-device field storms"), report.description)
         XCTAssertTrue(report.description.contains("seed 7"), report.description)
         XCTAssertTrue(report.description.contains("≠"), "the differing leaf items are shown:\n\(report.description)")
@@ -55,7 +55,7 @@ final class BrokenNamespaceTests: XCTestCase {
         XCTAssertTrue(report.description.contains("re-mints ids"), report.description)
     }
 
-    func testAnExcludedFieldThatIsStillHashedFails() throws {
+    func testAnExcludedFieldThatALeafContributionStillReadsFails() throws {
         let report = try XCTUnwrap(failure(LyingExclusionSubject.self))
         XCTAssertEqual(report.check, .excludedFieldExcluded)
         XCTAssertEqual(report.field, "tags")
@@ -70,115 +70,103 @@ struct BrokenRow: Sendable, Hashable {
     var tags: [String]
 }
 
-/// The shared codec of the fixtures (correct in itself; each fixture breaks one other thing).
-enum BrokenCodec {
-    static func encode(_ row: BrokenRow, into writer: inout CanonicalWriter) {
-        writer.writeArrayHeader(count: 4)
-        writer.write(bytes: row.id)
-        writer.write(row.text)
-        writer.write(row.stamp)
-        writer.write(texts: row.tags)
-    }
-
-    static func decode(_ value: CBORValue) throws(SyncKernelError) -> BrokenRow {
-        let fields = try value.fields(4, of: "a broken row")
-        return BrokenRow(id: try fields[0].bytes(count: 16), text: try fields[1].text(), stamp: try fields[2].date(),
-                         tags: try fields[3].texts())
-    }
+/// Builders for the fixtures' declarations (each fixture breaks one thing, the rest is correct).
+enum BrokenFields {
+    static let blank = BrokenRow(id: [], text: "", stamp: .distantPast, tags: [])
 
     static func make(_ generator: inout FieldGenerator) -> BrokenRow {
         BrokenRow(id: generator.bytes(16), text: generator.text(), stamp: generator.date(), tags: [generator.word()])
     }
-}
 
-/// The declarations every fixture shares, so each fixture states only what it breaks.
-protocol BrokenShape: SyncNamespace where Row == BrokenRow {}
+    /// A join over the four fields with the given field merges.
+    static func joined(text: FieldMerge<String>, stamp: FieldMerge<Date>, tags: FieldMerge<[String]>) -> RowSchema<BrokenRow> {
+        RowSchema(blank: blank, key: \.id, [
+            .hashed("id", \.id, .bytes(count: 16)), .hashed("text", \.text, .text, merge: text),
+            .hashed("stamp", \.stamp, .date, merge: stamp), .hashed("tags", \.tags, .array(.text), merge: tags),
+        ])
+    }
 
-extension BrokenShape {
-    static var leafSchemaVersion: Int { 1 }
-    static var causalMembership: CausalMembership<BrokenRow> { .untracked }
-    static func key(of row: BrokenRow) -> [UInt8] { row.id }
-    static func encodeLeaf(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
-    static func encodeRow(_ row: BrokenRow, into writer: inout CanonicalWriter) { BrokenCodec.encode(row, into: &writer) }
-    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> BrokenRow { try BrokenCodec.decode(value) }
+    /// Every field hashed, no merges (for `.insertIfAbsent`).
+    static let appendOnly = RowSchema<BrokenRow>(blank: blank, key: \.id, [
+        .hashed("id", \.id, .bytes(count: 16)), .hashed("text", \.text, .text), .hashed("stamp", \.stamp, .date),
+        .hashed("tags", \.tags, .array(.text)),
+    ])
+
+    /// "Keep mine": a merge that ignores the sibling's value.
+    static func keepLocal<Value>() -> FieldMerge<Value> { .custom("keepLocal") { local, _ in local } }
 }
 
 /// Broken: hashes `stamp`, which each device sets when it first sees the row (a per-device timestamp).
-enum HashedPerDeviceTimestamp: BrokenShape {
+enum HashedPerDeviceTimestamp: SyncNamespace {
     static let name = "broken_seen_at"
-    static let excludedFields: [ExcludedField] = []
-    static let mergeRule: MergeRule<BrokenRow> = .fold { local, incoming in
-        BrokenRow(id: local.id, text: max(local.text, incoming.text), stamp: local.stamp, tags: local.tags)
-    }
+    static let schema = BrokenFields.joined(text: .max, stamp: BrokenFields.keepLocal(), tags: BrokenFields.keepLocal())
+    static let mergeRule = MergeRule<BrokenRow>.join()
 }
 
 enum HashedPerDeviceTimestampSubject: NamespaceConformance {
     typealias Namespace = HashedPerDeviceTimestamp
-    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenCodec.make(&generator) }
-    static let hashedFields: [FieldSpec<BrokenRow>] = [.keyPath("text", \.text, .text), .date("seenAt", \.stamp)]
+    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenFields.make(&generator) }
     static func received(_ row: BrokenRow, at clock: Date) -> BrokenRow {
         BrokenRow(id: row.id, text: row.text, stamp: clock, tags: row.tags)
     }
 }
 
 /// Broken: hashes `tags`, but the join keeps the local tags whatever the sibling holds.
-enum IgnoredHashedField: BrokenShape {
+enum IgnoredHashedField: SyncNamespace {
     static let name = "broken_ignored_field"
-    static let excludedFields: [ExcludedField] = []
-    static let mergeRule: MergeRule<BrokenRow> = .fold { local, incoming in
-        BrokenRow(id: local.id, text: max(local.text, incoming.text), stamp: max(local.stamp, incoming.stamp), tags: local.tags)
-    }
+    static let schema = BrokenFields.joined(text: .max, stamp: .max, tags: BrokenFields.keepLocal())
+    static let mergeRule = MergeRule<BrokenRow>.join()
 }
 
 enum IgnoredHashedFieldSubject: NamespaceConformance {
     typealias Namespace = IgnoredHashedField
-    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenCodec.make(&generator) }
-    static let hashedFields: [FieldSpec<BrokenRow>] = [
-        .keyPath("text", \.text, .text), .date("stamp", \.stamp), .keyPath("tags", \.tags, .array(.text)),
-    ]
+    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenFields.make(&generator) }
 }
 
-/// Broken: the leaf includes the moment it was encoded.
-enum NonDeterministicEncoding: BrokenShape {
+/// Broken: a hand-written codec writes the moment it encodes.
+enum NonDeterministicEncoding: SyncNamespace {
     static let name = "broken_encoding"
-    static let excludedFields: [ExcludedField] = []
-    static let mergeRule: MergeRule<BrokenRow> = .insertIfAbsent
-    static func encodeLeaf(_ row: BrokenRow, into writer: inout CanonicalWriter) {
-        BrokenCodec.encode(row, into: &writer)
+    static let clockedText = FieldCodec<String>.custom("clockedText", write: { text, writer in
+        writer.writeArrayHeader(count: 2)
+        writer.write(text)
         writer.write(Int64(Date().timeIntervalSince1970 * 1_000_000_000))
-    }
+    }, read: { value throws(SyncKernelError) in try value.fields(2, of: "clocked text")[0].text() })
+    static let schema = RowSchema<BrokenRow>(blank: BrokenFields.blank, key: \.id, [
+        .hashed("id", \.id, .bytes(count: 16)), .hashed("text", \.text, clockedText), .hashed("stamp", \.stamp, .date),
+        .hashed("tags", \.tags, .array(.text)),
+    ])
+    static let mergeRule = MergeRule<BrokenRow>.insertIfAbsent
 }
 
 enum NonDeterministicEncodingSubject: NamespaceConformance {
     typealias Namespace = NonDeterministicEncoding
-    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenCodec.make(&generator) }
-    static let hashedFields: [FieldSpec<BrokenRow>] = [.keyPath("text", \.text, .text)]
+    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenFields.make(&generator) }
+    static let fieldMutations: [FieldSpec<BrokenRow>] = [.keyPath("text", \.text, .text)]
 }
 
-/// Broken: the "join" takes whatever arrives last, so the result depends on delivery order.
-enum NonCommutativeMerge: BrokenShape {
+/// Broken: the text "join" takes whatever arrives last, so the result depends on delivery order.
+enum NonCommutativeMerge: SyncNamespace {
     static let name = "broken_last_applied"
-    static let excludedFields: [ExcludedField] = []
-    static let mergeRule: MergeRule<BrokenRow> = .monotone { _, incoming in incoming }
+    static let schema = BrokenFields.joined(text: .custom("lastApplied") { _, incoming in incoming }, stamp: .max,
+                                            tags: .greaterEncoding)
+    static let mergeRule = MergeRule<BrokenRow>.join()
 }
 
 enum NonCommutativeMergeSubject: NamespaceConformance {
     typealias Namespace = NonCommutativeMerge
-    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenCodec.make(&generator) }
-    static let hashedFields: [FieldSpec<BrokenRow>] = [.keyPath("text", \.text, .text)]
+    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenFields.make(&generator) }
 }
 
 /// Broken: the calendar ingester inserts synced rows with freshly minted ids on every pass.
-enum RemintingIngester: BrokenShape {
+enum RemintingIngester: SyncNamespace {
     static let name = "broken_ingester"
-    static let excludedFields: [ExcludedField] = []
-    static let mergeRule: MergeRule<BrokenRow> = .insertIfAbsent
+    static let schema = BrokenFields.appendOnly
+    static let mergeRule = MergeRule<BrokenRow>.insertIfAbsent
 }
 
 enum RemintingIngesterSubject: NamespaceConformance {
     typealias Namespace = RemintingIngester
-    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenCodec.make(&generator) }
-    static let hashedFields: [FieldSpec<BrokenRow>] = [.keyPath("text", \.text, .text)]
+    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenFields.make(&generator) }
     static let localPasses = [
         LocalPass<RemintingIngester>("calendar ingester") { tx, clock in
             let fresh = Array(SHA256.hash(domain: Array("mint".utf8), Array(UUID().uuidString.utf8)).prefix(16))
@@ -187,16 +175,19 @@ enum RemintingIngesterSubject: NamespaceConformance {
     ]
 }
 
-/// Broken: declares `tags` excluded but still hashes them.
-enum LyingExclusion: BrokenShape {
+/// Broken: declares `tags` excluded, but the leaf contribution of `text` still reads them.
+enum LyingExclusion: SyncNamespace {
     static let name = "broken_exclusion"
-    static let excludedFields = [ExcludedField("tags", .perDevice, reason: "claimed per device")]
-    static let mergeRule: MergeRule<BrokenRow> = .insertIfAbsent
+    static let schema = RowSchema<BrokenRow>(blank: BrokenFields.blank, key: \.id, [
+        .hashed("id", \.id, .bytes(count: 16)),
+        .hashed("text", \.text, .text, leaf: .derived("textAndTags", .text) { $0.text + $0.tags.joined() }),
+        .hashed("stamp", \.stamp, .date),
+        .excluded("tags", \.tags, .array(.text), .perDevice, reason: "claimed per device"),
+    ])
+    static let mergeRule = MergeRule<BrokenRow>.insertIfAbsent
 }
 
 enum LyingExclusionSubject: NamespaceConformance {
     typealias Namespace = LyingExclusion
-    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenCodec.make(&generator) }
-    static let hashedFields: [FieldSpec<BrokenRow>] = [.keyPath("text", \.text, .text)]
-    static let excludedFields: [FieldSpec<BrokenRow>] = [.keyPath("tags", \.tags, .array(.text))]
+    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenFields.make(&generator) }
 }

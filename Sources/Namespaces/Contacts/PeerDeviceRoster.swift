@@ -1,3 +1,5 @@
+import SyncKernel
+
 /// A contact's device roster, as the contact last advertised it.
 ///
 /// Invariant: `devices` is sorted by key with no repeats; `lastAdvertisedAt` is the contact's own
@@ -31,4 +33,11 @@ public struct PeerDeviceRoster: Sendable, Hashable {
         self.devices = devices.sorted { $0.key.lexicographicallyPrecedes($1.key) }.filter { seen.insert($0.key).inserted }
         self.lastAdvertisedAt = lastAdvertisedAt
     }
+}
+
+extension PeerDeviceRoster.Device {
+    /// The wire form of a device: `[key, label]`.
+    public static let codec = FieldCodec<PeerDeviceRoster.Device>.record(PeerDeviceRoster.Device(key: [], label: ""), [
+        .member("key", \.key, .bytes()), .member("label", \.label, .text),
+    ])
 }

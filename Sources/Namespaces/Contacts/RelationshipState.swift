@@ -6,7 +6,7 @@ import Foundation
 /// a relationship change never share a version vector.
 public struct RelationshipState: Sendable, Hashable {
     /// The relationship's stages.
-    public enum Stage: UInt8, Sendable, Hashable {
+    public enum Stage: UInt8, Sendable, Hashable, CaseIterable {
         /// No relationship.
         case none = 0
         /// An invitation is outstanding.

@@ -1,4 +1,5 @@
 import Foundation
+import SyncKernel
 
 /// One immutable event of the append-only memory log.
 ///
@@ -43,4 +44,43 @@ public struct MemoryEvent: Sendable, Hashable {
         self.occurredAt = occurredAt
         self.origin = origin
     }
+}
+
+extension MemoryEvent.Kind {
+    /// The wire form: `[0]`, `[1, conversation]` or `[2, conversation]`.
+    public static let codec = FieldCodec<MemoryEvent.Kind>.custom("memoryKind", write: { kind, writer in
+        switch kind {
+        case .observation:
+            writer.writeArrayHeader(count: 1)
+            writer.write(UInt64(0))
+        case .summary(let conversation):
+            writer.writeArrayHeader(count: 2)
+            writer.write(UInt64(1))
+            writer.write(bytes: conversation)
+        case .buried(let conversation):
+            writer.writeArrayHeader(count: 2)
+            writer.write(UInt64(2))
+            writer.write(bytes: conversation)
+        }
+    }, read: { value throws(SyncKernelError) in
+        let items = try value.array()
+        switch (try items.first?.uint(), items.count) {
+        case (0, 1): return .observation
+        case (1, 2): return .summary(conversation: try items[1].bytes(count: 16))
+        case (2, 2): return .buried(conversation: try items[1].bytes(count: 16))
+        default: throw SyncKernelError(.malformedFrame, "memory kind")
+        }
+    })
+}
+
+extension MemoryEvent.Origin {
+    /// The wire form: null for a synced event, the source's name for a device-derived one.
+    public static let codec = FieldCodec<MemoryEvent.Origin>.custom("memoryOrigin", write: { origin, writer in
+        switch origin {
+        case .synced: writer.writeNull()
+        case .deviceDerived(let source): writer.write(source)
+        }
+    }, read: { value throws(SyncKernelError) in
+        value == .null ? .synced : .deviceDerived(source: try value.text())
+    })
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How far a delete reaches; a wider scope dominates.
-public enum DeleteScope: UInt8, Sendable, Hashable, Comparable {
+public enum DeleteScope: UInt8, Sendable, Hashable, Comparable, CaseIterable {
     /// Hidden for this account.
     case me = 1
     /// Deleted for every participant.

@@ -19,31 +19,23 @@ public enum MessageFold {
         public let deleted: DeleteScope?
     }
 
-    /// Joins the local copy with an incoming one.
+    /// Joins the local copy with an incoming one: the namespace's derived join (each hashed
+    /// field's merge, then the purge of a deleted message's plaintext).
     public static func merge(_ local: Message, _ incoming: Message) -> Message {
-        var merged = local
-        if MessagesNamespace.sentContentEncoding(of: local).lexicographicallyPrecedes(MessagesNamespace.sentContentEncoding(of: incoming)) {
-            merged.conversationID = incoming.conversationID
-            merged.sentAt = incoming.sentAt
-            merged.isOutgoing = incoming.isOutgoing
-            merged.body = incoming.body
-            merged.media = incoming.media
-            merged.replyTo = incoming.replyTo
-        }
-        merged.senderName = fill(local.senderName, incoming.senderName)
-        merged.peerUserIDHash = fill(normalized(local.peerUserIDHash), normalized(incoming.peerUserIDHash))
-        merged.isDelivered = local.isDelivered || incoming.isDelivered
-        merged.reactions = Array(Set(local.reactions).union(incoming.reactions)).sorted()
+        MessagesNamespace.joined(local, incoming) ?? local
+    }
+
+    /// The union of two operation sets by op id, sorted by op id (the `ops` field's merge).
+    public static func unionOps(_ local: [MessageOp], _ incoming: [MessageOp]) -> [MessageOp] {
         var ops: [[UInt8]: MessageOp] = [:]
-        for op in local.ops + incoming.ops {
+        for op in local + incoming {
             if let held = ops[op.opID] {
                 ops[op.opID] = preferred(held, op)
             } else {
                 ops[op.opID] = op
             }
         }
-        merged.ops = ops.values.sorted { $0.opID.lexicographicallyPrecedes($1.opID) }
-        return purged(merged)
+        return ops.values.sorted { $0.opID.lexicographicallyPrecedes($1.opID) }
     }
 
     /// The message as a reader sees it.
@@ -74,7 +66,7 @@ public enum MessageFold {
     }
 
     /// Clears every plaintext of a deleted message (body, media, edit payloads).
-    static func purged(_ message: Message) -> Message {
+    public static func purged(_ message: Message) -> Message {
         guard effective(message).deleted != nil else { return message }
         var purged = message
         purged.body = ""
@@ -87,20 +79,6 @@ public enum MessageFold {
     static func normalized(_ hash: [UInt8]?) -> [UInt8]? {
         guard let hash, !hash.isEmpty else { return nil }
         return hash
-    }
-
-    /// Fill-if-empty; two different held values (never produced by a backfill of one identity)
-    /// resolve to the greater so every device still agrees.
-    private static func fill(_ local: String, _ incoming: String) -> String {
-        if local.isEmpty { return incoming }
-        if incoming.isEmpty { return local }
-        return Array(local.utf8).lexicographicallyPrecedes(Array(incoming.utf8)) ? incoming : local
-    }
-
-    private static func fill(_ local: [UInt8]?, _ incoming: [UInt8]?) -> [UInt8]? {
-        guard let local else { return incoming }
-        guard let incoming else { return local }
-        return local.lexicographicallyPrecedes(incoming) ? incoming : local
     }
 
     /// Two copies of one op differ only when one was purged (ids are minted once). Should two
@@ -116,7 +94,7 @@ public enum MessageFold {
         case (.edit, .delete): return other
         default: break
         }
-        let (heldForm, otherForm) = (MessagesNamespace.opEncoding(purgedForm(held)), MessagesNamespace.opEncoding(purgedForm(other)))
+        let (heldForm, otherForm) = (MessageOp.codec.encoded(purgedForm(held)), MessageOp.codec.encoded(purgedForm(other)))
         if heldForm != otherForm { return heldForm.lexicographicallyPrecedes(otherForm) ? other : held }
         return held == purgedForm(held) ? held : other
     }

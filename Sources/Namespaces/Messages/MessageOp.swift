@@ -1,4 +1,5 @@
 import Foundation
+import SyncKernel
 
 /// An immutable operation on a message.
 ///
@@ -30,4 +31,36 @@ public struct MessageOp: Sendable, Hashable {
         self.causalOrder = causalOrder
         self.editedAt = editedAt
     }
+
+    /// The wire form: `[opID, action, causalOrder, editedAt]`, the action as `[0, body, media]`
+    /// for an edit or `[1, scope]` for a delete.
+    public static let codec = FieldCodec<MessageOp>.record(
+        MessageOp(opID: [], action: .delete(.me), causalOrder: 0, editedAt: .distantPast), [
+            .member("opID", \.opID, .bytes(count: 16)), .member("action", \.action, Action.codec),
+            .member("causalOrder", \.causalOrder, .uint64), .member("editedAt", \.editedAt, .date),
+        ])
+}
+
+extension MessageOp.Action {
+    /// The wire form of an action: `[0, body, media]` for an edit, `[1, scope]` for a delete.
+    public static let codec = FieldCodec<MessageOp.Action>.custom("messageOpAction", write: { action, writer in
+        switch action {
+        case .edit(let body, let media):
+            writer.writeArrayHeader(count: 3)
+            writer.write(UInt64(0))
+            writer.write(body)
+            writer.writeNullable(media)
+        case .delete(let scope):
+            writer.writeArrayHeader(count: 2)
+            writer.write(UInt64(1))
+            writer.write(UInt64(scope.rawValue))
+        }
+    }, read: { value throws(SyncKernelError) in
+        let items = try value.array()
+        switch (try items.first?.uint(), items.count) {
+        case (0, 3): return .edit(body: try items[1].text(), media: try items[2].nullableText())
+        case (1, 2): return .delete(try FieldCodec<DeleteScope>.enumeration().decode(items[1]))
+        default: throw SyncKernelError(.malformedFrame, "a message op action")
+        }
+    })
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SyncKernel
 
 /// One reaction: who reacted (their account fingerprint) and with what.
 public struct Reaction: Sendable, Hashable, Comparable {
@@ -17,4 +18,9 @@ public struct Reaction: Sendable, Hashable, Comparable {
         if lhs.reactor != rhs.reactor { return lhs.reactor.lexicographicallyPrecedes(rhs.reactor) }
         return Array(lhs.emoji.utf8).lexicographicallyPrecedes(Array(rhs.emoji.utf8))
     }
+
+    /// The wire form: `[reactor, emoji]`.
+    public static let codec = FieldCodec<Reaction>.record(Reaction(reactor: [], emoji: ""), [
+        .member("reactor", \.reactor, .bytes()), .member("emoji", \.emoji, .text),
+    ])
 }

@@ -4,7 +4,7 @@ import SyncKernel
 /// One turn of a conversation with the agent.
 public struct AgentTurn: Sendable, Hashable {
     /// Who spoke.
-    public enum Role: UInt8, Sendable, Hashable {
+    public enum Role: UInt8, Sendable, Hashable, CaseIterable {
         /// The person.
         case user = 0
         /// The agent.
@@ -12,15 +12,15 @@ public struct AgentTurn: Sendable, Hashable {
     }
 
     /// The stable key (16 random bytes).
-    public let turnID: [UInt8]
+    public var turnID: [UInt8]
     /// The conversation (16 bytes).
-    public let conversationID: [UInt8]
+    public var conversationID: [UInt8]
     /// Who spoke.
-    public let role: Role
+    public var role: Role
     /// What was said.
-    public let text: String
+    public var text: String
     /// When (the speaking device's clock; display order only).
-    public let at: Date
+    public var at: Date
     /// Tokens this device spent producing the turn (per device).
     public var localTokenCount: Int64?
 

@@ -6,29 +6,14 @@ import SyncKernel
 /// Rule: `.causal`. Blocking is not monotone (users unblock), so a block and an unblock made on
 /// two devices must be ordered by what each had seen, never by their clocks.
 public enum BlocksNamespace: SyncNamespace {
-    public typealias Row = BlockEntry
-
     public static let name = "blocks"
-    public static let leafSchemaVersion = 1
-    public static let excludedFields: [ExcludedField] = []
-    public static let mergeRule: MergeRule<BlockEntry> = .causal
-    public static let causalMembership: CausalMembership<BlockEntry> = .tracked { CanonicalWriter.wholeSeconds($0.updatedAt) }
 
-    public static func key(of row: BlockEntry) -> [UInt8] { row.userIDHash }
+    public static let schema = RowSchema<BlockEntry>(
+        blank: BlockEntry(userIDHash: [], isBlocked: false, updatedAt: .distantPast), key: \.userIDHash, layout: .wholeRow, [
+            .hashed("userIDHash", \.userIDHash, .bytes()),
+            .hashed("isBlocked", \.isBlocked, .bool),
+            .hashed("updatedAt", \.updatedAt, .date),
+        ])
 
-    public static func encodeLeaf(_ row: BlockEntry, into writer: inout CanonicalWriter) {
-        encodeRow(row, into: &writer)
-    }
-
-    public static func encodeRow(_ row: BlockEntry, into writer: inout CanonicalWriter) {
-        writer.writeArrayHeader(count: 3)
-        writer.write(bytes: row.userIDHash)
-        writer.write(row.isBlocked)
-        writer.write(row.updatedAt)
-    }
-
-    public static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> BlockEntry {
-        let fields = try value.fields(3, of: "a block entry")
-        return BlockEntry(userIDHash: try fields[0].bytes(), isBlocked: try fields[1].bool(), updatedAt: try fields[2].date())
-    }
+    public static let mergeRule = MergeRule<BlockEntry>.causal(changeStamp: \.updatedAt)
 }

@@ -6,14 +6,12 @@ import SyncKernel
 /// Invariant: `entryHash` is SHA-256 of the observed content, so an entry is content-addressed
 /// and two devices can never hold different content under one key.
 public struct LedgerEntry: Sendable, Hashable {
-    /// The content hash, the stable key.
-    public let entryHash: [UInt8]
     /// The observed user's account fingerprint.
-    public let userIDHash: [UInt8]
+    public var userIDHash: [UInt8]
     /// The observed key.
-    public let pubkey: [UInt8]
+    public var pubkey: [UInt8]
     /// The transparency-log epoch of the observation.
-    public let epoch: UInt64
+    public var epoch: UInt64
     /// When this device made the observation (per device).
     public var observedAt: Date?
 
@@ -23,8 +21,10 @@ public struct LedgerEntry: Sendable, Hashable {
         self.pubkey = pubkey
         self.epoch = epoch
         self.observedAt = observedAt
-        entryHash = LedgerEntry.contentHash(userIDHash: userIDHash, pubkey: pubkey, epoch: epoch)
     }
+
+    /// The content hash, the stable key (derived from the content, so it always matches it).
+    public var entryHash: [UInt8] { LedgerEntry.contentHash(userIDHash: userIDHash, pubkey: pubkey, epoch: epoch) }
 
     /// SHA-256 under `synckernel.kt.entry` of the canonical content.
     public static func contentHash(userIDHash: [UInt8], pubkey: [UInt8], epoch: UInt64) -> [UInt8] {

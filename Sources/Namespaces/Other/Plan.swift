@@ -37,3 +37,10 @@ public struct Plan: Sendable, Hashable {
         self.updatedAt = updatedAt
     }
 }
+
+extension Plan.Step {
+    /// The wire form of a step: `[text, done]`.
+    public static let codec = FieldCodec<Plan.Step>.record(Plan.Step(text: "", done: false), [
+        .member("text", \.text, .text), .member("done", \.done, .bool),
+    ])
+}

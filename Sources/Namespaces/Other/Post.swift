@@ -7,15 +7,15 @@ import SyncKernel
 /// one it supersedes.
 public struct Post: Sendable, Hashable {
     /// The stable key (16 random bytes).
-    public let postID: [UInt8]
+    public var postID: [UInt8]
     /// The text.
-    public let body: String
+    public var body: String
     /// When it was published (the publishing device's clock; information only).
-    public let publishedAt: Date
+    public var publishedAt: Date
     /// The post this one corrects or retracts.
-    public let supersedes: [UInt8]?
+    public var supersedes: [UInt8]?
     /// True for a retraction of `supersedes`.
-    public let isRetraction: Bool
+    public var isRetraction: Bool
 
     /// Creates a post.
     public init(postID: [UInt8], body: String, publishedAt: Date, supersedes: [UInt8]? = nil, isRetraction: Bool = false) {

@@ -1,8 +1,9 @@
 /// The wire version of a set of registered namespaces, derived rather than written by hand.
 ///
-/// Invariant: any change to the namespace set, to a namespace's leaf-schema version or
-/// reconcile granularity, or to the kernel's frame format yields a different fingerprint, so two
-/// builds that would hash or ship rows differently can never mistake each other's digests.
+/// Invariant: any change to the namespace set, to what a namespace declares (its leaf layout,
+/// key, merge rule, the role, shape, merge and leaf contribution of any field, its granularity or
+/// `schemaVersion`), or to the kernel's frame format yields a different fingerprint, so two
+/// builds that would hash, ship or merge rows differently can never mistake each other's frames.
 public struct SchemaFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// The version of the kernel's own frame and digest layout; part of every fingerprint.
     public static let kernelFormatVersion: UInt64 = 1
@@ -15,17 +16,11 @@ public struct SchemaFingerprint: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
-    /// Derives the fingerprint of namespaces given as (name, leaf-schema version, granularity tag).
-    package init(namespaces: [(name: String, leafSchemaVersion: Int, granularity: String)]) {
+    /// Derives the fingerprint of a namespace set from each namespace's declaration description.
+    package init(declarations: [[UInt8]]) {
         var writer = CanonicalWriter()
         writer.write(SchemaFingerprint.kernelFormatVersion)
-        let sorted = namespaces.sorted { $0.name < $1.name }
-        writer.writeArray(sorted) { writer, namespace in
-            writer.writeArrayHeader(count: 3)
-            writer.write(namespace.name)
-            writer.write(namespace.leafSchemaVersion)
-            writer.write(namespace.granularity)
-        }
+        writer.writeArray(declarations.sorted { $0.lexicographicallyPrecedes($1) }) { $0.write(bytes: $1) }
         let hash = SHA256.hash(domain: Array("synckernel.schema".utf8), writer.bytes)
         value = hash.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }

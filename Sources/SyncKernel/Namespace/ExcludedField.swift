@@ -1,7 +1,9 @@
-/// A row field a namespace deliberately keeps out of its leaf, with the reason.
+/// A row field a namespace deliberately keeps out of its leaf, with the reason: the exclusion
+/// list `SyncNamespace.excludedFields` derives from the fields declared `.excluded`.
 ///
-/// Invariant: a field may be hashed only if the merge converges it; every field that is not,
-/// or that describes this device rather than the account, is listed here instead.
+/// Invariant: `name` is a stored property of the row (the schema checks it); a field may be
+/// hashed only if the merge converges it, and every field that is not, or that describes this
+/// device rather than the account, is excluded instead.
 public struct ExcludedField: Sendable, Hashable {
     /// Why a field stays out of the leaf.
     public enum Category: String, Sendable, Hashable {
@@ -11,7 +13,8 @@ public struct ExcludedField: Sendable, Hashable {
         case residency
         /// A local row id where a stable cross-device key exists.
         case localIdentifier
-        /// Re-derived on every device from a local source of truth; never synced.
+        /// The marker that a row is re-derived on every device from a local source of truth
+        /// (`SyncNamespace.isDeviceDerived` reads it); such rows are never synced.
         case deviceDerived
     }
 
@@ -22,8 +25,8 @@ public struct ExcludedField: Sendable, Hashable {
     /// A sentence saying why hashing it would diverge the digest.
     public let reason: String
 
-    /// Declares an excluded field.
-    public init(_ name: String, _ category: Category, reason: String) {
+    /// Describes an excluded field.
+    package init(_ name: String, _ category: Category, reason: String) {
         self.name = name
         self.category = category
         self.reason = reason

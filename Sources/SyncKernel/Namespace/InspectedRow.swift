@@ -19,6 +19,26 @@ struct InspectedRow: Sendable {
         isDeviceDerived = N.isDeviceDerived(row)
     }
 
+    /// Inspects a row a local write is about to save, refusing it unless it round-trips: its
+    /// bytes decode through the namespace's own decoder (so `validate` accepts it), re-encode to
+    /// the same bytes, and the decoded row has the same leaf. A namespace bug then surfaces as a
+    /// typed error at the save, never as a stored row the store cannot read back.
+    init<N: SyncNamespace>(validating row: N.Row, namespace: N.Type, stamp: Int64?) throws(SyncKernelError) {
+        self.init(row: row, namespace: N.self, stamp: stamp)
+        let decoded: N.Row
+        do {
+            decoded = try N.decodeRow(bytes: bytes)
+        } catch {
+            throw SyncKernelError(.rowRejected, "\(N.name): the namespace cannot read this row back (\(error.code.rawValue) \(error.detail))")
+        }
+        guard N.rowEncoding(of: decoded) == bytes else {
+            throw SyncKernelError(.rowRejected, "\(N.name): the row does not re-encode to the same bytes")
+        }
+        guard N.leafEncoding(of: decoded) == leafEncoding else {
+            throw SyncKernelError(.rowRejected, "\(N.name): the row read back has another leaf")
+        }
+    }
+
     func typedRow<N: SyncNamespace>(_ namespace: N.Type) throws(SyncKernelError) -> N.Row {
         guard let typed = row as? N.Row else { throw SyncKernelError(.unexpectedType, "row of another namespace") }
         return typed

@@ -4,13 +4,20 @@
 /// driver adds no policy of its own, so the kernel can treat all namespaces alike.
 struct NamespaceDriver: Sendable {
     let name: String
-    let leafSchemaVersion: Int
     let granularity: ReconcileGranularity
     let ruleName: String
     let isCausal: Bool
     let excludedFields: [ExcludedField]
+    /// The current row format id, recorded by the store beside the rows.
+    let rowFormatID: String
+    /// The declaration the schema fingerprint commits to.
+    let declaration: [UInt8]
+    /// Declaration mistakes; a namespace with any is refused.
+    let problems: [String]
     /// Decodes row bytes and returns (key, canonical bytes, leaf, leaf encoding, change stamp).
     let inspect: @Sendable ([UInt8]) throws(SyncKernelError) -> InspectedRow
+    /// Rewrites bytes stored in format `from` into the current format; nil when no migration reads it.
+    let migrate: @Sendable (_ from: String, _ bytes: [UInt8]) throws(SyncKernelError) -> [UInt8]?
     /// Non-causal merge: the bytes to store, or nil to keep the local row.
     let mergeUntracked: @Sendable (_ local: InspectedRow?, _ incoming: InspectedRow) throws(SyncKernelError) -> [UInt8]?
     /// Whether `incoming` wins a causal tie over `local`.
@@ -20,40 +27,54 @@ struct NamespaceDriver: Sendable {
 
     init<N: SyncNamespace>(_ namespace: N.Type) {
         name = N.name
-        leafSchemaVersion = N.leafSchemaVersion
         granularity = N.granularity
-        ruleName = N.mergeRule.name
+        let rule = N.mergeRule
+        ruleName = rule.name
+        isCausal = rule.isCausal
         excludedFields = N.excludedFields
+        rowFormatID = N.schema.rowFormatID
+        declaration = NamespaceDeclaration.describe(N.self)
+        problems = NamespaceDeclaration.problems(N.self)
         let stamp: (@Sendable (N.Row) -> Int64)?
-        if case .tracked(let changeStamp) = N.causalMembership { stamp = changeStamp } else { stamp = nil }
-        isCausal = stamp != nil
-        let inspectRow: @Sendable ([UInt8]) throws(SyncKernelError) -> InspectedRow = { bytes throws(SyncKernelError) in
+        if case .causal(let changeStamp, _, _) = rule.kind { stamp = changeStamp } else { stamp = nil }
+        inspect = { bytes throws(SyncKernelError) in
             let row = try N.decodeRow(bytes: bytes)
             return InspectedRow(row: row, namespace: N.self, stamp: stamp?(row))
         }
-        inspect = inspectRow
-        let rule = N.mergeRule
+        let migrations = N.migrations
+        migrate = { format, bytes throws(SyncKernelError) in
+            guard let migration = migrations.first(where: { $0.fromFormat == format }) else { return nil }
+            let row = try migration.decode(CBORReader.decode(bytes))
+            return N.rowEncoding(of: row)
+        }
+        let adoptChecked: @Sendable (N.Row, N.Row?) throws(SyncKernelError) -> [UInt8] = { incoming, local throws(SyncKernelError) in
+            let adopted = N.adopt(incoming, over: local)
+            guard N.leafEncoding(of: adopted) == N.leafEncoding(of: incoming) else {
+                throw SyncKernelError(.invalidDeclaration, "\(N.name): adopt changed the leaf of the winning row")
+            }
+            return N.rowEncoding(of: adopted)
+        }
         mergeUntracked = { local, incoming throws(SyncKernelError) in
             let incomingRow = try incoming.typedRow(N.self)
-            guard let local else { return N.rowEncoding(of: N.adopt(incomingRow, over: nil)) }
+            guard let local else { return try adoptChecked(incomingRow, nil) }
             let localRow = try local.typedRow(N.self)
-            switch rule {
+            switch rule.kind {
             case .causal, .insertIfAbsent:
                 return nil
-            case .monotone(let join), .fold(let join):
-                let joined = N.rowEncoding(of: join(localRow, incomingRow))
+            case .join:
+                let joined = N.rowEncoding(of: N.joined(localRow, incomingRow) ?? localRow)
                 return joined == local.bytes ? nil : joined
-            case .singleWriterLWW(let writerStamp):
+            case .singleWriterLWW(let writerStamp, _, _):
                 let (mine, theirs) = (writerStamp(localRow), writerStamp(incomingRow))
                 let incomingWins = theirs > mine || (theirs == mine && N.incomingWinsTie(incomingRow, over: localRow))
-                return incomingWins ? N.rowEncoding(of: N.adopt(incomingRow, over: localRow)) : nil
+                return incomingWins ? try adoptChecked(incomingRow, localRow) : nil
             }
         }
         incomingWinsTie = { incoming, local throws(SyncKernelError) in
             N.incomingWinsTie(try incoming.typedRow(N.self), over: try local.typedRow(N.self))
         }
         adopt = { incoming, local throws(SyncKernelError) in
-            N.rowEncoding(of: N.adopt(try incoming.typedRow(N.self), over: try local?.typedRow(N.self)))
+            try adoptChecked(try incoming.typedRow(N.self), try local?.typedRow(N.self))
         }
     }
 }

@@ -1,10 +1,11 @@
 /// The namespaces one device syncs, validated and in their fixed (name) order.
 ///
 /// Invariants: names are unique ignoring case (SQLite table names are case-insensitive) and
-/// valid table-name suffixes; exactly the `.causal` namespaces
-/// are causally tracked (RowClock's causalEntities are derived from this set, never listed
-/// twice); the schema fingerprint covers every name, leaf-schema version and granularity. The
-/// host builds one and passes it in: there is no global registry.
+/// valid table-name suffixes; every declaration passes the checks `SyncNamespace` lists (a
+/// namespace that fails one is refused with `invalidDeclaration` naming the namespace and the
+/// field); exactly the `.causal` namespaces are causally tracked, since tracking is read off the
+/// rule; the schema fingerprint covers every namespace's declaration. The host builds one and
+/// passes it in: there is no global registry.
 public struct NamespaceSet: Sendable {
     let drivers: [NamespaceDriver]
     /// The wire version of this set.
@@ -22,13 +23,13 @@ public struct NamespaceSet: Sendable {
             throw SyncKernelError(.duplicateNamespace, driver.name)
         }
         self.drivers = drivers
-        schema = SchemaFingerprint(namespaces: drivers.map { ($0.name, $0.leafSchemaVersion, $0.granularity.rawValue) })
+        schema = SchemaFingerprint(declarations: drivers.map(\.declaration))
     }
 
     /// Namespace names in the fixed order digests use.
     public var names: [String] { drivers.map(\.name) }
 
-    /// The names of causally tracked namespaces (RowClock's causalEntities).
+    /// The names of causally tracked namespaces (RowClock's causalEntities), read off their rules.
     public var causalEntities: [String] { drivers.filter(\.isCausal).map(\.name) }
 
     /// The excluded fields each namespace declares, by name.
@@ -49,11 +50,7 @@ public struct NamespaceSet: Sendable {
             throw SyncKernelError(.invalidNamespaceName, N.name)
         }
         let driver = NamespaceDriver(N.self)
-        let ruleIsCausal: Bool
-        if case .causal = N.mergeRule { ruleIsCausal = true } else { ruleIsCausal = false }
-        guard ruleIsCausal == driver.isCausal else {
-            throw SyncKernelError(.causalMembershipMismatch, N.name)
-        }
+        if let problem = driver.problems.first { throw SyncKernelError(.invalidDeclaration, problem) }
         return driver
     }
 }

@@ -11,6 +11,7 @@ struct Bookkeeping {
         CREATE TABLE IF NOT EXISTS sk_version(
             ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL, row BLOB,
             PRIMARY KEY(ns, key, vector)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS sk_row_format(ns TEXT NOT NULL PRIMARY KEY, format TEXT NOT NULL) WITHOUT ROWID;
         """
 
     static func rowTable(_ namespace: String) -> String { "ns_\(namespace)" }
@@ -34,6 +35,14 @@ struct Bookkeeping {
         return rows
     }
 
+    /// Every stored row of a namespace with its key, in key order.
+    func keyedRows(_ namespace: String) throws(SyncKernelError) -> [(key: [UInt8], row: [UInt8])] {
+        let statement = try db.statement("SELECT key, row FROM \(Bookkeeping.rowTable(namespace)) ORDER BY key")
+        var rows: [(key: [UInt8], row: [UInt8])] = []
+        while try statement.step() { rows.append((statement.blob(0), statement.blob(1))) }
+        return rows
+    }
+
     func putRow(_ namespace: String, _ key: [UInt8], _ bytes: [UInt8]) throws(SyncKernelError) {
         try db.statement("INSERT OR REPLACE INTO \(Bookkeeping.rowTable(namespace))(key, row) VALUES(?, ?)")
             .bind(1, key).bind(2, bytes).run()
@@ -41,6 +50,33 @@ struct Bookkeeping {
 
     func removeRow(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {
         try db.statement("DELETE FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?").bind(1, key).run()
+    }
+
+    // MARK: Row format
+
+    /// The row format id recorded for a namespace's stored rows, if any.
+    func rowFormat(_ namespace: String) throws(SyncKernelError) -> String? {
+        let statement = try db.statement("SELECT format FROM sk_row_format WHERE ns = ?")
+        statement.bind(1, namespace)
+        return try statement.first { $0.text(0) }
+    }
+
+    func setRowFormat(_ namespace: String, _ format: String) throws(SyncKernelError) {
+        try db.statement("INSERT OR REPLACE INTO sk_row_format(ns, format) VALUES(?, ?)").bind(1, namespace).bind(2, format).run()
+    }
+
+    /// Every live version other than the visible row, with its key and encoded vector.
+    func liveVersionRows(_ namespace: String) throws(SyncKernelError) -> [(key: [UInt8], vector: [UInt8], row: [UInt8])] {
+        let statement = try db.statement("SELECT key, vector, row FROM sk_version WHERE ns = ? AND row IS NOT NULL ORDER BY key, vector")
+        statement.bind(1, namespace)
+        var out: [(key: [UInt8], vector: [UInt8], row: [UInt8])] = []
+        while try statement.step() { out.append((statement.blob(0), statement.blob(1), statement.blob(2))) }
+        return out
+    }
+
+    func replaceVersionRow(_ namespace: String, key: [UInt8], vector: [UInt8], row: [UInt8]) throws(SyncKernelError) {
+        try db.statement("UPDATE sk_version SET row = ? WHERE ns = ? AND key = ? AND vector = ?")
+            .bind(1, row).bind(2, namespace).bind(3, key).bind(4, vector).run()
     }
 
     // MARK: RowVersion

@@ -4,7 +4,7 @@
 /// `apply`) runs in one transaction and goes through the single `RowWriter`; a crash leaves the
 /// state before or after a write, never between. The in-memory leaf indexes always describe the
 /// committed rows. Bookkeeping-only writes change no leaf and so never report a namespace dirty.
-/// Not `Sendable`: one owner (a `ReplicaEngine` or a test) uses it.
+/// Not `Sendable`: one owner (a `Replica` or a test) uses it.
 public final class KernelStore {
     /// The namespaces this store syncs.
     public let namespaces: NamespaceSet
@@ -17,8 +17,11 @@ public final class KernelStore {
 
     /// Opens (or creates) the store at `path` and loads every namespace's leaves.
     ///
-    /// A causal namespace whose rows have no bookkeeping yet (seen for the first time) registers
-    /// them with empty vectors. A stored row that no longer decodes is a `corruptBookkeeping` error.
+    /// A namespace whose stored rows were written in an earlier row format is migrated first, in
+    /// one transaction, through the namespace's `RowMigration` for that format; with none, the
+    /// store refuses to open with `rowFormatChanged` naming the namespace and the format. A causal
+    /// namespace whose rows have no bookkeeping yet (seen for the first time) registers them with
+    /// empty vectors. A stored row that no longer decodes is a `corruptBookkeeping` error.
     public init(path: String, namespaces: NamespaceSet, responsePolicy: ResponsePolicy = .standard) throws(SyncKernelError) {
         self.namespaces = namespaces
         self.responsePolicy = responsePolicy
@@ -27,6 +30,7 @@ public final class KernelStore {
         try db.execute(Bookkeeping.schema)
         for driver in namespaces.drivers {
             try books.createRowTable(driver.name)
+            try migrateRowFormat(driver)
             var inspected: [InspectedRow] = []
             for bytes in try books.allRows(driver.name) {
                 do {
@@ -41,6 +45,39 @@ public final class KernelStore {
                 }
             }
             indexes[driver.name] = LeafIndex(inspected.filter { !$0.isDeviceDerived }.map(\.leaf))
+        }
+    }
+
+    /// Brings a namespace's stored rows (and kept concurrent versions) to the current row format.
+    private func migrateRowFormat(_ driver: NamespaceDriver) throws(SyncKernelError) {
+        let stored = try books.rowFormat(driver.name)
+        guard stored != driver.rowFormatID else { return }
+        try db.transaction { () throws(SyncKernelError) in
+            if let stored {
+                func migrated(_ key: [UInt8], _ bytes: [UInt8]) throws(SyncKernelError) -> [UInt8] {
+                    let rewritten: [UInt8]?
+                    do {
+                        rewritten = try driver.migrate(stored, bytes)
+                    } catch {
+                        throw SyncKernelError(.rowFormatChanged, "\(driver.name): a stored row does not read under the migration from \(stored)")
+                    }
+                    guard let rewritten else {
+                        throw SyncKernelError(.rowFormatChanged, "\(driver.name): stored rows are in format \(stored); declare a RowMigration from it")
+                    }
+                    guard try driver.inspect(rewritten).key == key else {
+                        throw SyncKernelError(.rowFormatChanged, "\(driver.name): the migration from \(stored) changed a row's key")
+                    }
+                    return rewritten
+                }
+                for (key, bytes) in try books.keyedRows(driver.name) {
+                    try books.putRow(driver.name, key, try migrated(key, bytes))
+                }
+                for version in try books.liveVersionRows(driver.name) {
+                    try books.replaceVersionRow(driver.name, key: version.key, vector: version.vector,
+                                                row: try migrated(version.key, version.row))
+                }
+            }
+            try books.setRowFormat(driver.name, driver.rowFormatID)
         }
     }
 

@@ -1,9 +1,11 @@
 /// The handle a local write receives: reads and writes rows of one namespace inside one transaction.
 ///
-/// Invariants: every save passes through RowClock (tracked namespaces bump on a changed stamp
-/// or a changed leaf)
-/// and through the kernel's single `RowWriter`; saving bytes identical to the stored row writes
-/// nothing. Valid only inside the `KernelStore.write` call that created it.
+/// Invariants: every save is validated first (the row must read back through the namespace's own
+/// decoder to the same bytes and leaf; otherwise `rowRejected` and, since the write's transaction
+/// rolls back, nothing of the write is stored); every save passes through RowClock (causal
+/// namespaces bump on a changed stamp or a changed leaf) and through the kernel's single
+/// `RowWriter`; saving bytes identical to the stored row writes nothing. Valid only inside the
+/// `KernelStore.write` call that created it.
 public struct NamespaceTransaction<N: SyncNamespace> {
     let writer: RowWriter
     let rowClock: RowClock
@@ -23,11 +25,14 @@ public struct NamespaceTransaction<N: SyncNamespace> {
     }
 
     /// Saves `row` (insert or replace by its key).
+    ///
+    /// Throws `rowRejected` when the row does not round-trip through the namespace's decoder (an
+    /// offloaded note that still holds a body, a value a custom codec cannot read back).
     public func save(_ row: N.Row) throws(SyncKernelError) {
-        let inspected = InspectedRow(row: row, namespace: N.self, stamp: nil)
+        let inspected = try InspectedRow(validating: row, namespace: N.self, stamp: nil)
         let stored = try writer.books.row(N.name, inspected.key)
         guard stored != inspected.bytes else { return }
-        if case .tracked(let changeStamp) = N.causalMembership, !inspected.isDeviceDerived {
+        if case .causal(let changeStamp, _, _) = N.mergeRule.kind, !inspected.isDeviceDerived {
             try rowClock.observe(N.name, key: inspected.key, stamp: changeStamp(row),
                                  leafChanged: writer.leafHash(N.name, inspected.key) != inspected.leaf.hash)
         }

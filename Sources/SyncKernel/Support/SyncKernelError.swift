@@ -32,14 +32,16 @@ public struct SyncKernelError: Error, Sendable, Hashable, CustomStringConvertibl
         case invalidDeviceIdentity = "SK303"
         // Namespaces (4xx)
         case duplicateNamespace = "SK401"
-        case causalMembershipMismatch = "SK402"
         case invalidNamespaceName = "SK403"
         case operationNotSupportedByRule = "SK404"
         case namespaceRefused = "SK405"
+        case invalidDeclaration = "SK406"
+        case rowRejected = "SK407"
         // Store (5xx)
         case sqlite = "SK501"
         case corruptBookkeeping = "SK502"
         case storeClosed = "SK503"
+        case rowFormatChanged = "SK504"
     }
 
     /// The stable reason.

@@ -17,66 +17,27 @@ struct Bookmark: Sendable, Hashable {
 
 /// Bookmarks: edited on any device, so causal.
 enum BookmarksNamespace: SyncNamespace {
-    typealias Row = Bookmark
-
     static let name = "bookmarks"
-    static let leafSchemaVersion = 1
-    static let excludedFields = [
-        ExcludedField("visitedAt", .perDevice, reason: "each device opens a bookmark at its own times"),
-    ]
-    static let mergeRule: MergeRule<Bookmark> = .causal
-    static let causalMembership: CausalMembership<Bookmark> = .tracked { CanonicalWriter.wholeSeconds($0.updatedAt) }
 
-    static func key(of row: Bookmark) -> [UInt8] { Array(row.url.utf8) }
+    static let schema = RowSchema<Bookmark>(blank: Bookmark(url: "", title: "", tags: [], updatedAt: .distantPast), key: \.url, [
+        .hashed("url", \.url, .text),
+        .hashed("title", \.title, .text),
+        .hashed("tags", \.tags, .array(.text)),
+        .hashed("updatedAt", \.updatedAt, .date),
+        .excluded("visitedAt", \.visitedAt, .optional(.date), .perDevice, reason: "each device opens a bookmark at its own times"),
+    ])
 
-    static func encodeLeaf(_ row: Bookmark, into writer: inout CanonicalWriter) {
-        writer.write(row.url)
-        writer.write(row.title)
-        writer.write(texts: row.tags)
-        writer.write(row.updatedAt)
-    }
-
-    static func encodeRow(_ row: Bookmark, into writer: inout CanonicalWriter) {
-        writer.writeArrayHeader(count: 5)
-        writer.write(row.url)
-        writer.write(row.title)
-        writer.write(texts: row.tags)
-        writer.write(row.updatedAt)
-        writer.writeNullable(row.visitedAt)
-    }
-
-    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> Bookmark {
-        let fields = try value.fields(5, of: "a bookmark")
-        return Bookmark(url: try fields[0].text(), title: try fields[1].text(), tags: try fields[2].texts(),
-                        updatedAt: try fields[3].date(), visitedAt: try fields[4].nullableDate())
-    }
-
-    /// A sibling's bookmark wins on content; this device keeps its own visit time.
-    static func adopt(_ incoming: Bookmark, over local: Bookmark?) -> Bookmark {
-        var kept = incoming
-        kept.visitedAt = local?.visitedAt
-        return kept
-    }
+    static let mergeRule = MergeRule<Bookmark>.causal(changeStamp: \.updatedAt)
 }
 
-/// What the conformance kit needs to know to exercise bookmarks.
+/// What the conformance kit needs beyond the declaration: how to make a row, and what a device
+/// does to a bookmark it receives.
 enum BookmarksConformance: NamespaceConformance {
     typealias Namespace = BookmarksNamespace
 
     static func makeRow(_ generator: inout FieldGenerator) -> Bookmark {
         Bookmark(url: "https://example.org/" + generator.word() + "\(generator.int(0...1_000_000))", title: generator.text(),
-                 tags: [generator.word()], updatedAt: generator.date(), visitedAt: nil)
-    }
-
-    static let hashedFields: [FieldSpec<Bookmark>] = [
-        .keyPath("title", \.title, .text), .keyPath("tags", \.tags, .array(.text)), .date("updatedAt", \.updatedAt),
-    ]
-    static let excludedFields: [FieldSpec<Bookmark>] = [.keyPath("visitedAt", \.visitedAt, .optional(.date))]
-
-    static func touched(_ row: Bookmark, at clock: Date) -> Bookmark {
-        var bookmark = row
-        bookmark.updatedAt = clock
-        return bookmark
+                 tags: [generator.word()], updatedAt: generator.date())
     }
 
     static func received(_ row: Bookmark, at clock: Date) -> Bookmark {

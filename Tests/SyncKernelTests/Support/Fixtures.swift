@@ -12,39 +12,13 @@ enum RecordNamespace: SyncNamespace {
     }
 
     static let name = "records"
-    static let leafSchemaVersion = 1
-    static let excludedFields = [ExcludedField("observedBy", .perDevice, reason: "which device saw it first")]
-    static let mergeRule: MergeRule<Row> = .causal
-    static let causalMembership: CausalMembership<Row> = .tracked { $0.updatedAt }
-
-    static func key(of row: Row) -> [UInt8] { Array(row.id.utf8) }
-
-    static func encodeLeaf(_ row: Row, into writer: inout CanonicalWriter) {
-        writer.write(row.id)
-        writer.write(row.value)
-        writer.write(row.updatedAt)
-    }
-
-    static func encodeRow(_ row: Row, into writer: inout CanonicalWriter) {
-        writer.writeArrayHeader(count: 4)
-        writer.write(row.id)
-        writer.write(row.value)
-        writer.write(row.updatedAt)
-        writer.write(row.observedBy)
-    }
-
-    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> Row {
-        let fields = try value.array()
-        guard fields.count == 4 else { throw SyncKernelError(.malformedFrame, "record has 4 fields") }
-        return Row(id: try fields[0].text(), value: try fields[1].text(), updatedAt: try fields[2].int64(),
-                   observedBy: try fields[3].text())
-    }
-
-    static func adopt(_ incoming: Row, over local: Row?) -> Row {
-        var row = incoming
-        row.observedBy = local?.observedBy ?? ""
-        return row
-    }
+    static let schema = RowSchema<Row>(blank: Row(id: "", value: "", updatedAt: 0), key: \.id, [
+        .hashed("id", \.id, .text),
+        .hashed("value", \.value, .text),
+        .hashed("updatedAt", \.updatedAt, .int64),
+        .excluded("observedBy", \.observedBy, .text, .perDevice, reason: "which device saw it first"),
+    ])
+    static let mergeRule = MergeRule<Row>.causal(changeStamp: \.updatedAt)
 }
 
 /// A deliberately broken namespace: append-only, but it hashes a per-device field the merge never converges.
@@ -55,29 +29,11 @@ enum StormyNamespace: SyncNamespace {
     }
 
     static let name = "stormy"
-    static let leafSchemaVersion = 1
-    static let excludedFields: [ExcludedField] = []
-    static let mergeRule: MergeRule<Row> = .insertIfAbsent
-    static let causalMembership: CausalMembership<Row> = .untracked
-
-    static func key(of row: Row) -> [UInt8] { Array(row.id.utf8) }
-
-    static func encodeLeaf(_ row: Row, into writer: inout CanonicalWriter) {
-        writer.write(row.id)
-        writer.write(row.seenOnDevice)
-    }
-
-    static func encodeRow(_ row: Row, into writer: inout CanonicalWriter) {
-        writer.writeArrayHeader(count: 2)
-        writer.write(row.id)
-        writer.write(row.seenOnDevice)
-    }
-
-    static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> Row {
-        let fields = try value.array()
-        guard fields.count == 2 else { throw SyncKernelError(.malformedFrame, "stormy row has 2 fields") }
-        return Row(id: try fields[0].text(), seenOnDevice: try fields[1].text())
-    }
+    static let schema = RowSchema<Row>(blank: Row(id: "", seenOnDevice: ""), key: \.id, [
+        .hashed("id", \.id, .text),
+        .hashed("seenOnDevice", \.seenOnDevice, .text),
+    ])
+    static let mergeRule = MergeRule<Row>.insertIfAbsent
 }
 
 /// Creates stores, devices and fleets in a private temporary folder.
@@ -162,7 +118,7 @@ final class FixtureSelfTests: XCTestCase {
         let mine = StormyNamespace.Row(id: "s", seenOnDevice: "a")
         let theirs = StormyNamespace.Row(id: "s", seenOnDevice: "b")
         XCTAssertNotEqual(StormyNamespace.leaf(of: mine), StormyNamespace.leaf(of: theirs), "the storm needs a hashed per-device field")
-        guard case .insertIfAbsent = StormyNamespace.mergeRule else { return XCTFail("the storm needs a rule that keeps the local row") }
+        XCTAssertEqual(StormyNamespace.mergeRule.name, "insertIfAbsent", "the storm needs a rule that keeps the local row")
         XCTAssertEqual(try StormyNamespace.decodeRow(bytes: StormyNamespace.rowEncoding(of: mine)), mine)
     }
 

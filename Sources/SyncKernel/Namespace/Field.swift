@@ -1,0 +1,142 @@
+import Foundation
+
+/// One declared field of a row: its name, where it lives, how it is written, and whether the
+/// leaf commits to it.
+///
+/// A namespace lists its fields once, in `RowSchema`; from that list the kernel derives the row
+/// encoding (every field, in order), the leaf encoding (the hashed fields), the exclusion list,
+/// the schema fingerprint, the default `adopt` and the `.join` merge. Build fields with
+/// `.hashed`, `.excluded`, `.group` and (inside groups and records) `.member`.
+///
+/// Invariant: `name` is the name of the stored property the key path reaches (the schema checks
+/// this against the row type), so an exclusion can never name a field that does not exist.
+public struct Field<Row: Sendable>: Sendable {
+    /// The stored property's name.
+    public let name: String
+    package let role: FieldRole
+    package let shape: CodecShape
+    /// The names of the stored properties this field covers (one, or a group's members).
+    package let properties: [String]
+    package let path: (any AnyKeyPath & Sendable)?
+    package let mergeName: String?
+    package let leafName: String?
+    package let problems: [String]
+    /// Writes the field's row item.
+    package let writeRow: @Sendable (Row, inout CanonicalWriter) -> Void
+    /// Writes the field's leaf item in a `.sequence` leaf.
+    package let writeLeaf: @Sendable (Row, inout CanonicalWriter) -> Void
+    /// Reads the field's row item into a row.
+    package let read: @Sendable (CBORValue, inout Row) throws(SyncKernelError) -> Void
+    /// Copies the field's value from one row into another.
+    package let copy: @Sendable (_ source: Row, _ target: inout Row) -> Void
+    /// Under `.join`: sets the field of `target` to the join of both sides' values.
+    package let merge: (@Sendable (_ local: Row, _ incoming: Row, _ target: inout Row) -> Void)?
+    /// For date fields: the row with sub-second noise added to the field (which must not move any encoding).
+    package let perturbDate: (@Sendable (Row) -> Row)?
+}
+
+extension Field {
+    /// A field the leaf commits to. Under `.join`, `merge` says how two values converge (required
+    /// there, refused under the other rules, where the row is the unit of merge).
+    public static func hashed<Value: Sendable>(_ name: String, _ path: WritableKeyPath<Row, Value> & Sendable,
+                                               _ codec: FieldCodec<Value>, merge: FieldMerge<Value>? = nil) -> Field {
+        make(name, path, codec, role: .hashed, merge: merge, leaf: nil)
+    }
+
+    /// A hashed field whose leaf item is derived from the row rather than the field's own value
+    /// (the notebook hashes a body through its digest, so an offloaded copy hashes the same).
+    public static func hashed<Value: Sendable>(_ name: String, _ path: WritableKeyPath<Row, Value> & Sendable,
+                                               _ codec: FieldCodec<Value>, leaf: LeafContribution<Row>,
+                                               merge: FieldMerge<Value>? = nil) -> Field {
+        make(name, path, codec, role: .hashed, merge: merge, leaf: leaf)
+    }
+
+    /// A field kept out of the leaf: stored and shipped, never hashed, never merged.
+    ///
+    /// `category` says why (per device, residency, local identifier, device-derived marker) and
+    /// `reason` is the sentence a reviewer reads. Per-device and local-identifier fields are kept
+    /// from the local row when a sibling's row wins (see `SyncNamespace.adopt`).
+    public static func excluded<Value: Sendable>(_ name: String, _ path: WritableKeyPath<Row, Value> & Sendable,
+                                                 _ codec: FieldCodec<Value>, _ category: ExcludedField.Category,
+                                                 reason: String) -> Field {
+        make(name, path, codec, role: .excluded(category, reason: reason), merge: nil, leaf: nil)
+    }
+
+    /// A member of a `.group` or of a `.record` codec.
+    public static func member<Value: Sendable>(_ name: String, _ path: WritableKeyPath<Row, Value> & Sendable,
+                                               _ codec: FieldCodec<Value>) -> Field {
+        make(name, path, codec, role: .member, merge: nil, leaf: nil)
+    }
+
+    /// Several stored properties hashed and merged as one unit, written as a nested array of the
+    /// members in order (content fixed when a message is sent, say).
+    public static func group(_ name: String, _ members: [Field], merge: FieldMerge<Row>? = nil) -> Field {
+        let count = members.count
+        let writeRow: @Sendable (Row, inout CanonicalWriter) -> Void = { row, writer in
+            writer.writeArrayHeader(count: count)
+            for member in members { member.writeRow(row, &writer) }
+        }
+        let copyAll: @Sendable (Row, inout Row) -> Void = { source, target in
+            for member in members { member.copy(source, &target) }
+        }
+        var problems = members.flatMap(\.problems)
+        if members.contains(where: { $0.role != .member }) { problems.append("group \(name) holds a field that is not a .member") }
+        let merged: (@Sendable (Row, Row, inout Row) -> Void)? = merge.map { merge in
+            switch merge.strategy {
+            case .greaterEncoding:
+                return { local, incoming, target in
+                    var (mine, theirs) = (CanonicalWriter(), CanonicalWriter())
+                    writeRow(local, &mine)
+                    writeRow(incoming, &theirs)
+                    copyAll(mine.bytes.lexicographicallyPrecedes(theirs.bytes) ? incoming : local, &target)
+                }
+            case .join(let join):
+                return { local, incoming, target in copyAll(join(local, incoming), &target) }
+            }
+        }
+        return Field(name: name, role: .hashed, shape: .record(members.map(\.shape)), properties: members.flatMap(\.properties),
+                     path: nil, mergeName: merge?.name, leafName: nil, problems: problems, writeRow: writeRow, writeLeaf: writeRow,
+                     read: { item, row throws(SyncKernelError) in
+                         let items = try item.array()
+                         guard items.count == count else { throw SyncKernelError(.malformedFrame, "group \(name) has \(count) members") }
+                         for (member, entry) in zip(members, items) { try member.read(entry, &row) }
+                     },
+                     copy: copyAll, merge: merged, perturbDate: nil)
+    }
+
+    private static func make<Value: Sendable>(_ name: String, _ path: WritableKeyPath<Row, Value> & Sendable,
+                                              _ codec: FieldCodec<Value>, role: FieldRole, merge: FieldMerge<Value>?,
+                                              leaf: LeafContribution<Row>?) -> Field {
+        let merged: (@Sendable (Row, Row, inout Row) -> Void)? = merge.map { merge in
+            switch merge.strategy {
+            case .join(let join):
+                return { local, incoming, target in target[keyPath: path] = join(local[keyPath: path], incoming[keyPath: path]) }
+            case .greaterEncoding:
+                return { local, incoming, target in
+                    let (mine, theirs) = (local[keyPath: path], incoming[keyPath: path])
+                    target[keyPath: path] = codec.encoded(mine).lexicographicallyPrecedes(codec.encoded(theirs)) ? theirs : mine
+                }
+            }
+        }
+        var perturb: (@Sendable (Row) -> Row)?
+        if case .date = codec.shape {
+            perturb = { row in
+                guard let datePath = path as? WritableKeyPath<Row, Date> else { return row }
+                var noisy = row
+                noisy[keyPath: datePath] = row[keyPath: datePath].addingTimeInterval(0.731)
+                return noisy
+            }
+        }
+        let writeRow: @Sendable (Row, inout CanonicalWriter) -> Void = { row, writer in codec.write(row[keyPath: path], &writer) }
+        let writeOwnLeaf: @Sendable (Row, inout CanonicalWriter) -> Void = { row, writer in
+            codec.writeLeafItem(row[keyPath: path], &writer)
+        }
+        let read: @Sendable (CBORValue, inout Row) throws(SyncKernelError) -> Void = { item, row throws(SyncKernelError) in
+            row[keyPath: path] = try codec.read(item)
+        }
+        let copy: @Sendable (Row, inout Row) -> Void = { source, target in target[keyPath: path] = source[keyPath: path] }
+        return Field(name: name, role: role, shape: codec.shape, properties: [name], path: path, mergeName: merge?.name,
+                     leafName: leaf?.name, problems: codec.problems, writeRow: writeRow, writeLeaf: leaf?.write ?? writeOwnLeaf,
+                     read: read, copy: copy, merge: merged, perturbDate: perturb)
+    }
+}

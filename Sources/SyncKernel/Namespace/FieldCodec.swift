@@ -1,0 +1,55 @@
+/// How one value travels: its canonical CBOR form, how it is read back, and its shape.
+///
+/// Invariants: `write` is deterministic (one value, one encoding); `read` accepts exactly what
+/// `write` produces for some value and throws a typed `SyncKernelError` on anything else, never
+/// trapping; reading what `write` wrote gives a value that writes the same bytes again. The
+/// standard codecs (`.bytes`, `.text`, `.date`, `.optional`, `.array`, `.record`...) keep these
+/// by construction; a `.custom` codec must keep them itself, and the conformance kit checks it.
+public struct FieldCodec<Value: Sendable>: Sendable {
+    /// The codec's wire shape.
+    package let shape: CodecShape
+    /// Writes one value as one CBOR item.
+    package let write: @Sendable (Value, inout CanonicalWriter) -> Void
+    /// Reads one item written by `write`.
+    package let read: @Sendable (CBORValue) throws(SyncKernelError) -> Value
+    /// Writes the value as a top-level leaf item of a `.sequence` leaf: the same as `write`,
+    /// except that an optional gets a presence marker (`0`, or `1` and the value), so absent and
+    /// empty never hash alike unless the codec says `emptyIsAbsent`.
+    package let writeLeafItem: @Sendable (Value, inout CanonicalWriter) -> Void
+    /// Declaration mistakes found while building the codec (a record member missing, say);
+    /// `NamespaceSet` refuses a namespace whose schema carries any.
+    package let problems: [String]
+
+    package init(shape: CodecShape, write: @escaping @Sendable (Value, inout CanonicalWriter) -> Void,
+                 read: @escaping @Sendable (CBORValue) throws(SyncKernelError) -> Value,
+                 writeLeafItem: (@Sendable (Value, inout CanonicalWriter) -> Void)? = nil, problems: [String] = []) {
+        self.shape = shape
+        self.write = write
+        self.read = read
+        self.writeLeafItem = writeLeafItem ?? write
+        self.problems = problems
+    }
+
+    /// A hand-written codec for a value whose wire form is not a composition of the standard
+    /// codecs (an enum with payloads, say).
+    ///
+    /// `name` identifies the format in the schema fingerprint: change it (`"action.v2"`) whenever
+    /// `write` changes. `write` must write exactly one CBOR item; `read` must accept exactly what
+    /// `write` produces and throw on anything else.
+    public static func custom(_ name: String, write: @escaping @Sendable (Value, inout CanonicalWriter) -> Void,
+                              read: @escaping @Sendable (CBORValue) throws(SyncKernelError) -> Value) -> FieldCodec {
+        FieldCodec(shape: .custom(name: name), write: write, read: read)
+    }
+
+    /// The canonical encoding of `value`.
+    public func encoded(_ value: Value) -> [UInt8] {
+        var writer = CanonicalWriter()
+        write(value, &writer)
+        return writer.bytes
+    }
+
+    /// Decodes one item written by this codec.
+    public func decode(_ value: CBORValue) throws(SyncKernelError) -> Value {
+        try read(value)
+    }
+}

@@ -1,0 +1,70 @@
+/// A declared list of fields over one value type and the operations derived from it.
+///
+/// Invariant: every operation visits the fields in declaration order, so the encodings it
+/// writes are fixed by the declaration alone.
+struct FieldList<Value: Sendable>: Sendable {
+    let blank: Value
+    let fields: [Field<Value>]
+
+    /// Writes every field's row item, in order.
+    func writeRow(_ value: Value, into writer: inout CanonicalWriter) {
+        for field in fields { field.writeRow(value, &writer) }
+    }
+
+    /// Writes the hashed fields' leaf items, in order.
+    func writeLeaf(_ value: Value, into writer: inout CanonicalWriter) {
+        for field in fields where field.role == .hashed { field.writeLeaf(value, &writer) }
+    }
+
+    /// Reads `items` (one per field) into a copy of `blank`.
+    func read(_ items: ArraySlice<CBORValue>) throws(SyncKernelError) -> Value {
+        var value = blank
+        for (field, item) in zip(fields, items) { try field.read(item, &value) }
+        return value
+    }
+
+    /// The incoming value with this device's per-device and local-identifier fields kept from
+    /// `local` (or reset to the blank value when there is no local copy): another device's view
+    /// of such a field means nothing here.
+    func adopt(_ incoming: Value, over local: Value?) -> Value {
+        var kept = incoming
+        for field in fields {
+            guard case .excluded(let category, _) = field.role, category == .perDevice || category == .localIdentifier else {
+                continue
+            }
+            field.copy(local ?? blank, &kept)
+        }
+        return kept
+    }
+
+    /// The local value with every merged field joined with the incoming one.
+    func join(_ local: Value, _ incoming: Value) -> Value {
+        var joined = local
+        for field in fields { field.merge?(local, incoming, &joined) }
+        return joined
+    }
+
+    /// The fields as the kernel and the kit see them, reached through `extract` and `embed`.
+    func schemaFields<Row: Sendable>(variant: String?, extract: @escaping @Sendable (Row) -> Value?,
+                                     embed: @escaping @Sendable (Value) -> Row) -> [SchemaField<Row>] {
+        fields.map { field in
+            SchemaField(name: variant.map { "\($0).\(field.name)" } ?? field.name, role: field.role, shape: field.shape,
+                        mergeName: field.mergeName, leafName: field.leafName, path: field.path, variant: variant,
+                        value: { row in
+                            guard let value = extract(row) else { return nil }
+                            var writer = CanonicalWriter()
+                            field.writeRow(value, &writer)
+                            return writer.bytes
+                        },
+                        replacing: { row, item throws(SyncKernelError) in
+                            guard var value = extract(row) else { return nil }
+                            try field.read(item, &value)
+                            return embed(value)
+                        },
+                        perturbDate: { row in
+                            guard let perturb = field.perturbDate, let value = extract(row) else { return nil }
+                            return embed(perturb(value))
+                        })
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// One declared field as the kernel and the conformance kit see it, whatever the row's shape.
+///
+/// Invariant: `value` and `replacing` answer nil exactly for rows of another variant; for all
+/// other rows `replacing(row, item)` changes this field only.
+package struct SchemaField<Row: Sendable>: Sendable {
+    /// The field's name (`Variant.field` inside a variant).
+    package let name: String
+    package let role: FieldRole
+    package let shape: CodecShape
+    package let mergeName: String?
+    package let leafName: String?
+    package let path: (any AnyKeyPath & Sendable)?
+    package let variant: String?
+    /// The field's row item bytes.
+    package let value: @Sendable (Row) -> [UInt8]?
+    /// The row with the field read from `item`.
+    package let replacing: @Sendable (Row, CBORValue) throws(SyncKernelError) -> Row?
+    /// For date fields: the row with sub-second noise in the field.
+    package let perturbDate: @Sendable (Row) -> Row?
+
+    /// The category when the field is excluded.
+    package var exclusion: ExcludedField.Category? {
+        if case .excluded(let category, _) = role { return category }
+        return nil
+    }
+
+    /// Writes what the fingerprint commits to: role, category, shape, merge and leaf contribution
+    /// (not the name: renaming a property changes no byte anyone hashes or ships).
+    func describe(into writer: inout CanonicalWriter) {
+        writer.writeArrayHeader(count: 5)
+        switch role {
+        case .hashed: writer.write("hashed")
+        case .excluded: writer.write("excluded")
+        case .member: writer.write("member")
+        }
+        if let exclusion { writer.write(exclusion.rawValue) } else { writer.writeNull() }
+        shape.encode(into: &writer)
+        writer.writeNullable(mergeName)
+        writer.writeNullable(leafName)
+    }
+}
