@@ -118,6 +118,24 @@ final class MessagesNamespaceTests: XCTestCase {
         XCTAssertTrue(pair.agree(MessagesNamespace.self))
     }
 
+    func testConcurrentEditsIgnoreTheClockAndGoToTheGreaterOpID() throws {
+        let pair = try TwoDevices()
+        try write(pair.a) { tx throws(SyncKernelError) in try tx.record(self.sample()) }
+        try pair.sync(MessagesNamespace.self)
+        try write(pair.a) { tx throws(SyncKernelError) in
+            try tx.edit(messageID, body: "A, clock a year fast", opID: TwoDevices.id(0x01), editedAt: TwoDevices.at(40_000_000))
+        }
+        try write(pair.b) { tx throws(SyncKernelError) in
+            try tx.edit(messageID, body: "B, correct clock", opID: TwoDevices.id(0xfe), editedAt: TwoDevices.at(1_000))
+        }
+        try pair.sync(MessagesNamespace.self)
+        for store in [pair.a, pair.b] {
+            XCTAssertEqual(MessageFold.effective(try XCTUnwrap(try held(store))).body, "B, correct clock",
+                           "concurrent edits resolve by op id; the fast clock does not win")
+        }
+        XCTAssertTrue(pair.agree(MessagesNamespace.self))
+    }
+
     func testFoldIsCommutativeAssociativeAndIdempotentOnLeaves() {
         var random = SeededGenerator(seed: 31)
         func variant() -> Message {

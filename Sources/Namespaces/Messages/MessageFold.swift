@@ -7,7 +7,8 @@ import SyncKernel
 /// Invariants: `merge` is commutative, associative and idempotent on everything the leaf hashes
 /// (per-device fields come from the local side); a delete dominates by scope (everyone > me >
 /// live) and purges the plaintext of the message and of every edit; otherwise the visible edit is
-/// the greatest by (causalOrder, editedAt, opID), so causality orders edits before any clock does.
+/// the greatest by (causalOrder, opID): causality orders edits, and two concurrent edits (equal
+/// counters) go to the greater op id on every device. No clock takes part; `editedAt` is shown only.
 public enum MessageFold {
     /// What a reader sees of a message.
     public struct Effective: Sendable, Hashable {
@@ -52,11 +53,10 @@ public enum MessageFold {
         return Effective(body: message.body, media: message.media, deleted: nil)
     }
 
-    /// The order of edits: causal counter first, then the editing clock, then the op id.
+    /// The order of edits: the causal counter, then (for concurrent edits) the op id. The
+    /// editing device's clock is never consulted, so a device whose clock runs fast cannot win.
     public static func editPrecedes(_ lhs: MessageOp, _ rhs: MessageOp) -> Bool {
         if lhs.causalOrder != rhs.causalOrder { return lhs.causalOrder < rhs.causalOrder }
-        let (left, right) = (CanonicalWriter.wholeSeconds(lhs.editedAt), CanonicalWriter.wholeSeconds(rhs.editedAt))
-        if left != right { return left < right }
         return lhs.opID.lexicographicallyPrecedes(rhs.opID)
     }
 

@@ -21,7 +21,7 @@ public struct MessageOp: Sendable, Hashable {
     public var action: Action
     /// The causal counter (a Lamport clock over this message's operations).
     public var causalOrder: UInt64
-    /// The editing device's wall clock, whole seconds: a tie-break between concurrent edits only.
+    /// The editing device's wall clock, whole seconds: shown to readers, never used to order edits.
     public var editedAt: Date
 
     /// Creates an operation.
