@@ -2,8 +2,9 @@
 ///
 /// The replica is sans-IO: the host hands it frames and the time, and drains the frames to send
 /// and the events to report (`drainActions()`); it calls `tick(now:)` at `nextDeadline`. The
-/// in-process `Fleet` drives replicas on a virtual clock; a network transport drives them on a
-/// real one. Not `Sendable`: each replica belongs to one isolation domain.
+/// in-process `Fleet` of the SyncKernelSimulator module drives replicas on a virtual clock; a
+/// network transport drives them on a real one. Not `Sendable`: each replica belongs to one
+/// isolation domain.
 ///
 /// Invariants:
 /// - A local write that changes a leaf schedules one digest broadcast after the debounce; a

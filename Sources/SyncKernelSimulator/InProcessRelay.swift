@@ -1,3 +1,5 @@
+import SyncKernel
+
 /// A pure publish/subscribe relay in memory: it forwards to whoever is listening and stores nothing.
 ///
 /// Invariants: no mailbox (a frame whose recipient is not subscribed when it arrives is lost);

@@ -1,3 +1,5 @@
+import SyncKernel
+
 /// Several replicas joined by an `InProcessRelay` on one virtual clock: the deterministic harness
 /// tests and the simulator drive, in the spirit of an embedded channel.
 ///
