@@ -260,12 +260,7 @@ public final class Replica {
 
     private func send(_ body: SyncFrame.Body, to sibling: DeviceID) {
         let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body)
-        let namespace: String? = switch body {
-        case .reconcileRequest(let request): request.namespace
-        case .reconcileResponse(let response): response.namespace
-        case .stateDigest, .heartbeat: nil
-        }
-        outbox.append(.send(to: sibling, kind: body.kind, namespace: namespace, frame: frame.encoded()))
+        outbox.append(.send(to: sibling, kind: body.kind, frame: frame.encoded()))
     }
 
     private func report(_ event: ReplicaEvent) {
