@@ -1,6 +1,7 @@
 import Foundation
 import NotebookNamespace
 import SyncKernel
+import SyncKernelSimulator
 
 /// Builds a fleet of devices on SQLite files, makes differences, and runs it to convergence.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import SyncKernel
+import SyncKernelSimulator
 
 /// How the simulator seeds and changes one namespace, type-erased so a run can mix namespaces.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import NotebookNamespace
 import SyncKernel
+import SyncKernelSimulator
 
 /// Generates the simulator's notebook rows and the differences made on top of them.
 ///

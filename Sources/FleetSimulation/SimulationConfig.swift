@@ -1,4 +1,5 @@
 import SyncKernel
+import SyncKernelSimulator
 
 /// The parameters of one simulated fleet run.
 ///

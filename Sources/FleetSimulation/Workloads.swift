@@ -6,6 +6,7 @@ import NotebookNamespace
 import OtherNamespaces
 import SettingsNamespace
 import SyncKernel
+import SyncKernelSimulator
 
 /// The simulator's workload for each of the thirteen namespaces.
 enum Workloads {

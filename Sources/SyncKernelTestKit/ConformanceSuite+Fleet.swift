@@ -1,5 +1,6 @@
 import Foundation
 import SyncKernel
+import SyncKernelSimulator
 
 extension ConformanceSuite {
     /// One local write the fleet schedule made, as the writing device recorded it.

@@ -1,5 +1,6 @@
 import Foundation
 import SyncKernel
+import SyncKernelSimulator
 
 /// The kit's seeded source of field values; every generated row and schedule comes from it.
 ///

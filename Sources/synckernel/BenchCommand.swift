@@ -2,6 +2,7 @@ import FleetSimulation
 import Foundation
 import NotebookNamespace
 import SyncKernel
+import SyncKernelSimulator
 
 /// `synckernel bench`: side-by-side measurements in one run, printed as numbers and ratios.
 ///

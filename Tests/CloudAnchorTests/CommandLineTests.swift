@@ -1,5 +1,6 @@
 import Foundation
 import SyncKernel
+import SyncKernelSimulator
 import XCTest
 @testable import CloudAnchor
 

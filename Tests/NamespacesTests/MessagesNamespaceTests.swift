@@ -1,6 +1,7 @@
 import Foundation
 import MessagesNamespace
 import SyncKernel
+import SyncKernelSimulator
 import XCTest
 
 final class MessagesNamespaceTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import NotebookNamespace
 import SyncKernel
+import SyncKernelSimulator
 import XCTest
 
 /// A real process killed with SIGKILL in the middle of applying a response leaves the store at

@@ -1,6 +1,7 @@
 import FleetSimulation
 import Foundation
 import SyncKernel
+import SyncKernelSimulator
 import XCTest
 
 final class FleetSimulationTests: XCTestCase {

@@ -1,4 +1,5 @@
 import SyncKernel
+import SyncKernelSimulator
 import XCTest
 
 final class FrameCodecTests: XCTestCase {

@@ -1,4 +1,5 @@
 import SyncKernel
+import SyncKernelSimulator
 import XCTest
 
 final class ReplicaLoopTests: XCTestCase {
@@ -210,5 +211,27 @@ final class ReplicaLoopTests: XCTestCase {
         let expected = (0..<3).map { Row(id: "c", value: "edit-\($0)", updatedAt: 100 - Int64($0)) }
             .max { RecordNamespace.leafEncoding(of: $0).lexicographicallyPrecedes(RecordNamespace.leafEncoding(of: $1)) }
         XCTAssertEqual(Set(values), [expected?.value])
+    }
+}
+
+extension ReplicaLoopTests {
+    func testTheRelayCountsRequestsAndResponsesUnderTheNamespaceTheirFrameNames() throws {
+        let (from, to) = (TestWorld.device(0), TestWorld.device(1))
+        let account = [UInt8](repeating: 1, count: 32)
+        let schema = SchemaFingerprint(value: 1)
+        let request = SyncFrame(account: account, schema: schema,
+                                body: .reconcileRequest(ReconcileRequest(namespace: "records", buckets: []))).encoded()
+        let response = SyncFrame(account: account, schema: schema,
+                                 body: .reconcileResponse(ReconcileResponse(namespace: "notes", rows: [], tombstones: []))).encoded()
+        let digest = SyncFrame(account: account, schema: schema, body: .stateDigest(digest: [1], probe: false)).encoded()
+        var relay = InProcessRelay(conditions: RelayConditions(), seed: 1)
+        relay.publish(from: from, to: to, kind: "reconcile_req", frame: request, now: 0)
+        relay.publish(from: from, to: to, kind: "reconcile_resp", frame: response, now: 0)
+        relay.publish(from: from, to: to, kind: "state_digest", frame: digest, now: 0)
+        relay.publish(from: from, to: to, kind: "reconcile_resp", frame: [0xff], now: 0)
+        let traffic = try XCTUnwrap(relay.traffic[InProcessRelay.Link(from: from, to: to)])
+        XCTAssertEqual(traffic.bytesByNamespace, ["records": request.count, "notes": response.count],
+                       "digests and bytes that are not a frame count under no namespace")
+        XCTAssertEqual(traffic.bytes, request.count + response.count + digest.count + 1)
     }
 }

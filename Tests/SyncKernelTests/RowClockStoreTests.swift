@@ -1,5 +1,6 @@
 import CSQLite
 import SyncKernel
+import SyncKernelSimulator
 import XCTest
 
 final class RowClockStoreTests: XCTestCase {

@@ -2,8 +2,9 @@
 ///
 /// The replica is sans-IO: the host hands it frames and the time, and drains the frames to send
 /// and the events to report (`drainActions()`); it calls `tick(now:)` at `nextDeadline`. The
-/// in-process `Fleet` drives replicas on a virtual clock; a network transport drives them on a
-/// real one. Not `Sendable`: each replica belongs to one isolation domain.
+/// in-process `Fleet` of the SyncKernelSimulator module drives replicas on a virtual clock; a
+/// network transport drives them on a real one. Not `Sendable`: each replica belongs to one
+/// isolation domain.
 ///
 /// Invariants:
 /// - A local write that changes a leaf schedules one digest broadcast after the debounce; a
@@ -259,12 +260,7 @@ public final class Replica {
 
     private func send(_ body: SyncFrame.Body, to sibling: DeviceID) {
         let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body)
-        let namespace: String? = switch body {
-        case .reconcileRequest(let request): request.namespace
-        case .reconcileResponse(let response): response.namespace
-        case .stateDigest, .heartbeat: nil
-        }
-        outbox.append(.send(to: sibling, kind: body.kind, namespace: namespace, frame: frame.encoded()))
+        outbox.append(.send(to: sibling, kind: body.kind, frame: frame.encoded()))
     }
 
     private func report(_ event: ReplicaEvent) {

@@ -69,7 +69,7 @@ public actor ReplicaHost {
     private func flush() async {
         for action in replica.drainActions() {
             switch action {
-            case .send(let recipient, let kind, _, let frame):
+            case .send(let recipient, let kind, let frame):
                 await transport.send(frame, kind: kind, to: recipient)
             case .event(let event):
                 onEvent(event)

@@ -1,5 +1,6 @@
 import Foundation
 import SyncKernel
+import SyncKernelSimulator
 import XCTest
 
 /// A causal key/value namespace for kernel tests: `value` is hashed, `observedBy` is per-device.

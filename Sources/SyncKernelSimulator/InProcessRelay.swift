@@ -1,8 +1,11 @@
+import SyncKernel
+
 /// A pure publish/subscribe relay in memory: it forwards to whoever is listening and stores nothing.
 ///
 /// Invariants: no mailbox (a frame whose recipient is not subscribed when it arrives is lost);
-/// every frame is counted per direction and kind; latency, loss, duplication and reordering
-/// follow `RelayConditions` with the relay's own seeded generator, on a `VirtualClock`.
+/// every frame is counted per direction and kind, and a request or response also under the
+/// namespace its own encoding names; latency, loss, duplication and reordering follow
+/// `RelayConditions` with the relay's own seeded generator, on a `VirtualClock`.
 public struct InProcessRelay: Sendable {
     /// A frame on its way.
     public struct Delivery: Sendable, Hashable {
@@ -68,12 +71,13 @@ public struct InProcessRelay: Sendable {
         subscribers.remove(device)
     }
 
-    /// Publishes a frame at `now`.
-    public mutating func publish(from: DeviceID, to: DeviceID, kind: String, namespace: String? = nil,
-                                 frame: [UInt8], now: Int64) {
+    /// Publishes a frame at `now`; a request or response is also counted under its namespace.
+    public mutating func publish(from: DeviceID, to: DeviceID, kind: String, frame: [UInt8], now: Int64) {
         let link = Link(from: from, to: to)
         traffic[link, default: Traffic()].frames += 1
-        if let namespace { traffic[link, default: Traffic()].bytesByNamespace[namespace, default: 0] += frame.count }
+        if let namespace = Self.namespace(of: frame) {
+            traffic[link, default: Traffic()].bytesByNamespace[namespace, default: 0] += frame.count
+        }
         traffic[link, default: Traffic()].bytes += frame.count
         traffic[link, default: Traffic()].framesByKind[kind, default: 0] += 1
         guard !random.chance(conditions.lossRate) else {
@@ -86,6 +90,16 @@ public struct InProcessRelay: Sendable {
                 ? Int64(random.next() % UInt64(conditions.reorderJitterMillis + 1)) : 0
             clock.advance(to: now)
             clock.schedule(Delivery(from: from, to: to, kind: kind, frame: frame), at: now + conditions.latencyMillis + jitter)
+        }
+    }
+
+    /// The namespace a frame is about, read from its own encoding: that of a `reconcile_req` or
+    /// `reconcile_resp`, nil for any other kind or for bytes that are not a frame.
+    static func namespace(of frame: [UInt8]) -> String? {
+        switch (try? SyncFrame(decoding: frame))?.body {
+        case .reconcileRequest(let request)?: request.namespace
+        case .reconcileResponse(let response)?: response.namespace
+        case .stateDigest?, .heartbeat?, nil: nil
         }
     }
 

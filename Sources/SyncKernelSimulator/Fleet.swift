@@ -1,3 +1,5 @@
+import SyncKernel
+
 /// Several replicas joined by an `InProcessRelay` on one virtual clock: the deterministic harness
 /// tests and the simulator drive, in the spirit of an embedded channel.
 ///
@@ -92,9 +94,9 @@ public final class Fleet {
     private func flush(_ replica: Replica) {
         for action in replica.drainActions() {
             switch action {
-            case .send(let recipient, let kind, let namespace, let frame):
+            case .send(let recipient, let kind, let frame):
                 sent.append((now, replica.device, recipient, kind))
-                relay.publish(from: replica.device, to: recipient, kind: kind, namespace: namespace, frame: frame, now: now)
+                relay.publish(from: replica.device, to: recipient, kind: kind, frame: frame, now: now)
             case .event(let event):
                 events.append((now, replica.device, event))
             }

@@ -1,0 +1,120 @@
+extension SyncKernelError {
+    /// A stable machine-readable reason: a code string ("SK101") and a symbolic name
+    /// ("truncatedInput"), grouped by the layer that raises it.
+    ///
+    /// Invariants: every code is one of the static members below (the initialiser is private, so
+    /// no other module mints one) and is listed in `all`; code strings are unique, match
+    /// `SK[1-5][0-9][0-9]`, and never change or pass to another reason, so hosts may persist or
+    /// match on them; the first digit names the layer (1 encoding, 2 digest and frames, 3 merge
+    /// and clock, 4 namespaces, 5 store). SK402 (a merge rule and a causal membership that
+    /// disagreed) is retired: causal tracking is now read off the rule, so the mistake cannot be
+    /// written; the code is never reused. `description` holds the code and the name only, never
+    /// user data. A struct rather than an enum, so a release can add a code without breaking a
+    /// host's exhaustive `switch`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The stable code string, for example "SK101".
+        public let rawValue: String
+        /// The symbolic name, for example "truncatedInput".
+        public let name: String
+
+        private init(_ rawValue: String, _ name: String) {
+            self.rawValue = rawValue
+            self.name = name
+        }
+
+        /// The code string and the name, for example "SK101 truncatedInput".
+        public var description: String { "\(rawValue) \(name)" }
+
+        // MARK: Encoding (1xx)
+
+        /// The input ends inside an item.
+        public static let truncatedInput = Code("SK101", "truncatedInput")
+        /// An encoding other than the canonical one (a longer integer form, unsorted map keys, a zero counter).
+        public static let nonCanonicalEncoding = Code("SK102", "nonCanonicalEncoding")
+        /// CBOR the kernel never writes: floats, indefinite lengths, reserved values.
+        public static let unsupportedEncoding = Code("SK103", "unsupportedEncoding")
+        /// Input beyond the reader's limits, or an integer out of range.
+        public static let limitExceeded = Code("SK104", "limitExceeded")
+        /// Bytes after the one item expected.
+        public static let trailingBytes = Code("SK105", "trailingBytes")
+        /// A text string that is not valid UTF-8.
+        public static let invalidText = Code("SK106", "invalidText")
+        /// An item of another type than the one expected.
+        public static let unexpectedType = Code("SK107", "unexpectedType")
+        /// A required map key is absent.
+        public static let missingField = Code("SK108", "missingField")
+        /// A map repeats a key.
+        public static let duplicateMapKey = Code("SK109", "duplicateMapKey")
+
+        // MARK: Digest and frames (2xx)
+
+        /// A state digest of the wrong length.
+        public static let malformedDigest = Code("SK201", "malformedDigest")
+        /// A peer's digest or frame was made under another schema fingerprint.
+        public static let schemaMismatch = Code("SK202", "schemaMismatch")
+        /// A digest layout byte this build does not know.
+        public static let unsupportedLayout = Code("SK203", "unsupportedLayout")
+        /// A frame kind this build does not know.
+        public static let unknownFrameKind = Code("SK204", "unknownFrameKind")
+        /// A payload that is not a `sync_delta`.
+        public static let unsupportedPayload = Code("SK205", "unsupportedPayload")
+        /// A frame from another account.
+        public static let foreignAccount = Code("SK206", "foreignAccount")
+        /// A namespace outside the store's `NamespaceSet`.
+        public static let unknownNamespace = Code("SK207", "unknownNamespace")
+        /// A frame from a device that is not a sibling.
+        public static let unknownSibling = Code("SK208", "unknownSibling")
+        /// A frame or row whose structure is wrong (field counts, order, ranges, nesting).
+        public static let malformedFrame = Code("SK209", "malformedFrame")
+
+        // MARK: Merge and clock (3xx)
+
+        /// A causal write or delete before the device identity was configured.
+        public static let deviceIdentityNotConfigured = Code("SK301", "deviceIdentityNotConfigured")
+        /// A second, different device identity for one store.
+        public static let deviceIdentityAlreadyConfigured = Code("SK302", "deviceIdentityAlreadyConfigured")
+        /// A device id, key seed or account fingerprint of the wrong size, or a failed key derivation.
+        public static let invalidDeviceIdentity = Code("SK303", "invalidDeviceIdentity")
+
+        // MARK: Namespaces (4xx)
+
+        /// Two namespaces with one name, ignoring case.
+        public static let duplicateNamespace = Code("SK401", "duplicateNamespace")
+        /// A namespace name that is empty, too long, or not ASCII letters, digits and `_`.
+        public static let invalidNamespaceName = Code("SK403", "invalidNamespaceName")
+        /// An operation the namespace's merge rule cannot express (a delete outside `.causal`).
+        public static let operationNotSupportedByRule = Code("SK404", "operationNotSupportedByRule")
+        /// A namespace refused an operation on its rows.
+        public static let namespaceRefused = Code("SK405", "namespaceRefused")
+        /// A namespace declaration the kernel can prove wrong (an undeclared property, a missing or
+        /// stray field merge, an unhashed key), or a hook that broke its contract (an `adopt` that
+        /// changed the winning row's leaf).
+        public static let invalidDeclaration = Code("SK406", "invalidDeclaration")
+        /// A local save of a row that does not read back through the namespace's own decoder to
+        /// the same bytes and leaf; nothing of the write is stored.
+        public static let rowRejected = Code("SK407", "rowRejected")
+
+        // MARK: Store (5xx)
+
+        /// SQLite reported an error.
+        public static let sqlite = Code("SK501", "sqlite")
+        /// Stored rows or bookkeeping the kernel cannot read back.
+        public static let corruptBookkeeping = Code("SK502", "corruptBookkeeping")
+        /// The store was used after it was closed.
+        public static let storeClosed = Code("SK503", "storeClosed")
+        /// Stored rows are in a row format the namespace declares no migration from.
+        public static let rowFormatChanged = Code("SK504", "rowFormatChanged")
+
+        /// Every code, in code order.
+        package static let all: [Code] = [
+            truncatedInput, nonCanonicalEncoding, unsupportedEncoding, limitExceeded, trailingBytes, invalidText,
+            unexpectedType, missingField, duplicateMapKey,
+            malformedDigest, schemaMismatch, unsupportedLayout, unknownFrameKind, unsupportedPayload, foreignAccount,
+            unknownNamespace, unknownSibling, malformedFrame,
+            deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity,
+            duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
+            rowRejected,
+            sqlite, corruptBookkeeping, storeClosed, rowFormatChanged,
+        ]
+    }
+}

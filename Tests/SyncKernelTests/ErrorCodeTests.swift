@@ -1,0 +1,58 @@
+import SyncKernel
+import XCTest
+
+final class ErrorCodeTests: XCTestCase {
+    private typealias Code = SyncKernelError.Code
+
+    /// Every code a release has shipped, by code string: a host may have persisted any of them.
+    private static let shipped: [String: String] = [
+        "SK101": "truncatedInput", "SK102": "nonCanonicalEncoding", "SK103": "unsupportedEncoding",
+        "SK104": "limitExceeded", "SK105": "trailingBytes", "SK106": "invalidText", "SK107": "unexpectedType",
+        "SK108": "missingField", "SK109": "duplicateMapKey",
+        "SK201": "malformedDigest", "SK202": "schemaMismatch", "SK203": "unsupportedLayout",
+        "SK204": "unknownFrameKind", "SK205": "unsupportedPayload", "SK206": "foreignAccount",
+        "SK207": "unknownNamespace", "SK208": "unknownSibling", "SK209": "malformedFrame",
+        "SK301": "deviceIdentityNotConfigured", "SK302": "deviceIdentityAlreadyConfigured",
+        "SK303": "invalidDeviceIdentity",
+        "SK401": "duplicateNamespace", "SK402": "causalMembershipMismatch", "SK403": "invalidNamespaceName",
+        "SK404": "operationNotSupportedByRule", "SK405": "namespaceRefused", "SK406": "invalidDeclaration",
+        "SK407": "rowRejected",
+        "SK501": "sqlite", "SK502": "corruptBookkeeping", "SK503": "storeClosed", "SK504": "rowFormatChanged",
+    ]
+
+    /// Shipped codes whose reason can no longer occur: never reused for another reason.
+    private static let retired: Set<String> = ["SK402"]
+
+    func testEveryCodeStringIsUniqueAndWellFormed() {
+        XCTAssertEqual(Set(Code.all.map(\.rawValue)).count, Code.all.count, "no code string is used twice")
+        XCTAssertEqual(Set(Code.all.map(\.name)).count, Code.all.count, "no name is used twice")
+        for code in Code.all {
+            XCTAssertNotNil(code.rawValue.wholeMatch(of: #/SK[1-5][0-9][0-9]/#),
+                            "\(code) is not SK, a layer digit and two digits")
+        }
+        XCTAssertEqual(Code.all.map(\.rawValue), Code.all.map(\.rawValue).sorted(), "all lists the codes in code order")
+    }
+
+    func testNoShippedCodeChangedOrDisappeared() {
+        let current = Dictionary(uniqueKeysWithValues: Code.all.map { ($0.rawValue, $0.name) })
+        for (rawValue, name) in Self.shipped.sorted(by: { $0.key < $1.key }) {
+            if Self.retired.contains(rawValue) {
+                XCTAssertNil(current[rawValue], "\(rawValue) is retired and must not be reused")
+            } else {
+                XCTAssertEqual(current[rawValue], name, "\(rawValue) must keep meaning \(name)")
+            }
+        }
+        XCTAssertEqual(Set(current.keys).subtracting(Self.shipped.keys), [], "a new code is added to the shipped list")
+        XCTAssertEqual(Code.truncatedInput.rawValue, "SK101")
+        XCTAssertEqual(Code.rowFormatChanged, Code.all.last)
+    }
+
+    func testDescriptionsCarryTheCodeAndTheDetailOnly() {
+        XCTAssertEqual(Code.malformedFrame.description, "SK209 malformedFrame")
+        XCTAssertEqual(SyncKernelError(.truncatedInput).description, "SyncKernelError(SK101 truncatedInput)")
+        XCTAssertEqual(SyncKernelError(.malformedFrame, "listing needs 3 fields").description,
+                       "SyncKernelError(SK209 malformedFrame: listing needs 3 fields)")
+        XCTAssertEqual(SyncKernelError(.sqlite), SyncKernelError(.sqlite))
+        XCTAssertNotEqual(SyncKernelError(.sqlite), SyncKernelError(.storeClosed))
+    }
+}
