@@ -1,8 +1,12 @@
 import Foundation
 import SyncKernel
 
-/// The storm-conformance suite: if a namespace passes, it cannot storm, lose a write or resurrect
-/// a delete under any order of delivery the kit can generate.
+/// The storm-conformance suite: the checks a namespace runs before it ships, over its declared
+/// fields (encodings, exclusions, field merges, merge laws, local passes and a lossy fleet).
+///
+/// A pass means no check found a counterexample among the rows and schedules its seed generates;
+/// each check's documentation says exactly what it exercises. More seeds search further
+/// (`make conformance-soak`).
 ///
 /// Run `try ConformanceSuite(MySubject.self, seed: s).run()` in a test; a failure throws a
 /// `ConformanceFailure` naming the namespace, the check, the field and the seed, and running the

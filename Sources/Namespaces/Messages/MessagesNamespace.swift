@@ -3,9 +3,12 @@ import SyncKernel
 
 /// Messages: the namespace with the most rows, merged without version vectors.
 ///
-/// Rule: `.fold(join: MessageFold.merge)`. Delivery is a monotone bit, the identity backfills
-/// fill if empty, reactions are a grow-only set, and content is a fold over immutable edit and
-/// delete operations ordered by a causal counter before any clock. Nothing here needs a vector.
+/// Rule: `.join(normalize: MessageFold.purged)`. Every hashed field only grows: delivery is a bit
+/// that goes from false to true (`.or`), the identity backfills fill if empty, reactions are a
+/// grow-only set, the content fixed at sending never differs (`.greaterEncoding` settles a copy
+/// that does), and edits and deletes are immutable operations unioned by op id, ordered by a causal
+/// counter and then the op id, never by a clock. A delete purges the plaintext. Nothing here needs
+/// a vector.
 public enum MessagesNamespace: SyncNamespace {
     public static let name = "messages"
 

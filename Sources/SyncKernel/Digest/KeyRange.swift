@@ -2,23 +2,23 @@
 ///
 /// Invariant: the empty `lo` is the bottom of the key space, so `KeyRange(lo: [], hi: nil)`
 /// covers every key.
-public struct KeyRange: Sendable, Hashable {
+package struct KeyRange: Sendable, Hashable {
     /// Inclusive lower bound.
-    public let lo: [UInt8]
+    package let lo: [UInt8]
     /// Exclusive upper bound, or nil for unbounded.
-    public let hi: [UInt8]?
+    package let hi: [UInt8]?
 
     /// Creates a range.
-    public init(lo: [UInt8], hi: [UInt8]?) {
+    package init(lo: [UInt8], hi: [UInt8]?) {
         self.lo = lo
         self.hi = hi
     }
 
     /// The whole key space.
-    public static let all = KeyRange(lo: [], hi: nil)
+    package static let all = KeyRange(lo: [], hi: nil)
 
     /// Whether `key` lies in the range.
-    public func contains(_ key: [UInt8]) -> Bool {
+    package func contains(_ key: [UInt8]) -> Bool {
         guard !key.lexicographicallyPrecedes(lo) else { return false }
         guard let hi else { return true }
         return key.lexicographicallyPrecedes(hi)

@@ -2,23 +2,23 @@
 ///
 /// Invariants: `leaves` is sorted by key with no repeated key; `root` always equals
 /// `MerkleTree.root` over the current leaf hashes (recomputed lazily after a change).
-public struct LeafIndex: Sendable {
+package struct LeafIndex: Sendable {
     /// The leaves, sorted by key.
-    public private(set) var leaves: [Leaf] = []
+    package private(set) var leaves: [Leaf] = []
     private var cachedRoot: [UInt8]?
 
     /// Creates an index over `leaves` in any order; a repeated key keeps the last leaf.
-    public init(_ leaves: [Leaf] = []) {
+    package init(_ leaves: [Leaf] = []) {
         var byKey: [[UInt8]: Leaf] = [:]
         for leaf in leaves { byKey[leaf.key] = leaf }
         self.leaves = byKey.values.sorted { [UInt8].keyPrecedes($0.key, $1.key) }
     }
 
     /// The number of leaves.
-    public var count: Int { leaves.count }
+    package var count: Int { leaves.count }
 
     /// The Merkle root over all leaves.
-    public mutating func root() -> [UInt8] {
+    package mutating func root() -> [UInt8] {
         if let cachedRoot { return cachedRoot }
         let computed = MerkleTree.root(leaves.lazy.map(\.hash))
         cachedRoot = computed
@@ -26,7 +26,7 @@ public struct LeafIndex: Sendable {
     }
 
     /// The leaf hash stored for `key`, if any.
-    public func hash(for key: [UInt8]) -> [UInt8]? {
+    package func hash(for key: [UInt8]) -> [UInt8]? {
         let index = lowerBound(key)
         guard index < leaves.count, leaves[index].key == key else { return nil }
         return leaves[index].hash
@@ -34,7 +34,7 @@ public struct LeafIndex: Sendable {
 
     /// Inserts or replaces the leaf for `leaf.key`; returns whether the stored hash changed.
     @discardableResult
-    public mutating func upsert(_ leaf: Leaf) -> Bool {
+    package mutating func upsert(_ leaf: Leaf) -> Bool {
         let index = lowerBound(leaf.key)
         if index < leaves.count, leaves[index].key == leaf.key {
             guard leaves[index].hash != leaf.hash else { return false }
@@ -48,7 +48,7 @@ public struct LeafIndex: Sendable {
 
     /// Removes the leaf for `key`; returns whether one was present.
     @discardableResult
-    public mutating func remove(_ key: [UInt8]) -> Bool {
+    package mutating func remove(_ key: [UInt8]) -> Bool {
         let index = lowerBound(key)
         guard index < leaves.count, leaves[index].key == key else { return false }
         leaves.remove(at: index)
@@ -57,7 +57,7 @@ public struct LeafIndex: Sendable {
     }
 
     /// The index of the first leaf whose key is not below `key`.
-    public func lowerBound(_ key: [UInt8]) -> Int {
+    package func lowerBound(_ key: [UInt8]) -> Int {
         var low = 0
         var high = leaves.count
         while low < high {
@@ -68,7 +68,7 @@ public struct LeafIndex: Sendable {
     }
 
     /// The leaves whose keys fall in `[lo, hi)` (`hi == nil` is unbounded above).
-    public func leaves(in range: KeyRange) -> ArraySlice<Leaf> {
+    package func leaves(in range: KeyRange) -> ArraySlice<Leaf> {
         let start = lowerBound(range.lo)
         let end = range.hi.map { lowerBound($0) } ?? leaves.count
         return leaves[start..<max(start, end)]

@@ -3,14 +3,14 @@
 /// Invariants: interior nodes hash under `nodeDomain`, a separator no leaf uses; pairs fold left
 /// to right level by level; an odd node at the end of a level is promoted unchanged (so the root
 /// of one leaf is that leaf); the root of no leaves is 32 zero bytes.
-public enum MerkleTree {
+package enum MerkleTree {
     /// The domain separator of interior nodes.
-    public static let nodeDomain = Array("synckernel.node".utf8)
+    package static let nodeDomain = Array("synckernel.node".utf8)
     /// The root of an empty leaf list.
-    public static let emptyRoot = [UInt8](repeating: 0, count: 32)
+    package static let emptyRoot = [UInt8](repeating: 0, count: 32)
 
     /// The root over `hashes`, which the caller has sorted by key.
-    public static func root<Hashes: Collection>(_ hashes: Hashes) -> [UInt8] where Hashes.Element == [UInt8] {
+    package static func root<Hashes: Collection>(_ hashes: Hashes) -> [UInt8] where Hashes.Element == [UInt8] {
         guard !hashes.isEmpty else { return emptyRoot }
         var level = Array(hashes)
         while level.count > 1 {

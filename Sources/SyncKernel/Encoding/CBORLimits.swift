@@ -2,21 +2,21 @@
 ///
 /// Invariant: a reader configured with these limits allocates at most about `maxInputBytes`
 /// of payload and recurses at most `maxDepth` levels, whatever the input claims.
-public struct CBORLimits: Sendable, Hashable {
+package struct CBORLimits: Sendable, Hashable {
     /// Deepest nesting of arrays, maps and tags.
-    public var maxDepth: Int
+    package var maxDepth: Int
     /// Most elements (or map entries) in one container.
-    public var maxContainerCount: Int
+    package var maxContainerCount: Int
     /// Largest whole input.
-    public var maxInputBytes: Int
+    package var maxInputBytes: Int
 
     /// Creates limits.
-    public init(maxDepth: Int, maxContainerCount: Int, maxInputBytes: Int) {
+    package init(maxDepth: Int, maxContainerCount: Int, maxInputBytes: Int) {
         self.maxDepth = maxDepth
         self.maxContainerCount = maxContainerCount
         self.maxInputBytes = maxInputBytes
     }
 
     /// The limits frames are read under: depth 24, a million elements, 64 MiB.
-    public static let frame = CBORLimits(maxDepth: 24, maxContainerCount: 1 << 20, maxInputBytes: 64 << 20)
+    package static let frame = CBORLimits(maxDepth: 24, maxContainerCount: 1 << 20, maxInputBytes: 64 << 20)
 }

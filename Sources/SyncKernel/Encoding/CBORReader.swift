@@ -4,13 +4,13 @@
 /// Invariants: never traps on any input; refuses indefinite lengths, non-shortest integer and
 /// length forms, unsorted or repeated map keys, invalid UTF-8, floats and unknown simple values,
 /// and anything beyond its `CBORLimits`, each with a typed `SyncKernelError`.
-public struct CBORReader {
+package struct CBORReader {
     private let input: [UInt8]
     private let limits: CBORLimits
     private var offset = 0
 
     /// Decodes exactly one item spanning all of `bytes`.
-    public static func decode(_ bytes: [UInt8], limits: CBORLimits = .frame) throws(SyncKernelError) -> CBORValue {
+    package static func decode(_ bytes: [UInt8], limits: CBORLimits = .frame) throws(SyncKernelError) -> CBORValue {
         guard bytes.count <= limits.maxInputBytes else { throw SyncKernelError(.limitExceeded, "input too large") }
         var reader = CBORReader(input: bytes, limits: limits)
         let value = try reader.readItem(depth: 0)
@@ -19,7 +19,7 @@ public struct CBORReader {
     }
 
     /// Decodes a CBOR sequence (items back to back, as leaf encodings are written).
-    public static func decodeSequence(_ bytes: [UInt8], limits: CBORLimits = .frame) throws(SyncKernelError) -> [CBORValue] {
+    package static func decodeSequence(_ bytes: [UInt8], limits: CBORLimits = .frame) throws(SyncKernelError) -> [CBORValue] {
         guard bytes.count <= limits.maxInputBytes else { throw SyncKernelError(.limitExceeded, "input too large") }
         var reader = CBORReader(input: bytes, limits: limits)
         var items: [CBORValue] = []

@@ -3,15 +3,15 @@
 /// Invariants: the identity is set at most once (a second, different identity is refused,
 /// because it would split one device into two dimensions); before it is set, `bump` refuses,
 /// so no vector is ever recorded under a throwaway name.
-public struct DeviceClock: Sendable {
+package struct DeviceClock: Sendable {
     /// The configured identity, if any.
-    public private(set) var device: DeviceID?
+    package private(set) var device: DeviceID?
 
     /// An unconfigured clock.
-    public init() {}
+    package init() {}
 
     /// Pins the clock to `device`. Configuring the same identity again is a no-op.
-    public mutating func configure(_ device: DeviceID) throws(SyncKernelError) {
+    package mutating func configure(_ device: DeviceID) throws(SyncKernelError) {
         if let current = self.device {
             guard current == device else { throw SyncKernelError(.deviceIdentityAlreadyConfigured) }
             return
@@ -20,7 +20,7 @@ public struct DeviceClock: Sendable {
     }
 
     /// Returns `vector` with the local device's counter advanced by one.
-    public func bump(_ vector: VersionVector) throws(SyncKernelError) -> VersionVector {
+    package func bump(_ vector: VersionVector) throws(SyncKernelError) -> VersionVector {
         guard let device else { throw SyncKernelError(.deviceIdentityNotConfigured) }
         var bumped = vector
         bumped.bump(device)

@@ -1,8 +1,8 @@
 
 /// The outcome of `resolveMerge`: which side wins, and the vector the winner is stored under.
-public struct MergeResolution: Sendable, Hashable {
+package struct MergeResolution: Sendable, Hashable {
     /// Which side won.
-    public enum Winner: Sendable, Hashable {
+    package enum Winner: Sendable, Hashable {
         /// Keep the local side.
         case local
         /// Adopt the incoming side.
@@ -10,11 +10,11 @@ public struct MergeResolution: Sendable, Hashable {
     }
 
     /// The winning side.
-    public let winner: Winner
+    package let winner: Winner
     /// The elementwise maximum of both vectors, whichever side won.
-    public let vector: VersionVector
+    package let vector: VersionVector
     /// How the local vector related to the incoming one.
-    public let relation: CausalRelation
+    package let relation: CausalRelation
 }
 
 extension VersionVector {
@@ -29,7 +29,7 @@ extension VersionVector {
     ///   between two live values `incomingWinsTie` decides, and must be deterministic and
     ///   clock-free so every device picks the same winner.
     /// The returned vector is always the merge of both sides' vectors.
-    public static func resolveMerge(local: MergeCandidate, incoming: MergeCandidate,
+    package static func resolveMerge(local: MergeCandidate, incoming: MergeCandidate,
                                     incomingWinsTie: () -> Bool) -> MergeResolution {
         let (localMark, incomingMark): ([UInt8], [UInt8]) = ([0], [1])
         let versions = [StoredVersion(vector: local.contentVector, row: local.isLive ? localMark : nil),

@@ -6,12 +6,12 @@
 /// that still sorts after the previous bucket's last key, so it splits the requester's leaves
 /// exactly as the full key would while costing a byte or two on the wire; at or below `fineThreshold` leaves every bucket holds one
 /// leaf, above it each holds `ceil(n / fineThreshold)` leaves (the last may hold fewer).
-public enum Bucketizer {
+package enum Bucketizer {
     /// The leaf count up to which every row gets a bucket of its own.
-    public static let fineThreshold = 256
+    package static let fineThreshold = 256
 
     /// The range fingerprints of `index`, for a `reconcile_req`.
-    public static func bucketize(_ index: LeafIndex) -> [RangeBucket] {
+    package static func bucketize(_ index: LeafIndex) -> [RangeBucket] {
         let leaves = index.leaves
         guard !leaves.isEmpty else {
             return [RangeBucket(range: .all, root: MerkleTree.emptyRoot, count: 0)]
@@ -44,7 +44,7 @@ public enum Bucketizer {
     }
 
     /// The ranges among `buckets` whose root or count differs over `index`'s own leaves.
-    public static func mismatchingRanges(_ buckets: [RangeBucket], over index: LeafIndex) -> [KeyRange] {
+    package static func mismatchingRanges(_ buckets: [RangeBucket], over index: LeafIndex) -> [KeyRange] {
         buckets.compactMap { bucket in
             let mine = index.leaves(in: bucket.range)
             guard mine.count == bucket.count, MerkleTree.root(mine.lazy.map(\.hash)) == bucket.root else {

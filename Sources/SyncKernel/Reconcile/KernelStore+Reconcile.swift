@@ -5,7 +5,7 @@
 /// bookkeeping and single `RowWriter`, so the invariants of `KernelStore` hold for merges too.
 extension KernelStore {
     /// The request to send for a divergent namespace: its range fingerprints.
-    public func reconcileRequest(for namespace: String) throws(SyncKernelError) -> ReconcileRequest {
+    package func reconcileRequest(for namespace: String) throws(SyncKernelError) -> ReconcileRequest {
         let driver = try namespaces.driver(named: namespace)
         switch driver.granularity {
         case .ranges:
@@ -16,7 +16,7 @@ extension KernelStore {
     }
 
     /// The response to a peer's request, or nil when there is nothing to give.
-    public func respond(to request: ReconcileRequest) throws(SyncKernelError) -> ReconcileResponse? {
+    package func respond(to request: ReconcileRequest) throws(SyncKernelError) -> ReconcileResponse? {
         let driver = try namespaces.driver(named: request.namespace)
         guard request.keys.isEmpty else { return try respond(toKeys: request.keys, driver: driver) }
         let index = indexes[request.namespace] ?? LeafIndex()
@@ -40,7 +40,7 @@ extension KernelStore {
     }
 
     /// The rows a listing shows the responder holds differently: keys whose leaf differs or is missing here.
-    public func wantedKeys(_ listings: [RangeListing], namespace: String) throws(SyncKernelError) -> [[UInt8]] {
+    package func wantedKeys(_ listings: [RangeListing], namespace: String) throws(SyncKernelError) -> [[UInt8]] {
         _ = try namespaces.driver(named: namespace)
         let index = indexes[namespace] ?? LeafIndex()
         return listings.flatMap { listing in
@@ -82,7 +82,7 @@ extension KernelStore {
     ///
     /// Either every row and tombstone is merged or, on any malformed row, none is (typed error).
     @discardableResult
-    public func apply(_ response: ReconcileResponse) throws(SyncKernelError) -> ApplyOutcome {
+    package func apply(_ response: ReconcileResponse) throws(SyncKernelError) -> ApplyOutcome {
         let driver = try namespaces.driver(named: response.namespace)
         let writer = RowWriter(books: books) { [unowned self] namespace, key in self.indexes[namespace]?.hash(for: key) }
         let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(books: books, clock: clock))

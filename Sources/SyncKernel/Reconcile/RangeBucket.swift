@@ -2,16 +2,16 @@
 ///
 /// Invariant: `root == MerkleTree.root` of the sender's leaf hashes in `range` and `count` is
 /// their number; a responder compares both, so the check does not rest on the root alone.
-public struct RangeBucket: Sendable, Hashable {
+package struct RangeBucket: Sendable, Hashable {
     /// The key range the bucket summarises.
-    public let range: KeyRange
+    package let range: KeyRange
     /// The Merkle root over the leaves in the range.
-    public let root: [UInt8]
+    package let root: [UInt8]
     /// How many leaves are in the range.
-    public let count: Int
+    package let count: Int
 
     /// Creates a bucket.
-    public init(range: KeyRange, root: [UInt8], count: Int) {
+    package init(range: KeyRange, root: [UInt8], count: Int) {
         self.range = range
         self.root = root
         self.count = count

@@ -3,14 +3,14 @@
 /// Invariant: `leaves` are sorted by key and all lie in `range`. The requester diffs them against
 /// its own leaves and asks for exactly the rows whose leaves differ, instead of receiving every
 /// row of the range (the spec's coarse bucket over-ships up to `ceil(n / 256)` rows per change).
-public struct RangeListing: Sendable, Hashable {
+package struct RangeListing: Sendable, Hashable {
     /// The range listed.
-    public let range: KeyRange
+    package let range: KeyRange
     /// The responder's leaves in the range.
-    public let leaves: [Leaf]
+    package let leaves: [Leaf]
 
     /// Creates a listing.
-    public init(range: KeyRange, leaves: [Leaf]) {
+    package init(range: KeyRange, leaves: [Leaf]) {
         self.range = range
         self.leaves = leaves
     }

@@ -4,16 +4,16 @@
 /// Invariant: `buckets` tile the whole key space (checked when decoding), or are empty; with
 /// `keys` non-empty the responder ships exactly the listed rows it holds (and tombstones for any
 /// it has deleted since); with both empty it ships the whole namespace.
-public struct ReconcileRequest: Sendable, Hashable {
+package struct ReconcileRequest: Sendable, Hashable {
     /// The namespace to reconcile.
-    public let namespace: String
+    package let namespace: String
     /// The requester's range fingerprints.
-    public let buckets: [RangeBucket]
+    package let buckets: [RangeBucket]
     /// Exact row keys wanted (follow-up to a listing).
-    public let keys: [[UInt8]]
+    package let keys: [[UInt8]]
 
     /// Creates a request.
-    public init(namespace: String, buckets: [RangeBucket], keys: [[UInt8]] = []) {
+    package init(namespace: String, buckets: [RangeBucket], keys: [[UInt8]] = []) {
         self.namespace = namespace
         self.buckets = buckets
         self.keys = keys

@@ -3,19 +3,19 @@
 ///
 /// Invariant: sent only when it carries at least one row, listing or tombstone; a responder with
 /// nothing to give stays silent.
-public struct ReconcileResponse: Sendable, Hashable {
+package struct ReconcileResponse: Sendable, Hashable {
     /// The namespace the rows belong to.
-    public let namespace: String
+    package let namespace: String
     /// The rows in the ranges whose fingerprints did not match (or that were asked for by key).
-    public let rows: [ShippedRow]
+    package let rows: [ShippedRow]
     /// Every delete version the responder holds for the namespace, possibly several concurrent
     /// ones per key (for a by-key request: those of the keys asked for).
-    public let tombstones: [Tombstone]
+    package let tombstones: [Tombstone]
     /// Leaf listings of large mismatching ranges, for the requester to diff.
-    public let listings: [RangeListing]
+    package let listings: [RangeListing]
 
     /// Creates a response.
-    public init(namespace: String, rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing] = []) {
+    package init(namespace: String, rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing] = []) {
         self.namespace = namespace
         self.rows = rows
         self.tombstones = tombstones

@@ -1,6 +1,6 @@
 extension SyncFrame {
     /// The canonical CBOR encoding of the frame.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = CanonicalWriter(reservingCapacity: 256)
         writer.writeMap { map in
             map.entry("type") { $0.write(SyncFrame.payloadType) }
@@ -63,7 +63,7 @@ extension SyncFrame {
     ///
     /// Unknown map keys are ignored; `probe` and `tombstones` default when missing; a missing
     /// row vector decodes as nil. Everything else malformed throws a typed `SyncKernelError`.
-    public init(decoding bytes: [UInt8]) throws(SyncKernelError) {
+    package init(decoding bytes: [UInt8]) throws(SyncKernelError) {
         let value = try CBORReader.decode(bytes)
         guard try value.required("type").text() == SyncFrame.payloadType else {
             throw SyncKernelError(.unsupportedPayload)

@@ -1,15 +1,16 @@
 /// One `sync_delta` payload: the frames a device's siblings exchange to converge.
 ///
-/// Invariants: every frame names the sender's account and schema, so a frame from another
-/// account or another wire version is refused before its body is looked at; the encoding is a
+/// Invariants: every frame names the sender's account and schema; a replica decodes the whole
+/// frame (bounded by `CBORLimits.frame`) and then refuses one from another account or another
+/// wire version before acting on its body; the encoding is a
 /// canonical CBOR map with a string `kind`, and decoding tolerates unknown keys and missing
 /// optional fields (a newer or older peer) but refuses anything else malformed with a typed error.
-public struct SyncFrame: Sendable, Hashable {
+package struct SyncFrame: Sendable, Hashable {
     /// The payload variant every frame here travels as.
-    public static let payloadType = "sync_delta"
+    package static let payloadType = "sync_delta"
 
     /// What the frame says.
-    public enum Body: Sendable, Hashable {
+    package enum Body: Sendable, Hashable {
         /// `state_digest`: the sender's encoded `StateDigest`. `probe` asks for the receiver's
         /// digest in reply even when the two already match.
         case stateDigest(digest: [UInt8], probe: Bool)
@@ -21,7 +22,7 @@ public struct SyncFrame: Sendable, Hashable {
         case heartbeat
 
         /// The wire `kind` string.
-        public var kind: String {
+        package var kind: String {
             switch self {
             case .stateDigest: return "state_digest"
             case .reconcileRequest: return "reconcile_req"
@@ -32,14 +33,14 @@ public struct SyncFrame: Sendable, Hashable {
     }
 
     /// The sender's account fingerprint (its userIDHash), 32 bytes.
-    public let account: [UInt8]
+    package let account: [UInt8]
     /// The sender's schema fingerprint.
-    public let schema: SchemaFingerprint
+    package let schema: SchemaFingerprint
     /// The frame's content.
-    public let body: Body
+    package let body: Body
 
     /// Creates a frame.
-    public init(account: [UInt8], schema: SchemaFingerprint, body: Body) {
+    package init(account: [UInt8], schema: SchemaFingerprint, body: Body) {
         self.account = account
         self.schema = schema
         self.body = body

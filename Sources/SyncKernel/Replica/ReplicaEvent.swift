@@ -1,7 +1,12 @@
 /// What a replica reports to its host: refusals, storms, merges and convergence.
 ///
-/// Invariant: every frame the replica does not act on produces exactly one event saying why,
-/// so nothing is dropped silently (a peer on another schema, a foreign account, a bad frame).
+/// Invariants: every frame the replica refuses (malformed, from a device that is not a sibling or
+/// from another account, an undecodable digest, a request it cannot answer) produces exactly one
+/// `frameRefused` event, and a response it cannot merge one `applyFailed`, saying why. A sibling
+/// on another schema is reported once per remote schema (`peerSchemaMismatch`); its later frames
+/// are dropped without another event. A digest that arrives while the storm guard holds its
+/// sender back is recorded but starts no round; the `stormSuspected` event that began the
+/// back-off says why.
 public enum ReplicaEvent: Sendable, Hashable {
     /// A frame was refused before acting on it (malformed, unknown sender, foreign account...).
     case frameRefused(from: DeviceID, error: SyncKernelError)

@@ -5,23 +5,23 @@
 /// `stormTotalRoundLimit + 1`-th round inside the window at all (a flip-flop that changes
 /// something every time is a storm too). After a trip the guard holds until `backoffUntil`, then
 /// counts afresh.
-public struct StormGuard: Sendable, Hashable {
+package struct StormGuard: Sendable, Hashable {
     private var idleRounds: [Int64] = []
     private var allRounds: [Int64] = []
     /// The end of the current back-off, if the guard has tripped.
-    public private(set) var backoffUntil: Int64?
+    package private(set) var backoffUntil: Int64?
 
     /// A guard with no rounds recorded.
-    public init() {}
+    package init() {}
 
     /// Whether rounds are held back at `now`.
-    public func isBackingOff(at now: Int64) -> Bool {
+    package func isBackingOff(at now: Int64) -> Bool {
         guard let backoffUntil else { return false }
         return now < backoffUntil
     }
 
     /// Ends an expired back-off; returns true exactly once when it ends.
-    public mutating func expireBackoff(at now: Int64) -> Bool {
+    package mutating func expireBackoff(at now: Int64) -> Bool {
         guard let until = backoffUntil, now >= until else { return false }
         backoffUntil = nil
         idleRounds.removeAll()
@@ -30,12 +30,12 @@ public struct StormGuard: Sendable, Hashable {
     }
 
     /// Notes that the sibling's last response changed our state: idle rounds start over.
-    public mutating func recordProgress() {
+    package mutating func recordProgress() {
         idleRounds.removeAll()
     }
 
     /// Records a round at `now`; returns true when this round trips the guard.
-    public mutating func recordRound(at now: Int64, timing: LoopTiming) -> Bool {
+    package mutating func recordRound(at now: Int64, timing: LoopTiming) -> Bool {
         let horizon = now - timing.stormWindowMillis
         idleRounds.removeAll { $0 <= horizon }
         allRounds.removeAll { $0 <= horizon }

@@ -1,9 +1,9 @@
 /// Lower-case hexadecimal rendering of bytes, for identifiers and logs.
-public enum Hex {
+package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// Renders `bytes` as lower-case hex.
-    public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var out = [UInt8]()
         for byte in bytes {
             out.append(digits[Int(byte >> 4)])
@@ -13,12 +13,12 @@ public enum Hex {
     }
 
     /// The first four bytes as hex, for reports.
-    public static func short(_ bytes: [UInt8]) -> String {
+    package static func short(_ bytes: [UInt8]) -> String {
         encode(bytes.prefix(4))
     }
 
     /// Parses lower- or upper-case hex; nil on odd length or a non-hex character.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 2 == 0 else { return nil }
         var out = [UInt8]()
