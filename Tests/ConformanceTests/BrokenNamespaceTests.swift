@@ -55,6 +55,25 @@ final class BrokenNamespaceTests: XCTestCase {
         XCTAssertTrue(report.description.contains("re-mints ids"), report.description)
     }
 
+    func testACustomCodecWithoutAMutationFailsTheDeclarations() throws {
+        let report = try XCTUnwrap(failure(UnmutatedCustomCodecSubject.self))
+        XCTAssertEqual(report.check, .declarations)
+        XCTAssertEqual(report.field, "text")
+        XCTAssertTrue(report.description.contains("fieldMutations"), report.description)
+    }
+
+    func testAMutationNamingNoDeclaredFieldFailsTheDeclarations() throws {
+        let report = try XCTUnwrap(failure(StrayMutationSubject.self))
+        XCTAssertEqual(report.check, .declarations)
+        XCTAssertEqual(report.field, "txt")
+    }
+
+    func testADeclarationTheKernelRefusesFailsTheDeclarations() throws {
+        let report = try XCTUnwrap(failure(UndeclaredPropertySubject.self))
+        XCTAssertEqual(report.check, .declarations)
+        XCTAssertTrue(report.description.contains("stored property tags is not declared"), report.description)
+    }
+
     func testAnExcludedFieldThatALeafContributionStillReadsFails() throws {
         let report = try XCTUnwrap(failure(LyingExclusionSubject.self))
         XCTAssertEqual(report.check, .excludedFieldExcluded)
@@ -189,5 +208,32 @@ enum LyingExclusion: SyncNamespace {
 
 enum LyingExclusionSubject: NamespaceConformance {
     typealias Namespace = LyingExclusion
+    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenFields.make(&generator) }
+}
+
+/// Broken: a custom codec the subject gives the kit no values for.
+enum UnmutatedCustomCodecSubject: NamespaceConformance {
+    typealias Namespace = NonDeterministicEncoding
+    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenFields.make(&generator) }
+}
+
+/// Broken: a mutation for a field the schema does not declare (a typo).
+enum StrayMutationSubject: NamespaceConformance {
+    typealias Namespace = RemintingIngester
+    static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenFields.make(&generator) }
+    static let fieldMutations: [FieldSpec<BrokenRow>] = [.keyPath("txt", \.text, .text)]
+}
+
+/// Broken: `tags` is a stored property the declaration leaves out.
+enum UndeclaredProperty: SyncNamespace {
+    static let name = "broken_undeclared"
+    static let schema = RowSchema<BrokenRow>(blank: BrokenFields.blank, key: \.id, [
+        .hashed("id", \.id, .bytes(count: 16)), .hashed("text", \.text, .text), .hashed("stamp", \.stamp, .date),
+    ])
+    static let mergeRule = MergeRule<BrokenRow>.insertIfAbsent
+}
+
+enum UndeclaredPropertySubject: NamespaceConformance {
+    typealias Namespace = UndeclaredProperty
     static func makeRow(_ generator: inout FieldGenerator) -> BrokenRow { BrokenFields.make(&generator) }
 }

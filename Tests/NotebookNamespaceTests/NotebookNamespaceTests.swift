@@ -169,6 +169,22 @@ final class NotebookNamespaceTests: XCTestCase {
                             createdAt: at(1_700_000_000), updatedAt: at(1_700_000_100)))
     }
 
+    func testRejectSavingAnOffloadedNoteThatStillHoldsItsBody() throws {
+        let deviceA = try store(a, "a")
+        try save(Note(id: noteID, title: "kept", body: "body", createdAt: at(1), updatedAt: at(1)), deviceA)
+        let digest = deviceA.stateDigest()
+        var broken = Note(id: noteID, title: "changed", body: "still here", createdAt: at(1), updatedAt: at(2))
+        broken.bodyOffloaded = true
+        broken.contentHash = NotebookNamespace.bodyDigest(of: "still here")
+        XCTAssertThrowsError(try save(broken, deviceA)) {
+            XCTAssertEqual(($0 as? SyncKernelError)?.code, .rowRejected)
+        }
+        XCTAssertEqual(try note(deviceA)?.title, "kept", "nothing was written")
+        XCTAssertEqual(deviceA.stateDigest(), digest)
+        deviceA.close()
+        XCTAssertEqual(try store(a, "a").rows(NotebookNamespace.self).count, 1, "the store still opens")
+    }
+
     func testRejectMalformedNotes() {
         XCTAssertThrowsError(try NotebookNamespace.decodeRow(.array([])))
         var offloadedWithBody = Note(id: noteID, title: "t", body: "still here", createdAt: at(1), updatedAt: at(1))
