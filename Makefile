@@ -1,8 +1,9 @@
 # SyncKernel: `make run` runs the fleet simulator on embedded defaults, `make test` runs every test.
 SWIFT ?= swift
 SIM_ARGS ?= --devices 3 --rows 20000 --diff 100 --latency-ms 30 --seed 1
-# Extra prerequisites of `make test` (services, packages) declared by mk/*.mk fragments.
-TEST_PREREQS :=
+# Services `make test` starts before the tests and stops when it ends, declared by mk/*.mk fragments.
+TEST_SERVICES :=
+TEST_SERVICES_STOP :=
 
 -include mk/*.mk
 
@@ -22,9 +23,11 @@ release: deps
 run: release
 	$(SWIFT) run -c release --skip-build synckernel simulate $(SIM_ARGS)
 
-## test: build and run the whole test suite.
-test: deps $(TEST_PREREQS)
-	$(SWIFT) build --build-tests
+## test: build and run the whole test suite; the services it starts stop when it ends, pass or fail.
+test: deps
+	@trap '$(if $(TEST_SERVICES_STOP),$(MAKE) --no-print-directory $(TEST_SERVICES_STOP))' EXIT; \
+	$(if $(TEST_SERVICES),$(MAKE) --no-print-directory $(TEST_SERVICES),true) && \
+	$(SWIFT) build --build-tests && \
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 ## bench: wire and digest cost, side by side in one release run (numbers and ratios).

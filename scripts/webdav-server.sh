@@ -3,9 +3,23 @@
 # 127.0.0.1 only, in the background, once per checkout: a server this script started that still
 # answers is reused. It listens on the first free port from $CLOUDANCHOR_WEBDAV_PORT (default
 # 18765) and records url, user and password in .build/cloudanchor-webdav/server for the tests.
+# `scripts/webdav-server.sh stop` stops the server this script started (make test does, when it ends).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=.build/cloudanchor-webdav
+
+if [ "${1:-}" = stop ]; then
+    if [ -f "$dir/pid" ]; then
+        pid=$(cat "$dir/pid")
+        if kill -0 "$pid" 2>/dev/null; then
+            kill "$pid"
+            for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+            kill -9 "$pid" 2>/dev/null || true
+        fi
+        rm -f "$dir/pid" "$dir/port" "$dir/server"
+    fi
+    exit 0
+fi
 first_port=${CLOUDANCHOR_WEBDAV_PORT:-18765}
 user=cloudanchor
 password=cloudanchor-test
