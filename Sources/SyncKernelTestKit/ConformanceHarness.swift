@@ -74,8 +74,22 @@ final class ConformanceHarness<Subject: NamespaceConformance> {
         return lines
     }
 
-    /// The hashed fields whose values differ between two rows.
+    /// Runs a subject hook inside a write: its own `SyncKernelError`s pass through; anything else
+    /// it throws becomes `namespaceRefused`.
+    static func rethrowing<Value>(_ body: () throws -> Value) throws(SyncKernelError) -> Value {
+        do {
+            return try body()
+        } catch let error as SyncKernelError {
+            throw error
+        } catch {
+            throw SyncKernelError(.namespaceRefused, "a conformance subject hook failed")
+        }
+    }
+
+    /// The hashed fields whose leaf contributions differ between two rows (else those whose
+    /// values differ).
     static func blame(_ left: Row, _ right: Row) -> [String] {
-        DeclaredFields<Subject>().hashed.filter { $0.read(left) != $0.read(right) }.map(\.name)
+        let byLeaf = Namespace.schema.fields.filter { $0.role == .hashed && $0.leafValue(left) != $0.leafValue(right) }.map(\.name)
+        return byLeaf.isEmpty ? DeclaredFields<Subject>().hashed.filter { $0.read(left) != $0.read(right) }.map(\.name) : byLeaf
     }
 }

@@ -29,15 +29,30 @@ extension ConformanceSuite {
                           seed: generator.random.next())
         let epoch = Date(timeIntervalSince1970: 1_800_000_000)
         var events: [FleetEvent] = []
+        var retracted: Set<[UInt8]> = []
+        var offloaded: [(device: Int, key: [UInt8], original: Row)] = []
         for step in 0..<fleetSteps {
             fleet.run(until: Int64(step * 40))
+            if step % 15 == 7 {
+                for (index, replica) in replicas.enumerated() {
+                    for pass in Subject.localPasses {
+                        do {
+                            try fleet.write(on: index, Namespace.self) { tx throws(SyncKernelError) in
+                                try Harness.rethrowing { try pass.run(tx, epoch.addingTimeInterval(TimeInterval(step))) }
+                            }
+                        } catch {
+                            throw failure(.fleetConvergence, field: pass.name, "the pass failed inside the fleet on device \(index): \(error)")
+                        }
+                    }
+                    _ = replica
+                }
+            }
             let device = generator.int(0...(size - 1))
             let devicesThisStep = generator.chance(0.15) && size > 1 ? [device, (device + 1) % size] : [device]
             let roll = generator.int(0...99)
             let target = try pickRow(on: replicas[device].store, &generator)
             for writer in devicesThisStep {
-                let skew: TimeInterval = writer == size - 1 ? 3 * 3_600 : 0
-                let clock = epoch.addingTimeInterval(TimeInterval(fleet.now / 1000) + skew + TimeInterval(step))
+                let clock = deviceClock(writer, of: size, step: step, now: fleet.now, epoch: epoch)
                 let store = replicas[writer].store
                 if let target, isCausal, roll < 12, try store.row(Namespace.self, key: Namespace.key(of: target)) != nil {
                     let key = Namespace.key(of: target)
@@ -46,10 +61,25 @@ extension ConformanceSuite {
                                              vector: try store.tombstones(namespace: Namespace.name).first { $0.key == key }?.vector))
                     continue
                 }
+                if let residency = Subject.residency, let target, roll >= 90,
+                   let held = try store.row(Namespace.self, key: Namespace.key(of: target)) {
+                    let key = Namespace.key(of: target)
+                    try fleet.write(on: writer, Namespace.self) { tx throws(SyncKernelError) in
+                        if try Harness.rethrowing({ try residency.offload(tx, key, generator.bytes(32)) }) {
+                            offloaded.append((writer, key, held))
+                        }
+                    }
+                    continue
+                }
                 let held = try target.flatMap { try store.row(Namespace.self, key: Namespace.key(of: $0)) }
                 let row: Row
-                if let held, !isInsertIfAbsent, roll < 70 {
-                    row = localEdit(of: held, edited: touched(edited(held, &generator), at: clock))
+                if let held, let retraction = Subject.retraction, isJoin, roll < 12 {
+                    row = localEdit(of: held, edited: touched(retraction.retract(held, &generator, clock), at: clock))
+                    retracted.insert(Namespace.key(of: held))
+                } else if let held, !isInsertIfAbsent, roll < 70 {
+                    let intended = touched(edited(held, &generator), at: clock)
+                    row = localEdit(of: held, edited: intended)
+                    try checkIntentKept(intended, row, writer: writer)
                 } else if writer == device || target == nil || isInsertIfAbsent {
                     row = touched(Subject.makeRow(&generator), at: clock)
                 } else {
@@ -58,7 +88,23 @@ extension ConformanceSuite {
                 try fleet.write(on: writer, Namespace.self) { tx throws(SyncKernelError) in try tx.save(row) }
                 let key = Namespace.key(of: row)
                 guard let stored = try store.row(Namespace.self, key: key) else { continue }
+                let size = Namespace.rowEncoding(of: stored).count
+                guard size <= 64 << 10 else {
+                    throw failure(.fleetConvergence, "a row grew to \(size) bytes by step \(step): the merge grows rows without bound")
+                }
                 events.append(FleetEvent(key: key, row: stored, vector: try store.version(namespace: Namespace.name, key: key)?.vector))
+            }
+            guard fleet.sent.count <= 40_000 else {
+                throw failure(.fleetConvergence, "the fleet sent \(fleet.sent.count) frames by step \(step): a runaway merge or storm")
+            }
+        }
+        if let residency = Subject.residency {
+            for entry in offloaded where try replicas[entry.device].store.row(Namespace.self, key: entry.key) != nil {
+                try fleet.write(on: entry.device, Namespace.self) { tx throws(SyncKernelError) in
+                    guard let current = try tx.row(forKey: entry.key),
+                          Namespace.leafEncoding(of: current) == Namespace.leafEncoding(of: entry.original) else { return }
+                    try Harness.rethrowing { try residency.restore(tx, entry.key, entry.original) }
+                }
             }
         }
         fleet.run(until: 15 * 60 * 1000)
@@ -78,10 +124,40 @@ extension ConformanceSuite {
             throw failure(.fleetConvergence, "the fleet converged but the storm guard tripped \(storms.count) times on the way")
         }
         try checkNothingLost(events, final: replicas[0].store)
+        if let retraction = Subject.retraction {
+            for key in retracted.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                guard let final = try replicas[0].store.row(Namespace.self, key: key), !retraction.isRetracted(final) else { continue }
+                throw failure(.fleetConvergence, "a retraction a device had made (and its siblings had seen) was undone: the merge lets a live copy win over a retracted one",
+                              leaves: Harness.describe(final, nil, labels: ("final", "-")))
+            }
+        }
     }
 
-    /// A local edit as a correct writer of this rule makes it: folds and monotone joins only ever
-    /// add information, so the edit is joined with what the device holds.
+    /// The wall clock of device `writer` at `step`: the last device runs three hours fast and,
+    /// in a fleet of three or more, device 0 runs backwards a minute a step; the others are true.
+    private func deviceClock(_ writer: Int, of size: Int, step: Int, now: Int64, epoch: Date) -> Date {
+        let real = epoch.addingTimeInterval(TimeInterval(now / 1000) + TimeInterval(step))
+        if writer == size - 1 { return real.addingTimeInterval(3 * 3_600) }
+        if writer == 0, size > 2 { return epoch.addingTimeInterval(-TimeInterval(step) * 60) }
+        return real
+    }
+
+    /// Under `.join()`: every register or custom-merged field the edit set kept its value through
+    /// the device's own join (the local-edits check, made here under the fleet's clocks). The
+    /// value compared is the edit's own settled form (joined with itself, so `normalize` ran).
+    private func checkIntentKept(_ intended: Row, _ stored: Row, writer: Int) throws {
+        guard isJoin, let settled = Namespace.joined(intended, intended) else { return }
+        for entry in declared.hashedEntries where entry.field.mergeKind == .register || entry.field.mergeKind == .custom {
+            guard DeclaredFields<Subject>.item(entry.field, stored) == DeclaredFields<Subject>.item(entry.field, settled) else {
+                throw failure(.fleetConvergence, field: entry.spec.name,
+                              "device \(writer)'s edit of this field was undone by its own merge (its clock runs fast, slow or backwards): order edits by a Register's counter, never a clock",
+                              leaves: Harness.describe(intended, stored, labels: ("edited", "stored")))
+            }
+        }
+    }
+
+    /// A local edit as a correct writer of this rule makes it: joins only ever add information,
+    /// so the edit is joined with what the device holds.
     private func localEdit(of held: Row, edited: Row) -> Row {
         Namespace.joined(held, edited) ?? edited
     }

@@ -11,18 +11,12 @@ import XCTest
 
 /// Runs the storm-conformance kit over every namespace in this repository.
 final class NamespaceConformanceTests: XCTestCase {
-    /// Seeds to run: one by default; `SYNCKERNEL_CONFORMANCE_SEEDS=N` (see `make conformance-soak`) runs N,
-    /// and `SYNCKERNEL_CONFORMANCE_SEED=S` replays the one seed a failure printed.
-    private var seeds: [UInt64] {
-        let environment = ProcessInfo.processInfo.environment
-        if let only = environment["SYNCKERNEL_CONFORMANCE_SEED"].flatMap(UInt64.init) { return [only] }
-        let count = environment["SYNCKERNEL_CONFORMANCE_SEEDS"].flatMap(UInt64.init) ?? 1
-        return (0..<max(count, 1)).map { 20_261_129 + $0 }
-    }
-
+    /// Runs the kit for every seed `ConformanceSuite.seeds()` gives: one by default,
+    /// `SYNCKERNEL_CONFORMANCE_SEEDS=N` (see `make conformance-soak`) runs N, and
+    /// `SYNCKERNEL_CONFORMANCE_SEED=S` replays the one seed a report printed.
     private func conform<Subject: NamespaceConformance>(_ subject: Subject.Type, file: StaticString = #filePath, line: UInt = #line) {
         let clock = ContinuousClock()
-        for seed in seeds {
+        for seed in ConformanceSuite<Subject>.seeds() {
             let elapsed = clock.measure {
                 do {
                     try ConformanceSuite(subject, seed: seed).run()
@@ -52,6 +46,16 @@ final class NamespaceConformanceTests: XCTestCase {
 enum NotebookSubject: NamespaceConformance {
     typealias Namespace = NotebookNamespace
 
+    /// Offloading through `markOffloaded` (the body's digest stamped, the body cleared) and back
+    /// through `restoreBody`.
+    static let residency: Residency<NotebookNamespace>? = Residency(offload: { tx, key, holder in
+        guard let note = try tx.row(forKey: key), !note.bodyOffloaded else { return false }
+        try tx.markOffloaded(id: key, contentHash: NotebookNamespace.bodyDigest(of: note.body), holder: holder)
+        return true
+    }, restore: { tx, key, original in
+        try tx.restoreBody(id: key, body: original.body)
+    })
+
     static func makeRow(_ generator: inout FieldGenerator) -> Note {
         Note(id: generator.bytes(16), title: generator.text(), body: generator.text(words: 3...20),
              tags: (0..<generator.int(0...3)).map { _ in generator.word() }, createdAt: generator.date(), updatedAt: generator.date())
@@ -60,6 +64,15 @@ enum NotebookSubject: NamespaceConformance {
 
 enum MessagesSubject: NamespaceConformance {
     typealias Namespace = MessagesNamespace
+
+    /// A delete for this account or for everyone, ordered after every operation held.
+    static let retraction: Retraction<Message>? = Retraction(retract: { message, generator, clock in
+        var deleted = message
+        deleted.ops.append(MessageOp(opID: generator.bytes(16), action: .delete(generator.chance(0.5) ? .me : .everyone),
+                                     causalOrder: MessageFold.nextCausalOrder(after: message), editedAt: clock))
+        deleted.ops.sort { $0.opID.lexicographicallyPrecedes($1.opID) }
+        return deleted
+    }, isRetracted: { MessageFold.effective($0).deleted != nil })
 
     /// Reactions stay a sorted set and ops gain an operation ordered after those held (the kit
     /// cannot invent values for the ops' hand-written action codec).

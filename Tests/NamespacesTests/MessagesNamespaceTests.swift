@@ -119,6 +119,22 @@ final class MessagesNamespaceTests: XCTestCase {
         XCTAssertTrue(pair.agree(MessagesNamespace.self))
     }
 
+    func testReactionsInEquivalentUnicodeFormsMergeAlikeInEitherOrder() {
+        var x = sample()
+        var y = sample()
+        x.reactions = [Reaction(reactor: [1], emoji: "caf\u{E9}")]
+        y.reactions = [Reaction(reactor: [1], emoji: "cafe\u{301}")]
+        let (xy, yx) = (MessageFold.merge(x, y), MessageFold.merge(y, x))
+        XCTAssertEqual(MessagesNamespace.leafEncoding(of: xy), MessagesNamespace.leafEncoding(of: yx))
+        XCTAssertEqual(xy.reactions.count, 2, "the two forms are two reactions, byte for byte")
+        var opOne = sample()
+        var opTwin = sample()
+        opOne.ops = [MessageOp(opID: TwoDevices.id(7), action: .edit(body: "caf\u{E9}", media: nil), causalOrder: 1, editedAt: TwoDevices.at(1))]
+        opTwin.ops = [MessageOp(opID: TwoDevices.id(7), action: .edit(body: "cafe\u{301}", media: nil), causalOrder: 1, editedAt: TwoDevices.at(1))]
+        XCTAssertEqual(MessagesNamespace.leafEncoding(of: MessageFold.merge(opOne, opTwin)),
+                       MessagesNamespace.leafEncoding(of: MessageFold.merge(opTwin, opOne)), "one op id in two forms settles alike")
+    }
+
     func testConcurrentEditsIgnoreTheClockAndGoToTheGreaterOpID() throws {
         let pair = try TwoDevices()
         try write(pair.a) { tx throws(SyncKernelError) in try tx.record(self.sample()) }

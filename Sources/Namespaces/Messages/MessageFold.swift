@@ -83,12 +83,14 @@ public enum MessageFold {
 
     /// Two copies of one op differ only when one was purged (ids are minted once). Should two
     /// copies differ otherwise, a delete beats an edit (so "deleted" can never be undone and the
-    /// purge stays consistent), then the copy whose purged form encodes greater wins, and between
-    /// equal purged forms the purged copy wins.
-    /// That is a maximum over a total preorder, so the choice is associative and commutative
-    /// even for copies that (against the rules) share an id.
+    /// purge stays consistent), then the copy whose purged form encodes greater wins; between
+    /// equal purged forms the purged copy wins, and between two unpurged copies (equal-looking
+    /// text in different Unicode forms, say) the greater encoding.
+    /// That is a maximum over a total order of encodings, so the choice is associative and
+    /// commutative even for copies that (against the rules) share an id.
     private static func preferred(_ held: MessageOp, _ other: MessageOp) -> MessageOp {
-        if held == other { return held }
+        let (heldBytes, otherBytes) = (MessageOp.codec.encoded(held), MessageOp.codec.encoded(other))
+        if heldBytes == otherBytes { return held }
         switch (held.action, other.action) {
         case (.delete, .edit): return held
         case (.edit, .delete): return other
@@ -96,7 +98,9 @@ public enum MessageFold {
         }
         let (heldForm, otherForm) = (MessageOp.codec.encoded(purgedForm(held)), MessageOp.codec.encoded(purgedForm(other)))
         if heldForm != otherForm { return heldForm.lexicographicallyPrecedes(otherForm) ? other : held }
-        return held == purgedForm(held) ? held : other
+        if heldBytes == heldForm { return held }
+        if otherBytes == otherForm { return other }
+        return heldBytes.lexicographicallyPrecedes(otherBytes) ? other : held
     }
 
     private static func purgedForm(_ op: MessageOp) -> MessageOp {

@@ -73,6 +73,13 @@ public struct CanonicalWriter: Sendable {
         return Int64(max(min(seconds, Double(Int64.max / 2)), Double(Int64.min / 2)))
     }
 
+    /// The whole-millisecond value of a date (floored, clamped like `wholeSeconds`).
+    public static func wholeMilliseconds(_ date: Date) -> Int64 {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        guard milliseconds.isFinite else { return 0 }
+        return Int64(max(min(milliseconds, Double(Int64.max / 2)), Double(Int64.min / 2)))
+    }
+
     /// Writes an optional: the presence marker, then the value through `body` when present.
     public mutating func writeOptional<Value>(_ value: Value?, _ body: (inout CanonicalWriter, Value) -> Void) {
         if let value {

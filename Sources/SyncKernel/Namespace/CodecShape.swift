@@ -12,6 +12,8 @@ package indirect enum CodecShape: Sendable, Hashable {
     case bool
     /// A date: tag 1 over whole seconds.
     case date
+    /// A date as whole milliseconds since 1970 (a plain integer).
+    case dateMilliseconds
     /// A signed 64-bit integer.
     case int64
     /// An unsigned 64-bit integer.
@@ -24,6 +26,8 @@ package indirect enum CodecShape: Sendable, Hashable {
     case array(CodecShape)
     /// A positional array of members (a record value, or a group of row fields).
     case record([CodecShape])
+    /// A `Register`: its edit counter and its value.
+    case register(CodecShape)
     /// A hand-written codec, identified by its declared name.
     case custom(name: String)
 
@@ -37,6 +41,7 @@ package indirect enum CodecShape: Sendable, Hashable {
         case .text: writer.write("text")
         case .bool: writer.write("bool")
         case .date: writer.write("date")
+        case .dateMilliseconds: writer.write("dateMilliseconds")
         case .int64: writer.write("int64")
         case .uint64: writer.write("uint64")
         case .enumeration(let rawValues):
@@ -56,6 +61,10 @@ package indirect enum CodecShape: Sendable, Hashable {
             writer.writeArrayHeader(count: 2)
             writer.write("record")
             writer.writeArray(members) { writer, member in member.encode(into: &writer) }
+        case .register(let value):
+            writer.writeArrayHeader(count: 2)
+            writer.write("register")
+            value.encode(into: &writer)
         case .custom(let name):
             writer.writeArrayHeader(count: 2)
             writer.write("custom")

@@ -19,6 +19,8 @@ public struct Field<Row: Sendable>: Sendable {
     package let properties: [String]
     package let path: (any AnyKeyPath & Sendable)?
     package let mergeName: String?
+    /// What kind of merge the field declares (nil when none).
+    package let mergeKind: MergeKind?
     package let leafName: String?
     package let problems: [String]
     /// Writes the field's row item.
@@ -31,8 +33,8 @@ public struct Field<Row: Sendable>: Sendable {
     package let copy: @Sendable (_ source: Row, _ target: inout Row) -> Void
     /// Under `.join`: sets the field of `target` to the join of both sides' values.
     package let merge: (@Sendable (_ local: Row, _ incoming: Row, _ target: inout Row) -> Void)?
-    /// For date fields: the row with sub-second noise added to the field (which must not move any encoding).
-    package let perturbDate: (@Sendable (Row) -> Row)?
+    /// The row with sub-second noise added to every date the field holds (which must move no encoding).
+    package let perturb: @Sendable (Row) -> Row
 }
 
 extension Field {
@@ -83,7 +85,7 @@ extension Field {
         if members.contains(where: { $0.role != .member }) { problems.append("group \(name) holds a field that is not a .member") }
         let merged: (@Sendable (Row, Row, inout Row) -> Void)? = merge.map { merge in
             switch merge.strategy {
-            case .greaterEncoding:
+            case .greaterEncoding, .register:
                 return { local, incoming, target in
                     var (mine, theirs) = (CanonicalWriter(), CanonicalWriter())
                     writeRow(local, &mine)
@@ -95,13 +97,14 @@ extension Field {
             }
         }
         return Field(name: name, role: .hashed, shape: .record(members.map(\.shape)), properties: members.flatMap(\.properties),
-                     path: nil, mergeName: merge?.name, leafName: nil, problems: problems, writeRow: writeRow, writeLeaf: writeRow,
+                     path: nil, mergeName: merge?.name, mergeKind: merge?.kind, leafName: nil, problems: problems,
+                     writeRow: writeRow, writeLeaf: writeRow,
                      read: { item, row throws(SyncKernelError) in
                          let items = try item.array()
                          guard items.count == count else { throw SyncKernelError(.malformedFrame, "group \(name) has \(count) members") }
                          for (member, entry) in zip(members, items) { try member.read(entry, &row) }
                      },
-                     copy: copyAll, merge: merged, perturbDate: nil)
+                     copy: copyAll, merge: merged, perturb: { row in members.reduce(row) { $1.perturb($0) } })
     }
 
     private static func make<Value: Sendable>(_ name: String, _ path: WritableKeyPath<Row, Value> & Sendable,
@@ -111,21 +114,17 @@ extension Field {
             switch merge.strategy {
             case .join(let join):
                 return { local, incoming, target in target[keyPath: path] = join(local[keyPath: path], incoming[keyPath: path]) }
-            case .greaterEncoding:
+            case .greaterEncoding, .register:
                 return { local, incoming, target in
                     let (mine, theirs) = (local[keyPath: path], incoming[keyPath: path])
                     target[keyPath: path] = codec.encoded(mine).lexicographicallyPrecedes(codec.encoded(theirs)) ? theirs : mine
                 }
             }
         }
-        var perturb: (@Sendable (Row) -> Row)?
-        if case .date = codec.shape {
-            perturb = { row in
-                guard let datePath = path as? WritableKeyPath<Row, Date> else { return row }
-                var noisy = row
-                noisy[keyPath: datePath] = row[keyPath: datePath].addingTimeInterval(0.731)
-                return noisy
-            }
+        let perturb: @Sendable (Row) -> Row = { row in
+            var noisy = row
+            noisy[keyPath: path] = codec.perturb(row[keyPath: path])
+            return noisy
         }
         let writeRow: @Sendable (Row, inout CanonicalWriter) -> Void = { row, writer in codec.write(row[keyPath: path], &writer) }
         let writeOwnLeaf: @Sendable (Row, inout CanonicalWriter) -> Void = { row, writer in
@@ -136,7 +135,7 @@ extension Field {
         }
         let copy: @Sendable (Row, inout Row) -> Void = { source, target in target[keyPath: path] = source[keyPath: path] }
         return Field(name: name, role: role, shape: codec.shape, properties: [name], path: path, mergeName: merge?.name,
-                     leafName: leaf?.name, problems: codec.problems, writeRow: writeRow, writeLeaf: leaf?.write ?? writeOwnLeaf,
-                     read: read, copy: copy, merge: merged, perturbDate: perturb)
+                     mergeKind: merge?.kind, leafName: leaf?.name, problems: codec.problems, writeRow: writeRow,
+                     writeLeaf: leaf?.write ?? writeOwnLeaf, read: read, copy: copy, merge: merged, perturb: perturb)
     }
 }

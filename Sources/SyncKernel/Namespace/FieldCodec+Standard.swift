@@ -28,7 +28,19 @@ extension FieldCodec where Value == Date {
     /// A date as tag 1 over whole seconds: sub-second parts are floored away, so a date that
     /// comes back a hair off from a round trip encodes the same.
     public static var date: FieldCodec {
-        FieldCodec(shape: .date, write: { $1.write($0) }, read: { value throws(SyncKernelError) in try value.date() })
+        FieldCodec(shape: .date, write: { $1.write($0) }, read: { value throws(SyncKernelError) in try value.date() },
+                   perturb: { $0.addingTimeInterval(0.731) })
+    }
+
+    /// A date as whole milliseconds since 1970, written as a plain integer: for timestamps that
+    /// must keep sub-second order. Sub-millisecond parts are floored away, so a value that comes
+    /// back a hair off from a round trip encodes the same; reading gives the floored value.
+    public static var dateMilliseconds: FieldCodec {
+        FieldCodec(shape: .dateMilliseconds, write: { date, writer in writer.write(CanonicalWriter.wholeMilliseconds(date)) },
+                   read: { value throws(SyncKernelError) in
+                       Date(timeIntervalSince1970: TimeInterval(try value.int64()) / 1000)
+                   },
+                   perturb: { $0.addingTimeInterval(0.000_4) })
     }
 }
 
@@ -56,7 +68,7 @@ extension FieldCodec {
             item == .null ? nil : try wrapped.read(item)
         }, writeLeafItem: { value, writer in
             writer.writeOptional(value) { writer, present in wrapped.write(present, &writer) }
-        }, problems: wrapped.problems)
+        }, perturb: { $0.map(wrapped.perturb) }, problems: wrapped.problems)
     }
 
     /// Null or the wrapped value, where the leaf treats an empty value as absent: for identity
@@ -71,7 +83,7 @@ extension FieldCodec {
                               writer.writeOptional(value.flatMap { $0.isEmpty ? nil : $0 }) { writer, present in
                                   wrapped.write(present, &writer)
                               }
-                          }, problems: wrapped.problems)
+                          }, perturb: plain.perturb, problems: wrapped.problems)
     }
 
     /// An array of elements, in the order held (sort it yourself where order is not meaning).
@@ -82,7 +94,7 @@ extension FieldCodec {
             var values: [Element] = []
             for entry in try item.array() { values.append(try element.read(entry)) }
             return values
-        }, problems: element.problems)
+        }, perturb: { $0.map(element.perturb) }, problems: element.problems)
     }
 
     /// An enumeration with unsigned integer raw values, written as its raw value; reading
@@ -113,6 +125,7 @@ extension FieldCodec {
             var value = blank
             for (member, entry) in zip(members, items) { try member.read(entry, &value) }
             return value
-        }, problems: DeclarationAudit.problems(blank: blank, fields: members, what: "record \(Value.self)"))
+        }, perturb: { value in members.reduce(value) { $1.perturb($0) } },
+        problems: DeclarationAudit.problems(blank: blank, fields: members, what: "record \(Value.self)"))
     }
 }

@@ -16,17 +16,23 @@ public struct FieldCodec<Value: Sendable>: Sendable {
     /// except that an optional gets a presence marker (`0`, or `1` and the value), so absent and
     /// empty never hash alike unless the codec says `emptyIsAbsent`.
     package let writeLeafItem: @Sendable (Value, inout CanonicalWriter) -> Void
+    /// The value with sub-second noise added to every date it holds, however deeply nested (the
+    /// conformance kit checks that the noise moves no encoding); the identity for values without
+    /// dates and for custom codecs.
+    package let perturb: @Sendable (Value) -> Value
     /// Declaration mistakes found while building the codec (a record member missing, say);
     /// `NamespaceSet` refuses a namespace whose schema carries any.
     package let problems: [String]
 
     package init(shape: CodecShape, write: @escaping @Sendable (Value, inout CanonicalWriter) -> Void,
                  read: @escaping @Sendable (CBORValue) throws(SyncKernelError) -> Value,
-                 writeLeafItem: (@Sendable (Value, inout CanonicalWriter) -> Void)? = nil, problems: [String] = []) {
+                 writeLeafItem: (@Sendable (Value, inout CanonicalWriter) -> Void)? = nil,
+                 perturb: (@Sendable (Value) -> Value)? = nil, problems: [String] = []) {
         self.shape = shape
         self.write = write
         self.read = read
         self.writeLeafItem = writeLeafItem ?? write
+        self.perturb = perturb ?? { $0 }
         self.problems = problems
     }
 

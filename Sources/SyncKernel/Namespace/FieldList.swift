@@ -49,11 +49,18 @@ struct FieldList<Value: Sendable>: Sendable {
                                      embed: @escaping @Sendable (Value) -> Row) -> [SchemaField<Row>] {
         fields.map { field in
             SchemaField(name: variant.map { "\($0).\(field.name)" } ?? field.name, role: field.role, shape: field.shape,
-                        mergeName: field.mergeName, leafName: field.leafName, path: field.path, variant: variant,
+                        mergeName: field.mergeName, mergeKind: field.mergeKind, leafName: field.leafName, path: field.path,
+                        variant: variant,
                         value: { row in
                             guard let value = extract(row) else { return nil }
                             var writer = CanonicalWriter()
                             field.writeRow(value, &writer)
+                            return writer.bytes
+                        },
+                        leafValue: { row in
+                            guard field.role == .hashed, let value = extract(row) else { return nil }
+                            var writer = CanonicalWriter()
+                            field.writeLeaf(value, &writer)
                             return writer.bytes
                         },
                         replacing: { row, item throws(SyncKernelError) in
@@ -61,10 +68,14 @@ struct FieldList<Value: Sendable>: Sendable {
                             try field.read(item, &value)
                             return embed(value)
                         },
-                        perturbDate: { row in
-                            guard let perturb = field.perturbDate, let value = extract(row) else { return nil }
-                            return embed(perturb(value))
-                        })
+                        perturb: { row in extract(row).map { embed(field.perturb($0)) } },
+                        merging: { local, incoming in
+                            guard let merge = field.merge, let mine = extract(local), let theirs = extract(incoming) else { return nil }
+                            var joined = mine
+                            merge(mine, theirs, &joined)
+                            return embed(joined)
+                        },
+                        blank: embed(blank))
         }
     }
 }

@@ -8,15 +8,23 @@ package struct SchemaField<Row: Sendable>: Sendable {
     package let role: FieldRole
     package let shape: CodecShape
     package let mergeName: String?
+    package let mergeKind: MergeKind?
     package let leafName: String?
     package let path: (any AnyKeyPath & Sendable)?
     package let variant: String?
     /// The field's row item bytes.
     package let value: @Sendable (Row) -> [UInt8]?
+    /// The field's item in a `.sequence` leaf (its leaf contribution), for hashed fields.
+    package let leafValue: @Sendable (Row) -> [UInt8]?
     /// The row with the field read from `item`.
     package let replacing: @Sendable (Row, CBORValue) throws(SyncKernelError) -> Row?
-    /// For date fields: the row with sub-second noise in the field.
-    package let perturbDate: @Sendable (Row) -> Row?
+    /// The row with sub-second noise in every date the field holds.
+    package let perturb: @Sendable (Row) -> Row?
+    /// `local` with this field set to the field merge of both sides' values (nil without a merge
+    /// or across variants).
+    package let merging: @Sendable (_ local: Row, _ incoming: Row) -> Row?
+    /// The blank row of the field's variant (or of the row).
+    package let blank: Row
 
     /// The category when the field is excluded.
     package var exclusion: ExcludedField.Category? {

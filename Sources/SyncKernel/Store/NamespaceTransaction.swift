@@ -24,14 +24,33 @@ public struct NamespaceTransaction<N: SyncNamespace> {
         return rows
     }
 
+    /// Whether this device holds a delete of `key` that no live version survived: a pass that
+    /// imports from a local source asks before re-creating a row the account deleted.
+    public func isDeleted(key: [UInt8]) throws(SyncKernelError) -> Bool {
+        guard try writer.books.row(N.name, key) == nil else { return false }
+        return try writer.books.versions(N.name, key).contains { !$0.isLive }
+    }
+
     /// Saves `row` (insert or replace by its key).
     ///
     /// Throws `rowRejected` when the row does not round-trip through the namespace's decoder (an
-    /// offloaded note that still holds a body, a value a custom codec cannot read back).
+    /// offloaded note that still holds a body, a value a custom codec cannot read back), and
+    /// `operationNotSupportedByRule` when it would change the leaf of a row an `.insertIfAbsent`
+    /// namespace already holds (its rows are immutable: siblings would keep the old one forever)
+    /// or turn a synced row device-derived or back (a key is one or the other for life).
     public func save(_ row: N.Row) throws(SyncKernelError) {
         let inspected = try InspectedRow(validating: row, namespace: N.self, stamp: nil)
         let stored = try writer.books.row(N.name, inspected.key)
         guard stored != inspected.bytes else { return }
+        if stored != nil {
+            let storedLeaf = writer.leafHash(N.name, inspected.key)
+            guard (storedLeaf == nil) == inspected.isDeviceDerived else {
+                throw SyncKernelError(.operationNotSupportedByRule, "\(N.name): a key is synced or device-derived for life")
+            }
+            if case .insertIfAbsent = N.mergeRule.kind, let storedLeaf, storedLeaf != inspected.leaf.hash {
+                throw SyncKernelError(.operationNotSupportedByRule, "\(N.name): insert-if-absent rows are immutable once written")
+            }
+        }
         if case .causal(let changeStamp, _, _) = N.mergeRule.kind, !inspected.isDeviceDerived {
             try rowClock.observe(N.name, key: inspected.key, stamp: changeStamp(row),
                                  leafChanged: writer.leafHash(N.name, inspected.key) != inspected.leaf.hash)
