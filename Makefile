@@ -34,10 +34,10 @@ test: deps
 bench: release
 	$(SWIFT) run -c release --skip-build synckernel bench
 
-## conformance-soak: the storm-conformance kit over every namespace with 40 seeds (a few minutes).
+## conformance-soak: the storm-conformance kit over every namespace and the guide's worked example with 40 seeds (about 4 minutes).
 conformance-soak: deps
 	$(SWIFT) build --build-tests
-	SYNCKERNEL_CONFORMANCE_SEEDS=40 $(SWIFT) test --skip-build --disable-swift-testing --filter NamespaceConformanceTests
+	SYNCKERNEL_CONFORMANCE_SEEDS=40 $(SWIFT) test --skip-build --disable-swift-testing --filter "NamespaceConformanceTests|WorkedExampleTests"
 
 clean:
 	rm -rf .build

@@ -1,5 +1,8 @@
 import ContactsNamespace
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import MemoryNamespace
 import MessagesNamespace
 import NotebookNamespace
@@ -17,6 +20,7 @@ final class NamespaceConformanceTests: XCTestCase {
     private func conform<Subject: NamespaceConformance>(_ subject: Subject.Type, file: StaticString = #filePath, line: UInt = #line) {
         let clock = ContinuousClock()
         for seed in ConformanceSuite<Subject>.seeds() {
+            let cpuBefore = Self.cpuSeconds()
             let elapsed = clock.measure {
                 do {
                     try ConformanceSuite(subject, seed: seed).run()
@@ -24,8 +28,16 @@ final class NamespaceConformanceTests: XCTestCase {
                     XCTFail("\(error)", file: file, line: line)
                 }
             }
-            print("conformance \(Subject.Namespace.name) seed \(seed): \(elapsed)")
+            let cpu = Self.cpuSeconds() - cpuBefore
+            print("conformance \(Subject.Namespace.name) seed \(seed): wall \(elapsed), cpu \(String(format: "%.3f", cpu)) s")
         }
+    }
+
+    /// CPU time this process has used (user and system), in seconds.
+    private static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
     }
 
     func testNotebookConforms() { conform(NotebookSubject.self) }

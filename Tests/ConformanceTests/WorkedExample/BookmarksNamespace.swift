@@ -54,7 +54,7 @@ import XCTest
 /// printed in the guide exactly as it is here.
 final class WorkedExampleTests: XCTestCase {
     func testTheWorkedExamplePassesTheKit() throws {
-        try ConformanceSuite(BookmarksConformance.self, seed: 1).run()
+        try ConformanceSuite.run(BookmarksConformance.self)
     }
 
     func testTheGuidePrintsTheWorkedExampleVerbatim() throws {
