@@ -68,4 +68,32 @@ final class MemoryNamespaceTests: XCTestCase {
         XCTAssertEqual(try pair.a.rows(MemoryNamespace.self).filter { $0.origin != .synced }.count, 2,
                        "only this device's own derived rows remain")
     }
+
+    func testTheKernelRefusesAnInPlaceEditOfAnAppendOnlyRowWithNothingWritten() throws {
+        let pair = try TwoDevices()
+        try pair.a.write(MemoryNamespace.self) { tx throws(SyncKernelError) in try tx.append(self.event(1, "one")) }
+        let digest = pair.a.stateDigest()
+        XCTAssertThrowsError(try pair.a.write(MemoryNamespace.self) { tx throws(SyncKernelError) in
+            try tx.append(self.event(2, "two"))
+            try tx.save(self.event(1, "rewritten in place"))
+        }) {
+            XCTAssertEqual(($0 as? SyncKernelError)?.code, .operationNotSupportedByRule)
+        }
+        XCTAssertEqual(try pair.a.rows(MemoryNamespace.self).map(\.text), ["one"], "the whole write rolled back")
+        XCTAssertEqual(pair.a.stateDigest(), digest)
+    }
+
+    func testTheKernelRefusesTurningASyncedRowDeviceDerivedOrBack() throws {
+        let pair = try TwoDevices()
+        try pair.a.write(MemoryNamespace.self) { tx throws(SyncKernelError) in
+            try tx.append(self.event(1, "synced"))
+            try tx.save(self.event(2, "derived", origin: .deviceDerived(source: "calendar")))
+        }
+        for flipped in [event(1, "synced", origin: .deviceDerived(source: "calendar")), event(2, "derived")] {
+            XCTAssertThrowsError(try pair.a.write(MemoryNamespace.self) { tx throws(SyncKernelError) in try tx.save(flipped) }) {
+                XCTAssertEqual(($0 as? SyncKernelError)?.code, .operationNotSupportedByRule)
+            }
+        }
+        XCTAssertEqual(try pair.a.rows(MemoryNamespace.self).map(\.origin), [.synced, .deviceDerived(source: "calendar")])
+    }
 }
