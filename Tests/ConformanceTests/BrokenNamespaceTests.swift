@@ -8,22 +8,7 @@ final class BrokenNamespaceTests: XCTestCase {
     /// The first failure the kit reports for `subject` (the one to fix first).
     private func failure<Subject: NamespaceConformance>(_ subject: Subject.Type, file: StaticString = #filePath,
                                                         line: UInt = #line) -> ConformanceFailure? {
-        report(subject, file: file, line: line)?.failures.first
-    }
-
-    /// The whole report the kit gives for `subject`.
-    private func report<Subject: NamespaceConformance>(_ subject: Subject.Type, file: StaticString = #filePath,
-                                                       line: UInt = #line) -> ConformanceReport? {
-        do {
-            try ConformanceSuite(subject, seed: 7).run()
-            XCTFail("\(Subject.Namespace.name) passed the suite but is broken", file: file, line: line)
-            return nil
-        } catch let report as ConformanceReport {
-            return report
-        } catch {
-            XCTFail("unexpected error \(error)", file: file, line: line)
-            return nil
-        }
+        kitReport(subject, file: file, line: line)?.failures.first
     }
 
     func testAHashedPerDeviceTimestampFailsNamingTheField() throws {

@@ -2,6 +2,14 @@ import Foundation
 import SyncKernel
 import SyncKernelTestKit
 
+/// A subject over items: rows from `ItemRows.make`, the score's hand-written codec mutated.
+protocol ItemSubject: NamespaceConformance where Namespace.Row == Item {}
+
+extension ItemSubject {
+    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
+    static var fieldMutations: [FieldSpec<Item>] { [ItemFields.scoreMutation] }
+}
+
 /// Items with every nested and optional time filled, so noise has somewhere to go.
 enum ItemRows {
     static func make(_ generator: inout FieldGenerator) -> Item {
@@ -20,10 +28,8 @@ enum ItemRows {
     })
 }
 
-enum LossyLeafSubject: NamespaceConformance {
+enum LossyLeafSubject: ItemSubject {
     typealias Namespace = LossyLeaf
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
 }
 
 enum AbsentIsEmptySubject: NamespaceConformance {
@@ -42,34 +48,24 @@ enum LossyNumberSubject: NamespaceConformance {
     static let fieldMutations = [ItemFields.scoreMutation]
 }
 
-enum CanonicalLabelSetSubject: NamespaceConformance {
+enum CanonicalLabelSetSubject: ItemSubject {
     typealias Namespace = CanonicalLabelSet
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
 }
 
-enum CanonicalMaxTitleSubject: NamespaceConformance {
+enum CanonicalMaxTitleSubject: ItemSubject {
     typealias Namespace = CanonicalMaxTitle
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
 }
 
-enum MillisecondLeafSubject: NamespaceConformance {
+enum MillisecondLeafSubject: ItemSubject {
     typealias Namespace = MillisecondLeaf
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
 }
 
-enum NestedRawTimesSubject: NamespaceConformance {
+enum NestedRawTimesSubject: ItemSubject {
     typealias Namespace = NestedRawTimes
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
 }
 
-enum OptionalRawDueSubject: NamespaceConformance {
+enum OptionalRawDueSubject: ItemSubject {
     typealias Namespace = OptionalRawDue
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
 }
 
 enum BodyHashedDirectlySubject: NamespaceConformance {
@@ -100,10 +96,8 @@ enum CorrectOffloadSubject: NamespaceConformance {
     static let residency: Residency<CorrectOffload>? = DocFields.residency(CorrectOffload.self)
 }
 
-enum WallClockTitleSubject: NamespaceConformance {
+enum WallClockTitleSubject: ItemSubject {
     typealias Namespace = WallClockTitle
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
 
     /// The app stamps every edit with its wall clock, which the merge then trusts.
     static func touched(_ row: Item, at clock: Date) -> Item? {
@@ -113,10 +107,8 @@ enum WallClockTitleSubject: NamespaceConformance {
     }
 }
 
-enum LiveWinsSubject: NamespaceConformance {
+enum LiveWinsSubject: ItemSubject {
     typealias Namespace = LiveWins
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
     static let retraction: Retraction<Item>? = Retraction(retract: { item, _, _ in
         var deleted = item
         deleted.deleted = true
@@ -141,10 +133,8 @@ enum Imported: SyncNamespace {
     static let standupKey = Array(SHA256.hash(domain: Array("standup".utf8), []).prefix(16))
 }
 
-enum PerDeviceImporterSubject: NamespaceConformance {
+enum PerDeviceImporterSubject: ItemSubject {
     typealias Namespace = Imported
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
     static let localPasses = [
         LocalPass<Imported>("standup importer") { tx, clock in
             guard try !tx.allRows().contains(where: { $0.title == "standup" }) else { return }
@@ -154,10 +144,8 @@ enum PerDeviceImporterSubject: NamespaceConformance {
     ]
 }
 
-enum ResurrectingImporterSubject: NamespaceConformance {
+enum ResurrectingImporterSubject: ItemSubject {
     typealias Namespace = Imported
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
     static let localPasses = [
         LocalPass<Imported>("standup importer") { tx, _ in
             try tx.save(Item(id: Imported.standupKey, title: "standup", updatedAt: Date(timeIntervalSince1970: 1_700_000_000)))
@@ -165,10 +153,8 @@ enum ResurrectingImporterSubject: NamespaceConformance {
     ]
 }
 
-enum CorrectImporterSubject: NamespaceConformance {
+enum CorrectImporterSubject: ItemSubject {
     typealias Namespace = Imported
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
     static let localPasses = [
         LocalPass<Imported>("standup importer") { tx, _ in
             guard try !tx.isDeleted(key: Imported.standupKey), try tx.row(forKey: Imported.standupKey) == nil else { return }
@@ -184,10 +170,8 @@ enum Backfilled: SyncNamespace {
     static let mergeRule = MergeRule<Item>.insertIfAbsent
 }
 
-enum InPlaceBackfillSubject: NamespaceConformance {
+enum InPlaceBackfillSubject: ItemSubject {
     typealias Namespace = Backfilled
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
     static let localPasses = [
         LocalPass<Backfilled>("uppercase backfill") { tx, _ in
             if try tx.row(forKey: Imported.standupKey) == nil {
@@ -209,10 +193,8 @@ enum DerivedByHashedField: SyncNamespace {
     static func isDeviceDerived(_ row: Item) -> Bool { row.tags.isEmpty }
 }
 
-enum DerivedByHashedFieldSubject: NamespaceConformance {
+enum DerivedByHashedFieldSubject: ItemSubject {
     typealias Namespace = DerivedByHashedField
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
 }
 
 /// A join that appends the incoming tags to its own.
@@ -224,8 +206,6 @@ enum AppendingJoin: SyncNamespace {
     static let mergeRule = MergeRule<Item>.join()
 }
 
-enum AppendingJoinSubject: NamespaceConformance {
+enum AppendingJoinSubject: ItemSubject {
     typealias Namespace = AppendingJoin
-    static func makeRow(_ generator: inout FieldGenerator) -> Item { ItemRows.make(&generator) }
-    static let fieldMutations = [ItemFields.scoreMutation]
 }

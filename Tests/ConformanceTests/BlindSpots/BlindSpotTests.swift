@@ -6,23 +6,9 @@ import XCTest
 /// Each blind spot of the old kit, shown by plausible namespaces with one defect each: the kit
 /// must now fail them, naming the check and the field, while the controls written correctly pass.
 final class BlindSpotTests: XCTestCase {
-    private func report<Subject: NamespaceConformance>(_ subject: Subject.Type, file: StaticString = #filePath,
-                                                       line: UInt = #line) -> ConformanceReport? {
-        do {
-            try ConformanceSuite(subject, seed: 7).run()
-            XCTFail("\(Subject.Namespace.name) passed the suite but is broken", file: file, line: line)
-            return nil
-        } catch let report as ConformanceReport {
-            return report
-        } catch {
-            XCTFail("unexpected error \(error)", file: file, line: line)
-            return nil
-        }
-    }
-
     private func assertCaught<Subject: NamespaceConformance>(_ subject: Subject.Type, by check: ConformanceFailure.Check,
                                                              field: String?, file: StaticString = #filePath, line: UInt = #line) {
-        guard let report = report(subject, file: file, line: line) else { return }
+        guard let report = kitReport(subject, file: file, line: line) else { return }
         guard let failure = report.failure(check) else {
             return XCTFail("\(Subject.Namespace.name) was not caught by '\(check.rawValue)':\n\(report)", file: file, line: line)
         }
@@ -97,7 +83,7 @@ final class BlindSpotTests: XCTestCase {
     // MARK: Runaway rows
 
     func testAJoinThatGrowsRowsFailsFastNamingTheField() {
-        guard let report = report(AppendingJoinSubject.self) else { return }
+        guard let report = kitReport(AppendingJoinSubject.self) else { return }
         XCTAssertEqual(report.failure(.mergeLaws)?.field, "tags", "\(report)")
         XCTAssertEqual(report.failures.first?.field, "tags", "\(report)")
     }
@@ -105,7 +91,7 @@ final class BlindSpotTests: XCTestCase {
     // MARK: Reports
 
     func testAReportListsEveryFailureInTheOrderToFixThem() throws {
-        guard let report = report(LossyLeafSubject.self) else { return }
+        guard let report = kitReport(LossyLeafSubject.self) else { return }
         let order = ConformanceFailure.Check.allCases
         let positions = report.failures.map { failure in order.firstIndex { $0 == failure.check } ?? -1 }
         XCTAssertEqual(positions, positions.sorted(), "\(report)")
