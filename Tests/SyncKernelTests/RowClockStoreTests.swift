@@ -172,3 +172,44 @@ enum SQLiteTestHelper {
         guard status == SQLITE_OK else { throw Failure(status: status) }
     }
 }
+
+extension RowClockStoreTests {
+    /// A save compares against the latest leaf its transaction staged for the key (RowClock bumps
+    /// on a changed leaf under an unchanged stamp, so each bump below shows which leaf it saw),
+    /// and a rolled-back write stages nothing the index or a later transaction could see.
+    func testASaveSeesTheLatestStagedLeafOfItsKeyAndARolledBackWriteStagesNothing() throws {
+        let world = try TestWorld()
+        let store = try world.store(device: 0)
+        let first = Row(id: "k", value: "A", updatedAt: 1)
+        let second = Row(id: "k", value: "B", updatedAt: 1)
+        let other = Row(id: "j", value: "J", updatedAt: 1)
+        try save(first, store)
+        XCTAssertEqual(try vector(store, "k"), VersionVector([a: 1]))
+        try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(second)
+            try tx.save(first)
+            try tx.save(second)
+            try tx.save(other)
+            try tx.save(first)
+        }
+        XCTAssertEqual(try vector(store, "k"), VersionVector([a: 5]),
+                       "every save saw the leaf staged just before it: the committed or first staged leaf would miss a bump")
+        XCTAssertEqual(try store.leaves(namespace: RecordNamespace.name),
+                       [RecordNamespace.leaf(of: other), RecordNamespace.leaf(of: first)])
+        XCTAssertEqual(try store.recomputedStateDigest(), store.stateDigest())
+
+        let committedLeaves = try store.leaves(namespace: RecordNamespace.name)
+        let committedDigest = store.stateDigest()
+        XCTAssertThrowsError(try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(second)
+            try tx.save(Row(id: "m", value: "M", updatedAt: 1))
+            throw SyncKernelError(.namespaceRefused, "test abort")
+        })
+        XCTAssertEqual(try store.leaves(namespace: RecordNamespace.name), committedLeaves)
+        XCTAssertEqual(store.stateDigest(), committedDigest)
+        let outcome = try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(second) }
+        XCTAssertEqual(outcome.changedNamespaces, [RecordNamespace.name])
+        XCTAssertEqual(try vector(store, "k"), VersionVector([a: 6]),
+                       "the next transaction compares against the committed leaf, not the rolled-back one")
+    }
+}
