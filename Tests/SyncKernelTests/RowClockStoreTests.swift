@@ -151,6 +151,8 @@ extension RowClockStoreTests {
                 _ = try pull(first, from: second)
                 _ = try pull(second, from: first)
             }
+            XCTAssertEqual(try store.recomputedStateDigest().encoded(), store.encodedStateDigest(),
+                           "seed 77, step \(step): the cached digest follows every committed write and apply")
         }
         for store in [first, second] {
             XCTAssertEqual(try store.recomputedStateDigest(), store.stateDigest(), "seed 77")

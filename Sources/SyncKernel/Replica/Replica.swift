@@ -113,7 +113,7 @@ public final class Replica {
             if peer.storm.isBackingOff(at: now) {
                 peer.retryAt = nil
             } else if let retryAt = peer.retryAt, retryAt <= now {
-                let mine = store.stateDigest().encoded()
+                let mine = store.encodedStateDigest()
                 if peer.lastDigestSeen == mine {
                     peer.retryAt = nil
                 } else {
@@ -153,7 +153,7 @@ public final class Replica {
         }
         switch frame.body {
         case .heartbeat:
-            send(.stateDigest(digest: store.stateDigest().encoded(), probe: false), to: sender)
+            send(.stateDigest(digest: store.encodedStateDigest(), probe: false), to: sender)
         case .stateDigest(let digest, let probe):
             handleDigest(digest, probe: probe, from: sender, now: now)
         case .reconcileRequest(let request):
@@ -233,7 +233,7 @@ public final class Replica {
             report(.applyFailed(peer: sender, namespace: response.namespace, error: error))
         }
         guard var peer = peers[sender], !peer.storm.isBackingOff(at: now) else { return }
-        let mine = store.stateDigest().encoded()
+        let mine = store.encodedStateDigest()
         send(.stateDigest(digest: mine, probe: false), to: sender)
         if peer.lastDigestSeen == mine {
             if peer.reconciling { report(.converged(peer: sender)) }
@@ -245,7 +245,7 @@ public final class Replica {
     }
 
     private func broadcastDigest(now: Int64) {
-        let digest = store.stateDigest().encoded()
+        let digest = store.encodedStateDigest()
         guard digest != lastBroadcast else { return }
         lastBroadcast = digest
         for sibling in siblings {

@@ -3,7 +3,9 @@
 /// Invariants: every write to a namespace's rows (local saves through `write`, merges through
 /// `apply`) runs in one transaction and goes through the single `RowWriter`; a crash leaves the
 /// state before or after a write, never between. The in-memory leaf indexes always describe the
-/// committed rows. Bookkeeping-only writes change no leaf and so never report a namespace dirty.
+/// committed rows, and the cached digest is the one those indexes give (dropped whenever
+/// `commitLeaves` moves a leaf, recomputed on the next read). Bookkeeping-only writes change no
+/// leaf and so never report a namespace dirty.
 /// Not `Sendable`: one owner (a `Replica` or a test) uses it.
 public final class KernelStore {
     /// The namespaces this store syncs.
@@ -12,6 +14,8 @@ public final class KernelStore {
     let books: Bookkeeping
     private(set) var clock = DeviceClock()
     private(set) var indexes: [String: LeafIndex] = [:]
+    /// The digest of the current indexes and its wire form; nil until read after a leaf moved.
+    private var cachedDigest: (digest: StateDigest, encoded: [UInt8])?
     /// How this store answers large mismatching ranges.
     public var responsePolicy: ResponsePolicy
 
@@ -150,10 +154,27 @@ public final class KernelStore {
     // MARK: Digest
 
     /// The current digest: one root per namespace, from the maintained leaf indexes.
+    ///
+    /// Served from a cache until a committed write or apply moves a leaf, so asking again with
+    /// nothing changed costs no hashing.
     public func stateDigest() -> StateDigest {
+        currentDigest().digest
+    }
+
+    /// The wire form of `stateDigest()` (`StateDigest.encoded()`), served from the same cache.
+    public func encodedStateDigest() -> [UInt8] {
+        currentDigest().encoded
+    }
+
+    /// The cached digest and its encoding, computed from the indexes when a leaf moved since.
+    private func currentDigest() -> (digest: StateDigest, encoded: [UInt8]) {
+        if let cachedDigest { return cachedDigest }
         let names = namespaces.names
         let roots = names.map { name in indexes[name, default: LeafIndex()].root() }
-        return StateDigest(schema: namespaces.schema, namespaces: names, roots: roots)
+        let digest = StateDigest(schema: namespaces.schema, namespaces: names, roots: roots)
+        let computed = (digest: digest, encoded: digest.encoded())
+        cachedDigest = computed
+        return computed
     }
 
     /// The digest recomputed from the stored rows by a full scan, ignoring the maintained leaves.
@@ -174,7 +195,8 @@ public final class KernelStore {
         return StateDigest(schema: namespaces.schema, namespaces: namespaces.names, roots: roots)
     }
 
-    /// Moves a committed writer's staged leaf changes into the indexes; returns namespaces whose leaves changed.
+    /// Moves a committed writer's staged leaf changes into the indexes and drops the cached
+    /// digest if any leaf moved; returns namespaces whose leaves changed.
     func commitLeaves(_ writer: RowWriter) -> Set<String> {
         var changed: Set<String> = []
         for staged in writer.stagedLeaves {
@@ -185,6 +207,7 @@ public final class KernelStore {
             }
             if moved { changed.insert(staged.namespace) }
         }
+        if !changed.isEmpty { cachedDigest = nil }
         return changed
     }
 }
