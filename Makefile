@@ -1,13 +1,14 @@
 # SyncKernel: `make run` runs the fleet simulator on embedded defaults, `make test` runs every test.
 SWIFT ?= swift
 SIM_ARGS ?= --devices 3 --rows 20000 --diff 100 --latency-ms 30 --seed 1
+BENCH_GRID_ARGS ?=
 # Services `make test` starts before the tests and stops when it ends, declared by mk/*.mk fragments.
 TEST_SERVICES :=
 TEST_SERVICES_STOP :=
 
 -include mk/*.mk
 
-.PHONY: run test deps build release bench conformance-soak clean
+.PHONY: run test deps build release bench bench-grid conformance-soak clean
 
 ## deps: install the system libraries the package links (libsqlite3-dev, libsodium-dev) when missing.
 deps:
@@ -30,9 +31,15 @@ test: deps
 	$(SWIFT) build --build-tests && \
 	$(SWIFT) test --skip-build --disable-swift-testing
 
-## bench: wire and digest cost, side by side in one release run (numbers and ratios).
+## bench: the earlier side-by-side comparisons in one release run: whole-bucket against listing responses in a
+## 3-device fleet, maintained against rescanned digests (`synckernel bench --rows N --diff D` is the reconcile benchmark).
 bench: release
 	$(SWIFT) run -c release --skip-build synckernel bench
+
+## bench-grid: the reconcile benchmark over N in {1e3, 1e5, 1e6} x D in {0, 1, 10, 100, 1000}, spec and fast modes
+## side by side; prints the table and writes bench-grid.csv here (points estimated above 10 minutes are skipped).
+bench-grid: release
+	$(SWIFT) run -c release --skip-build synckernel bench --grid $(BENCH_GRID_ARGS)
 
 ## conformance-soak: the storm-conformance kit over every namespace and the guide's worked example with 40 seeds (about 4 minutes).
 conformance-soak: deps

@@ -1,97 +1,112 @@
-import FleetSimulation
 import Foundation
-import NotebookNamespace
-import SyncKernel
-import SyncKernelSimulator
+import KernelBench
 
-/// `synckernel bench`: side-by-side measurements in one run, printed as numbers and ratios.
+/// `synckernel bench`: the reconcile benchmark (`--rows`), its grid (`--grid`), or, with
+/// neither, the earlier side-by-side comparisons (`make bench`).
 ///
-/// 1. Wire cost: the same seeded fleet run with the spec's whole-bucket responses and with leaf
-///    listings (bytes, frames, virtual time).
-/// 2. Digest cost after one write: the maintained leaf index against the spec's full rescan.
-/// Build it with `-c release` (`make bench`); timings on a shared machine are only meaningful as
-/// ratios within one run.
+/// Invariant: exit code 0 when every exchange converged, 1 when one did not, 2 when the run
+/// failed, 64 on bad usage; numbers go to standard output, progress to standard error.
 enum BenchCommand {
+    /// The command's usage text.
+    static let usage = """
+        usage: synckernel bench --rows N --diff D [--mode spec|fast] [--seed S] [--row-bytes B] [--json]
+               synckernel bench --grid [--json] [--csv PATH] [--seed S] [--row-bytes B] [--bound-s SECONDS]
+               synckernel bench [--compare-rows R] [--seed S]
+          --rows N --diff D  two replicas on SQLite files load the same N rows of about B bytes (default 500) in
+                             one transaction each, make D differences (inserts on either side, a third edits of
+                             shared rows), and reconcile to equal roots; prints bytes (detection and rows), frames,
+                             round trips, CPU per side, per-write overhead, structure size, peak memory
+          --mode spec        the spec's responses: every row of every mismatching bucket
+          --mode fast        the kernel's current best (default): listings of ranges above 8 leaves, then
+                             by-key requests; "fast" means the best the kernel has until the persisted structure lands
+          --grid             N in {1e3, 1e5, 1e6} x D in {0, 1, 10, 100, 1000}, both modes; prints a table and writes
+                             a CSV (default bench-grid.csv); a load or point estimated above --bound-s (default 600)
+                             is skipped with its estimate
+          no --rows, no --grid: whole-bucket against listing responses in a 3-device fleet, and maintained against
+                             rescanned digests, over R notebook rows (default 20000)
+        build with -c release: `make bench-grid`, `make bench`
+        """
+
+    /// Runs the command; returns the exit code.
     static func run(_ arguments: [String]) -> Int32 {
-        let rows: Int
-        let seed: UInt64
+        let options: OptionParser
         do {
-            let options = try OptionParser(arguments, options: ["rows", "seed"], flags: [])
-            rows = try options.int("rows", default: 20_000, range: 300...1_000_000)
-            seed = UInt64(try options.int("seed", default: 1, range: 0...Int.max))
+            options = try OptionParser(arguments, options: ["rows", "diff", "mode", "seed", "row-bytes", "csv", "bound-s",
+                                                            "compare-rows"],
+                                       flags: ["json", "grid", "help"])
         } catch {
-            FileHandle.standardError.write(Data("synckernel bench: \(error.message)\n".utf8))
-            return 64
+            return usageError(error.message)
+        }
+        if options.flags.contains("help") {
+            print(usage)
+            return 0
+        }
+        if options.flags.contains("grid") { return grid(options) }
+        if options.values["rows"] != nil { return single(options) }
+        do {
+            return BenchComparisons.run(rows: try options.int("compare-rows", default: 20_000, range: 300...1_000_000),
+                                        seed: UInt64(try options.int("seed", default: 1, range: 0...Int.max)))
+        } catch {
+            return usageError(error.message)
+        }
+    }
+
+    /// `--rows N --diff D`: one run, printed as a summary or one JSON object.
+    private static func single(_ options: OptionParser) -> Int32 {
+        var config = BenchConfig()
+        do {
+            config.rows = try options.int("rows", default: 10_000, range: 1...10_000_000)
+            config.differences = try options.int("diff", default: 100, range: 0...1_000_000)
+            config.seed = UInt64(try options.int("seed", default: 1, range: 0...Int.max))
+            config.rowBytes = try options.int("row-bytes", default: 500, range: 48...1_000_000)
+            config.mode = try mode(options)
+        } catch {
+            return usageError(error.message)
         }
         do {
-            try wireCost(rows: rows, seed: seed)
-            try digestCost(rows: rows, seed: seed)
-            return 0
+            let report = try KernelBench.run(config)
+            print(options.flags.contains("json") ? report.json() : report.text())
+            return report.converged ? 0 : 1
         } catch {
             FileHandle.standardError.write(Data("synckernel bench: \(error)\n".utf8))
             return 2
         }
     }
 
-    private static func wireCost(rows: Int, seed: UInt64) throws {
-        print("== wire cost: 3 devices, \(rows) rows, 100 differences, 30 ms, seed \(seed)")
-        var reports: [(String, SimulationReport)] = []
-        for (label, policy) in [("whole buckets (spec)", ResponsePolicy.shipRows), ("leaf listings", ResponsePolicy.standard)] {
-            var config = SimulationConfig()
-            config.rows = rows
-            config.seed = seed
-            config.responsePolicy = policy
-            reports.append((label, try FleetSimulation.run(config)))
+    /// `--grid`: every point, a table (or JSON) on standard output, the CSV written to `--csv`.
+    private static func grid(_ options: OptionParser) -> Int32 {
+        var grid = BenchGrid()
+        let csvPath: String
+        do {
+            grid.seed = UInt64(try options.int("seed", default: 1, range: 0...Int.max))
+            grid.rowBytes = try options.int("row-bytes", default: 500, range: 48...1_000_000)
+            grid.boundSeconds = try options.double("bound-s", default: 600, range: 1...86_400)
+            csvPath = options.values["csv"] ?? FileManager.default.currentDirectoryPath + "/bench-grid.csv"
+        } catch {
+            return usageError(error.message)
         }
-        for (label, report) in reports {
-            print(String(format: "%@ converged=%@ bytes=%9d frames=%4d rounds=%3d virtual=%6lld ms wall=%6d ms",
-                         label.padding(toLength: 22, withPad: " ", startingAt: 0), report.converged ? "yes" : "NO", report.bytes, report.frames,
-                         report.rounds, report.virtualMillis, report.wallMillis))
+        do {
+            let result = try grid.run { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+            try Data(result.csv().utf8).write(to: URL(fileURLWithPath: csvPath))
+            print(options.flags.contains("json") ? result.json() : result.table())
+            if !options.flags.contains("json") { print("\nCSV written to \(csvPath)") }
+            return result.allConverged ? 0 : 1
+        } catch {
+            FileHandle.standardError.write(Data("synckernel bench: \(error)\n".utf8))
+            return 2
         }
-        let (spec, listed) = (reports[0].1, reports[1].1)
-        print(String(format: "ratio listings/spec: bytes %.3f  virtual time %.3f",
-                     Double(listed.bytes) / Double(max(spec.bytes, 1)),
-                     Double(listed.virtualMillis) / Double(max(spec.virtualMillis, 1))))
     }
 
-    private static func digestCost(rows: Int, seed: UInt64) throws {
-        print("== digest after one write: \(rows) notebook rows")
-        let directory = NSTemporaryDirectory() + "synckernel-bench-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try KernelStore(path: directory + "/bench.sqlite", namespaces: NamespaceSet([NotebookNamespace.self]))
-        try store.configureDevice(try DeviceKeyPair(seed: [UInt8](repeating: 1, count: 32)).deviceID)
-        var random = SeededGenerator(seed: seed)
-        let epoch = Date(timeIntervalSince1970: 1_790_000_000)
-        let ids = (0..<rows).map { _ in random.bytes(16) }
-        try store.write(NotebookNamespace.self) { tx throws(SyncKernelError) in
-            for (index, id) in ids.enumerated() {
-                try tx.save(Note(id: id, title: "Note \(index)", body: String(repeating: "body ", count: 30),
-                                 createdAt: epoch, updatedAt: epoch))
-            }
-        }
-        let rounds = 20
-        var maintained: Duration = .zero
-        var rescanned: Duration = .zero
-        let clock = ContinuousClock()
-        for round in 0..<rounds {
-            let id = ids[Int(random.next() % UInt64(ids.count))]
-            try store.write(NotebookNamespace.self) { tx throws(SyncKernelError) in
-                guard var note = try tx.row(forKey: id) else { return }
-                note.title = "edited \(round)"
-                note.updatedAt = epoch.addingTimeInterval(TimeInterval(round + 1))
-                try tx.save(note)
-            }
-            var fast: StateDigest?
-            maintained += clock.measure { fast = store.stateDigest() }
-            var slow: StateDigest?
-            rescanned += try clock.measure { slow = try store.recomputedStateDigest() }
-            guard fast == slow else { throw SyncKernelError(.corruptBookkeeping, "maintained digest differs from rescan") }
-        }
-        let fastMillis = Double(maintained.components.attoseconds) / 1e15 + Double(maintained.components.seconds) * 1e3
-        let slowMillis = Double(rescanned.components.attoseconds) / 1e15 + Double(rescanned.components.seconds) * 1e3
-        print(String(format: "maintained index: %8.3f ms per digest", fastMillis / Double(rounds)))
-        print(String(format: "full rescan:      %8.3f ms per digest", slowMillis / Double(rounds)))
-        print(String(format: "ratio rescan/maintained: %.1f", slowMillis / max(fastMillis, 0.0001)))
+    /// The `--mode` value (default fast).
+    private static func mode(_ options: OptionParser) throws(UsageError) -> BenchMode {
+        guard let text = options.values["mode"] else { return .fast }
+        guard let mode = BenchMode(rawValue: text) else { throw UsageError("--mode must be spec or fast") }
+        return mode
+    }
+
+    /// Prints a usage mistake and the usage; returns 64.
+    private static func usageError(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("synckernel bench: \(message)\n\(usage)\n".utf8))
+        return 64
     }
 }

@@ -7,8 +7,11 @@ let usage = """
       simulate   run a fleet of devices over the in-process relay until it converges
                  --devices N --rows R --diff D --latency-ms L --seed S [--loss P] [--json]
                  [--namespaces all|NAME,NAME]   (default: the notebook alone)
-      bench      compare whole-bucket and listing responses, and maintained and rescanned digests
-                 [--rows R] [--seed S]   (build with -c release: `make bench`)
+      bench      reconcile two replicas and measure bytes, round trips, CPU, write overhead and memory
+                 --rows N --diff D [--mode spec|fast] [--seed S] [--row-bytes B] [--json]
+                 --grid [--json] [--csv PATH]   (both modes over N x D; `make bench-grid`)
+                 no --rows/--grid: the earlier side-by-side comparisons [--compare-rows R] [--seed S] (`make bench`)
+                 fast = the kernel's current best until the persisted structure lands; see `synckernel bench --help`
       backup     back a folder up to a cloud location (see `synckernel backup --help`)
       restore    restore a folder from a cloud location (see `synckernel restore --help`)
     """

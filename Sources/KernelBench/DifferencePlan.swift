@@ -1,0 +1,33 @@
+/// Where a run's differences go: half of the inserts on each side, and a third of the
+/// differences as edits of shared rows, split across both sides.
+///
+/// Invariants: `insertsOnA + insertsOnB + editsOnA.count + editsOnB.count` equals the requested
+/// differences (edits are capped at the shared rows there are); no shared row is edited twice,
+/// so every edit is causally after the load and wins on both sides without a conflict.
+struct DifferencePlan {
+    /// Rows only A inserts.
+    let insertsOnA: Int
+    /// Rows only B inserts.
+    let insertsOnB: Int
+    /// Shared rows A edits, by load position.
+    let editsOnA: [Int]
+    /// Shared rows B edits, by load position.
+    let editsOnB: [Int]
+
+    /// Spreads `differences` over `rows` shared rows with the source's seeded positions.
+    init(differences: Int, rows: Int, source: RowSource) {
+        let edits = min(differences / 3, rows)
+        let inserts = differences - edits
+        insertsOnA = (inserts + 1) / 2
+        insertsOnB = inserts / 2
+        var random = source.generator(.editPositions, 0)
+        var chosen: Set<Int> = []
+        var positions: [Int] = []
+        while positions.count < edits {
+            let position = Int(random.next() % UInt64(rows))
+            if chosen.insert(position).inserted { positions.append(position) }
+        }
+        editsOnA = Array(positions.prefix((edits + 1) / 2))
+        editsOnB = Array(positions.dropFirst((edits + 1) / 2))
+    }
+}

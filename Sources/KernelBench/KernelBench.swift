@@ -1,0 +1,112 @@
+import Foundation
+import SyncKernel
+
+/// `synckernel bench --rows N --diff D`: two replicas on SQLite files load the same N rows, make
+/// D differences, and reconcile to equal roots by driving `KernelStore` directly.
+///
+/// The run: a temporary folder (removed at the end) gets two store files, each loaded with the
+/// same N rows in one transaction under a common origin device, and a plain SQLite table of the
+/// same rows for comparison; the stores reopen as devices A and B under the mode's response
+/// policy; A and B each make their share of the differences in one transaction; a
+/// `BenchExchange` reconciles them. Invariant: deterministic for a configuration, apart from the
+/// timings.
+public enum KernelBench {
+    /// Runs one benchmark in a fresh temporary folder.
+    public static func run(_ config: BenchConfig) throws -> BenchReport {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let source = RowSource(seed: config.seed, rowBytes: config.rowBytes)
+        let loaded = try LoadedStores.load(rows: config.rows, source: source, into: directory)
+        return try run(config, on: loaded, at: (loaded.pathA, loaded.pathB))
+    }
+
+    /// Runs one benchmark on loaded store files at `paths` (the loaded files themselves, or copies).
+    static func run(_ config: BenchConfig, on loaded: LoadedStores, at paths: (a: String, b: String)) throws -> BenchReport {
+        let source = RowSource(seed: config.seed, rowBytes: config.rowBytes)
+        let opened = ContinuousClock.now
+        let a = try open(paths.a, as: "a", mode: config.mode)
+        let b = try open(paths.b, as: "b", mode: config.mode)
+        let openSeconds = opened.duration(to: .now).seconds
+        defer {
+            a.close()
+            b.close()
+        }
+        let plan = DifferencePlan(differences: config.differences, rows: config.rows, source: source)
+        try a.write(BenchNamespace.self) { tx throws(SyncKernelError) in
+            for index in 0..<plan.insertsOnA { try tx.save(source.row(.insertedOnA, index, stamp: RowSource.diffStamp)) }
+            for index in plan.editsOnA { try tx.save(source.edited(index)) }
+        }
+        try b.write(BenchNamespace.self) { tx throws(SyncKernelError) in
+            for index in 0..<plan.insertsOnB { try tx.save(source.row(.insertedOnB, index, stamp: RowSource.diffStamp)) }
+            for index in plan.editsOnB { try tx.save(source.edited(index)) }
+        }
+        let differing = differingKeys(try a.leaves(namespace: BenchNamespace.name), try b.leaves(namespace: BenchNamespace.name))
+
+        let exchange = BenchExchange(a, b)
+        let started = ContinuousClock.now
+        let finished = exchange.run(roundLimit: config.roundLimit)
+        let reconcileSeconds = started.duration(to: .now).seconds
+        let converged = finished && exchange.refusal == nil && a.encodedStateDigest() == b.encodedStateDigest()
+
+        var floor = 0
+        for key in differing {
+            var row = try a.row(BenchNamespace.self, key: key)
+            if row == nil { row = try b.row(BenchNamespace.self, key: key) }
+            floor += row.map { BenchNamespace.rowEncoding(of: $0).count } ?? 0
+        }
+        let leaves = try a.leaves(namespace: BenchNamespace.name)
+        let perRow = 1e6 / Double(max(config.rows, 1))
+        return BenchReport(
+            config: config, differingRows: differing.count, converged: converged, refusal: exchange.refusal,
+            totalBytes: exchange.totalBytes, rowBytesShipped: exchange.rowBytes, rowBytes: floor, frames: exchange.frames,
+            detectMilliseconds: exchange.spend.map { Double($0.detectNanoseconds) / 1e6 },
+            applyMilliseconds: exchange.spend.map { Double($0.applyNanoseconds) / 1e6 },
+            loadSeconds: loaded.loadSeconds,
+            writeOverheadMicroseconds: loaded.leafUpkeepSeconds.reduce(0, +) / 2 * perRow,
+            kernelWriteMicroseconds: loaded.loadSeconds.reduce(0, +) / 2 * perRow,
+            sqliteWriteMicroseconds: loaded.sqliteSeconds * perRow,
+            structureBytes: 0, structureMemoryBytes: estimatedHeapBytes(leaves), leaves: leaves.count,
+            peakResidentBytes: ThreadCPUClock.peakResidentBytes, openSeconds: openSeconds,
+            reconcileSeconds: reconcileSeconds)
+    }
+
+    /// Opens a loaded store file as device `label` under `mode`'s response policy.
+    private static func open(_ path: String, as label: String, mode: BenchMode) throws(SyncKernelError) -> KernelStore {
+        let store = try KernelStore(path: path, namespaces: NamespaceSet([BenchNamespace.self]), responsePolicy: mode.responsePolicy)
+        try store.configureDevice(try BenchDevices.device(label))
+        return store
+    }
+
+    /// The keys whose leaf is missing on one side or differs, from two key-sorted leaf lists.
+    static func differingKeys(_ first: [Leaf], _ second: [Leaf]) -> [[UInt8]] {
+        var keys: [[UInt8]] = []
+        var (i, j) = (0, 0)
+        while i < first.count || j < second.count {
+            if j == second.count || (i < first.count && [UInt8].keyPrecedes(first[i].key, second[j].key)) {
+                keys.append(first[i].key)
+                i += 1
+            } else if i == first.count || [UInt8].keyPrecedes(second[j].key, first[i].key) {
+                keys.append(second[j].key)
+                j += 1
+            } else {
+                if first[i].hash != second[j].hash { keys.append(first[i].key) }
+                i += 1
+                j += 1
+            }
+        }
+        return keys
+    }
+
+    /// The heap an in-memory leaf list holds, estimated: per leaf its array slot, two Swift array
+    /// buffers (a 32-byte header each) and the key and hash bytes; allocator rounding not counted.
+    static func estimatedHeapBytes(_ leaves: [Leaf]) -> Int {
+        leaves.reduce(0) { $0 + MemoryLayout<Leaf>.stride + 2 * 32 + $1.key.count + $1.hash.count }
+    }
+
+    /// A fresh folder under the system's temporary directory.
+    static func makeTemporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "synckernel-bench-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
