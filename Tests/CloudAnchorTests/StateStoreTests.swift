@@ -20,6 +20,11 @@ final class StateStoreTests: XCTestCase {
         XCTAssertEqual(settings.synchronous, 2, "2 is FULL")
     }
 
+    func testAStateFileThatCannotBeOpenedIsLocalIO() {
+        let missing = directory.appendingPathComponent("missing/state.sqlite").path
+        XCTAssertThrowsError(try StateStore(path: missing)) { XCTAssertEqual($0 as? CloudError, .localIO) }
+    }
+
     func testAnInterruptedTransactionLeavesNoTrace() async throws {
         let intact = try StateStore(path: path)
         try await intact.replaceSync(SyncState(identity: "id", entries: ["a": StoredEntry(size: 1, hash: "h")]))

@@ -55,4 +55,17 @@ final class ErrorCodeTests: XCTestCase {
         XCTAssertEqual(SyncKernelError(.sqlite), SyncKernelError(.sqlite))
         XCTAssertNotEqual(SyncKernelError(.sqlite), SyncKernelError(.storeClosed))
     }
+
+    func testSQLiteFailuresAreSK501WithTheStatusAndAClosedStoreRefusesWithSK503() throws {
+        let world = try TestWorld()
+        let namespaces = try NamespaceSet([RecordNamespace.self])
+        XCTAssertThrowsError(try KernelStore(path: world.directory + "/missing/store.sqlite", namespaces: namespaces)) {
+            XCTAssertEqual($0 as? SyncKernelError, SyncKernelError(.sqlite, "open failed with status 14"))
+        }
+        let store = try world.store()
+        store.close()
+        XCTAssertThrowsError(try store.rows(RecordNamespace.self)) {
+            XCTAssertEqual($0 as? SyncKernelError, SyncKernelError(.storeClosed))
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStore
 
 /// The state file: the sync state and the restore record, in one SQLite database.
 ///
@@ -7,7 +8,7 @@ import Foundation
 /// One connection per store, owned by the actor; several stores (or processes) may open the
 /// same file.
 public actor StateStore {
-    private let database: SQLiteDatabase
+    private let database: SQLiteConnection<CloudError>
     private let commitHook: (@Sendable (String) throws -> Void)?
 
     /// Opens or creates the state file at `path`.
@@ -18,7 +19,7 @@ public actor StateStore {
     /// Opens the state file with a hook called inside every transaction just before it commits,
     /// with the transaction's name; a hook that throws aborts the transaction (tests model a crash).
     package init(path: String, commitHook: (@Sendable (String) throws -> Void)?) throws(CloudError) {
-        let database = try SQLiteDatabase(path: path)
+        let database = try SQLiteConnection<CloudError>(path: path, busyTimeoutMilliseconds: 5_000)
         try database.execute("""
             CREATE TABLE IF NOT EXISTS sync_meta(
                 id INTEGER PRIMARY KEY CHECK (id = 1), identity TEXT NOT NULL, hold TEXT,
@@ -63,7 +64,7 @@ public actor StateStore {
         case .held(let reason): .text(reason)
         }
         try write("setHold") { database in
-            try database.execute("UPDATE sync_meta SET hold = ? WHERE id = 1", [value])
+            try database.run("UPDATE sync_meta SET hold = ? WHERE id = 1", [value])
         }
     }
 
@@ -94,15 +95,15 @@ public actor StateStore {
     /// Replaces the sync state (identity, entries, bookkeeping) in one transaction; keeps the hold.
     func replaceSync(_ state: SyncState) throws {
         try write("replaceSync") { database in
-            try database.execute("UPDATE sync_meta SET identity = ?, synced_at = ?, marker_dirty = ? WHERE id = 1",
-                                 [.text(state.identity), state.syncedAt.map { .real($0.timeIntervalSince1970) } ?? .null,
-                                  .integer(state.markerDirty ? 1 : 0)])
-            try database.execute("DELETE FROM sync_entry")
+            try database.run("UPDATE sync_meta SET identity = ?, synced_at = ?, marker_dirty = ? WHERE id = 1",
+                             [.text(state.identity), state.syncedAt.map { .real($0.timeIntervalSince1970) } ?? .null,
+                              .integer(state.markerDirty ? 1 : 0)])
+            try database.run("DELETE FROM sync_entry")
             for (path, entry) in state.entries {
-                try database.execute("INSERT INTO sync_entry VALUES (?, ?, ?)",
-                                     [.text(path), .integer(entry.size), entry.hash.map { .text($0) } ?? .null])
+                try database.run("INSERT INTO sync_entry VALUES (?, ?, ?)",
+                                 [.text(path), .integer(entry.size), entry.hash.map { .text($0) } ?? .null])
             }
-            try database.execute("DELETE FROM sync_intent")
+            try database.run("DELETE FROM sync_intent")
             if let intent = state.intent {
                 try Self.insert(intent, into: database)
             }
@@ -112,9 +113,9 @@ public actor StateStore {
     /// Records the put about to happen and marks the marker dirty.
     func beginPut(_ intent: PutIntent) throws {
         try write("beginPut") { database in
-            try database.execute("DELETE FROM sync_intent")
+            try database.run("DELETE FROM sync_intent")
             try Self.insert(intent, into: database)
-            try database.execute("UPDATE sync_meta SET marker_dirty = 1 WHERE id = 1")
+            try database.run("UPDATE sync_meta SET marker_dirty = 1 WHERE id = 1")
         }
     }
 
@@ -122,14 +123,14 @@ public actor StateStore {
     /// and the identity it establishes.
     func completePut(_ path: String, _ entry: StoredEntry, isMarker: Bool, identity: String?) throws {
         try write("completePut") { database in
-            try database.execute("INSERT OR REPLACE INTO sync_entry VALUES (?, ?, ?)",
-                                 [.text(path), .integer(entry.size), entry.hash.map { .text($0) } ?? .null])
-            try database.execute("DELETE FROM sync_intent")
+            try database.run("INSERT OR REPLACE INTO sync_entry VALUES (?, ?, ?)",
+                             [.text(path), .integer(entry.size), entry.hash.map { .text($0) } ?? .null])
+            try database.run("DELETE FROM sync_intent")
             if isMarker {
-                try database.execute("UPDATE sync_meta SET marker_dirty = 0 WHERE id = 1")
+                try database.run("UPDATE sync_meta SET marker_dirty = 0 WHERE id = 1")
             }
             if let identity {
-                try database.execute("UPDATE sync_meta SET identity = ? WHERE id = 1", [.text(identity)])
+                try database.run("UPDATE sync_meta SET identity = ? WHERE id = 1", [.text(identity)])
             }
         }
     }
@@ -137,15 +138,15 @@ public actor StateStore {
     /// Forgets a deleted entry.
     func removeEntry(_ path: String) throws {
         try write("removeEntry") { database in
-            try database.execute("DELETE FROM sync_entry WHERE path = ?", [.text(path)])
+            try database.run("DELETE FROM sync_entry WHERE path = ?", [.text(path)])
         }
     }
 
     /// Stamps a finished sync.
     func finishSync(at date: Date) throws {
         try write("finishSync") { database in
-            try database.execute("UPDATE sync_meta SET synced_at = ? WHERE id = 1", [.real(date.timeIntervalSince1970)])
-            try database.execute("DELETE FROM sync_intent")
+            try database.run("UPDATE sync_meta SET synced_at = ? WHERE id = 1", [.real(date.timeIntervalSince1970)])
+            try database.run("DELETE FROM sync_intent")
         }
     }
 
@@ -154,16 +155,16 @@ public actor StateStore {
     /// Replaces the restore record with a new plan, every file pending.
     func saveRecord(_ plan: RestorePlan, startedAt: Date) throws {
         try write("saveRecord") { database in
-            try database.execute("DELETE FROM restore_meta")
-            try database.execute("DELETE FROM restore_file")
-            try database.execute("INSERT INTO restore_meta VALUES (1, ?, ?, ?, ?, NULL)",
-                                 [.text(plan.source.identityKey), plan.source.markerRemoteId.map { .text($0) } ?? .null,
-                                  .text(plan.source.markerFingerprint), .real(startedAt.timeIntervalSince1970)])
+            try database.run("DELETE FROM restore_meta")
+            try database.run("DELETE FROM restore_file")
+            try database.run("INSERT INTO restore_meta VALUES (1, ?, ?, ?, ?, NULL)",
+                             [.text(plan.source.identityKey), plan.source.markerRemoteId.map { .text($0) } ?? .null,
+                              .text(plan.source.markerFingerprint), .real(startedAt.timeIntervalSince1970)])
             for (ordinal, file) in plan.files.enumerated() {
-                try database.execute("INSERT INTO restore_file VALUES (?, ?, ?, ?, ?, ?, 'pending', 0)",
-                                     [.integer(Int64(ordinal)), .text(file.remotePath), .text(file.localURL.path),
-                                      .integer(file.required ? 1 : 0), file.group.map { .text($0) } ?? .null,
-                                      file.size.map { .integer($0) } ?? .null])
+                try database.run("INSERT INTO restore_file VALUES (?, ?, ?, ?, ?, ?, 'pending', 0)",
+                                 [.integer(Int64(ordinal)), .text(file.remotePath), .text(file.localURL.path),
+                                  .integer(file.required ? 1 : 0), file.group.map { .text($0) } ?? .null,
+                                  file.size.map { .integer($0) } ?? .null])
             }
         }
     }
@@ -199,8 +200,8 @@ public actor StateStore {
     func updateFiles(_ ordinals: [Int], phase: RestorePhase, attemptsDelta: Int = 0) throws {
         try write("updateFiles") { database in
             for ordinal in ordinals {
-                try database.execute("UPDATE restore_file SET phase = ?, attempts = attempts + ? WHERE ordinal = ?",
-                                     [.text(phase.rawValue), .integer(Int64(attemptsDelta)), .integer(Int64(ordinal))])
+                try database.run("UPDATE restore_file SET phase = ?, attempts = attempts + ? WHERE ordinal = ?",
+                                 [.text(phase.rawValue), .integer(Int64(attemptsDelta)), .integer(Int64(ordinal))])
             }
         }
     }
@@ -208,14 +209,14 @@ public actor StateStore {
     /// Clears every file's attempts.
     func resetAttempts() throws {
         try write("resetAttempts") { database in
-            try database.execute("UPDATE restore_file SET attempts = 0")
+            try database.run("UPDATE restore_file SET attempts = 0")
         }
     }
 
     /// Stamps the restore as completed.
     func completeRecord(at date: Date) throws {
         try write("completeRecord") { database in
-            try database.execute("UPDATE restore_meta SET completed_at = ?", [.real(date.timeIntervalSince1970)])
+            try database.run("UPDATE restore_meta SET completed_at = ?", [.real(date.timeIntervalSince1970)])
         }
     }
 
@@ -228,17 +229,17 @@ public actor StateStore {
         return (mode, level)
     }
 
-    private static func insert(_ intent: PutIntent, into database: SQLiteDatabase) throws {
-        try database.execute("INSERT INTO sync_intent VALUES (1, ?, ?, ?, ?, ?)",
-                             [.text(intent.path), .integer(intent.size), intent.hash.map { .text($0) } ?? .null,
-                              intent.tagBefore.map { .text($0) } ?? .null, .integer(intent.existedBefore ? 1 : 0)])
+    private static func insert(_ intent: PutIntent, into database: SQLiteConnection<CloudError>) throws {
+        try database.run("INSERT INTO sync_intent VALUES (1, ?, ?, ?, ?, ?)",
+                         [.text(intent.path), .integer(intent.size), intent.hash.map { .text($0) } ?? .null,
+                          intent.tagBefore.map { .text($0) } ?? .null, .integer(intent.existedBefore ? 1 : 0)])
     }
 
-    private func read<Result>(_ body: (SQLiteDatabase) throws -> Result) throws -> Result {
+    private func read<Result>(_ body: (SQLiteConnection<CloudError>) throws -> Result) throws -> Result {
         try database.transaction(writing: false) { try body(database) }
     }
 
-    private func write(_ name: String, _ body: (SQLiteDatabase) throws -> Void) throws {
+    private func write(_ name: String, _ body: (SQLiteConnection<CloudError>) throws -> Void) throws {
         try database.transaction(writing: true) {
             try body(database)
             try commitHook?(name)

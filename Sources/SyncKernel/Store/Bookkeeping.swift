@@ -1,8 +1,10 @@
+import SQLiteStore
+
 /// SQL access to the kernel-owned tables: RowVersion, tombstones and namespace row tables.
 ///
 /// Invariant: the only code that touches those tables; callers run it inside a transaction.
 struct Bookkeeping {
-    let db: Database
+    let db: SQLiteConnection<SyncKernelError>
 
     static let schema = """
         CREATE TABLE IF NOT EXISTS sk_row_version(
@@ -84,7 +86,7 @@ struct Bookkeeping {
     func version(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> RowVersion? {
         let statement = try db.statement("SELECT vector, synced_at, content_vector FROM sk_row_version WHERE ns = ? AND key = ?")
         statement.bind(1, namespace).bind(2, key)
-        return try statement.first { (row: Statement) throws(SyncKernelError) in
+        return try statement.first { (row: SQLiteStatement<SyncKernelError>) throws(SyncKernelError) in
             RowVersion(vector: try Bookkeeping.decodeVector(row.blob(0)), syncedAt: row.int64(1),
                        contentVector: try Bookkeeping.decodeVector(row.blob(2)))
         }

@@ -1,3 +1,5 @@
+import SQLiteStore
+
 /// One device's synced state on SQLite: namespace rows, RowVersion bookkeeping, tombstones and leaves.
 ///
 /// Invariants: every write to a namespace's rows (local saves through `write`, merges through
@@ -10,7 +12,7 @@
 public final class KernelStore {
     /// The namespaces this store syncs.
     public let namespaces: NamespaceSet
-    let db: Database
+    let db: SQLiteConnection<SyncKernelError>
     let books: Bookkeeping
     private(set) var clock = DeviceClock()
     private(set) var indexes: [String: LeafIndex] = [:]
@@ -32,7 +34,7 @@ public final class KernelStore {
     public init(path: String, namespaces: NamespaceSet, responsePolicy: ResponsePolicy = .standard) throws(SyncKernelError) {
         self.namespaces = namespaces
         self.responsePolicy = responsePolicy
-        db = try Database(path: path)
+        db = try SQLiteConnection(path: path)
         books = Bookkeeping(db: db)
         try db.execute(Bookkeeping.schema)
         for driver in namespaces.drivers {

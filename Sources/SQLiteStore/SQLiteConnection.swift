@@ -1,0 +1,132 @@
+import CSQLite
+
+/// One SQLite connection, used by exactly one owner, that reports every failure as the owner's
+/// error type `Failure`.
+///
+/// Invariants: a file database is in WAL mode with `synchronous=FULL` (opening refuses a file
+/// that will not take WAL), so a committed transaction survives a crash or power loss and an
+/// interrupted one leaves no trace; foreign keys are enforced. Every statement is prepared once
+/// per SQL text, cached, and reset with its bindings cleared before each reuse. After `close`
+/// every call throws `closed`. Not `Sendable`: it never crosses an isolation boundary.
+package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
+    private var handle: OpaquePointer?
+    private var statementCache: [String: SQLiteStatement<Failure>] = [:]
+
+    /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private one.
+    ///
+    /// `busyTimeoutMilliseconds` is how long a statement waits for another connection's lock
+    /// before failing with `SQLITE_BUSY`; 0 fails at once.
+    package init(path: String, busyTimeoutMilliseconds: Int32 = 0) throws(Failure) {
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &connection, flags, nil)
+        guard status == SQLITE_OK, let connection else {
+            sqlite3_close_v2(connection)
+            throw Failure(sqlite: SQLiteError(.openFailed, status: status))
+        }
+        handle = connection
+        sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+        let mode = try statement("PRAGMA journal_mode=WAL").first { $0.text(0) }
+        guard mode?.lowercased() == (path == ":memory:" ? "memory" : "wal") else {
+            throw Failure(sqlite: SQLiteError(.walUnavailable))
+        }
+        try execute("PRAGMA synchronous=FULL")
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Finalizes every statement and closes the connection; later calls throw `closed`.
+    package func close() {
+        for statement in statementCache.values {
+            statement.finalize()
+        }
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+        handle = nil
+    }
+
+    /// Runs one or more SQL statements that take no parameters; any rows they return are discarded.
+    package func execute(_ sql: String) throws(Failure) {
+        guard let handle else { throw Failure(sqlite: SQLiteError(.closed)) }
+        let status = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard status == SQLITE_OK else {
+            throw Failure(sqlite: SQLiteError(.statementFailed, status: status, connection: handle))
+        }
+    }
+
+    /// The prepared statement for `sql` (one statement), from the cache when it was prepared
+    /// before, reset and with no bindings.
+    package func statement(_ sql: String) throws(Failure) -> SQLiteStatement<Failure> {
+        guard let handle else { throw Failure(sqlite: SQLiteError(.closed)) }
+        if let cached = statementCache[sql] {
+            cached.prepareForReuse()
+            return cached
+        }
+        var raw: OpaquePointer?
+        let status = sqlite3_prepare_v2(handle, sql, -1, &raw, nil)
+        guard status == SQLITE_OK, let raw else {
+            throw Failure(sqlite: SQLiteError(.statementFailed, status: status, connection: handle))
+        }
+        let statement = SQLiteStatement<Failure>(raw)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs the statement `sql` with `values` bound to its parameters in order, discarding any rows.
+    package func run(_ sql: String, _ values: [SQLiteValue] = []) throws(Failure) {
+        try statement(sql).bind(values).run()
+    }
+
+    /// Runs the statement `sql` with `values` bound to its parameters in order and returns every row.
+    package func query(_ sql: String, _ values: [SQLiteValue] = []) throws(Failure) -> [[SQLiteValue]] {
+        try statement(sql).bind(values).rows()
+    }
+
+    /// Runs `body` in one transaction: commits when it returns, rolls back when it throws.
+    ///
+    /// `writing` begins with `BEGIN IMMEDIATE`, taking the write lock up front so no write inside
+    /// fails on a lock another connection took meanwhile; otherwise `BEGIN` gives the body one
+    /// consistent snapshot to read without taking the write lock.
+    package func transaction<Result>(writing: Bool = true,
+                                     _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        try inTransaction(writing: writing, body, lift: { $0 })
+    }
+
+    /// `transaction(writing:_:)` for a body that may throw errors of any type: they come out
+    /// unchanged, and SQLite's own failures (BEGIN, COMMIT) come out as `Failure`.
+    package func transaction<Result>(writing: Bool = true, _ body: () throws -> Result) throws -> Result {
+        try inTransaction(writing: writing, body, lift: { $0 })
+    }
+
+    /// Writes the WAL back into the main file, so the file alone holds the whole database.
+    package func checkpoint() throws(Failure) {
+        try execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// The one transaction implementation: `lift` turns SQLite's failures into the body's error type.
+    private func inTransaction<Result, BodyFailure: Error>(writing: Bool, _ body: () throws(BodyFailure) -> Result,
+                                                           lift: (Failure) -> BodyFailure) throws(BodyFailure) -> Result {
+        do throws(Failure) {
+            try execute(writing ? "BEGIN IMMEDIATE" : "BEGIN")
+        } catch {
+            throw lift(error)
+        }
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+        do throws(Failure) {
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw lift(error)
+        }
+        return result
+    }
+}
