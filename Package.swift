@@ -36,7 +36,7 @@ let package = Package(
                                                         "MessagesNamespace", "MemoryNamespace", "ContactsNamespace",
                                                         "SettingsNamespace", "OtherNamespaces"],
                 path: "Sources/FleetSimulation"),
-        .target(name: "KernelBench", dependencies: ["SyncKernel", "SyncKernelSimulator"], path: "Sources/KernelBench"),
+        .target(name: "KernelBench", dependencies: ["SQLiteStore", "SyncKernel", "SyncKernelSimulator"], path: "Sources/KernelBench"),
         .executableTarget(name: "synckernel",
                           dependencies: ["SyncKernel", "SyncKernelSimulator", "NotebookNamespace", "FleetSimulation",
                                          "KernelBench", "CloudAnchor"],

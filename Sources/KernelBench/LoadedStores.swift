@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStore
 import SyncKernel
 
 /// Two store files holding the same rows, each loaded in one transaction, plus what the loads
@@ -50,7 +51,7 @@ struct LoadedStores {
 
     /// The time to write the same rows with no kernel: one table, one transaction, same encoding.
     private static func plainSQLiteSeconds(rows: Int, source: RowSource, path: String) throws(SyncKernelError) -> Double {
-        let db = try Database(path: path)
+        let db = try SQLiteConnection<SyncKernelError>(path: path)
         defer {
             db.close()
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
