@@ -18,8 +18,16 @@ struct Bookkeeping {
 
     static func rowTable(_ namespace: String) -> String { "ns_\(namespace)" }
 
+    /// Creates the namespace's row table: each row beside its leaf hash (`leaf`: 32 bytes, an
+    /// empty blob for a device-derived row, which has none, or NULL in a table made before the
+    /// column existed, until `KernelStore` fills it in). A table from before gains the column.
     func createRowTable(_ namespace: String) throws(SyncKernelError) {
-        try db.execute("CREATE TABLE IF NOT EXISTS \(Bookkeeping.rowTable(namespace))(key BLOB PRIMARY KEY, row BLOB NOT NULL) WITHOUT ROWID")
+        let table = Bookkeeping.rowTable(namespace)
+        try db.execute("CREATE TABLE IF NOT EXISTS \(table)(key BLOB PRIMARY KEY, row BLOB NOT NULL, leaf BLOB) WITHOUT ROWID")
+        let columns = try db.statement("SELECT COUNT(*) FROM pragma_table_info('\(table)') WHERE name = 'leaf'")
+        if try columns.first({ $0.int64(0) }) == 0 {
+            try db.execute("ALTER TABLE \(table) ADD COLUMN leaf BLOB")
+        }
     }
 
     // MARK: rows
@@ -45,9 +53,32 @@ struct Bookkeeping {
         return rows
     }
 
-    func putRow(_ namespace: String, _ key: [UInt8], _ bytes: [UInt8]) throws(SyncKernelError) {
-        try db.statement("INSERT OR REPLACE INTO \(Bookkeeping.rowTable(namespace))(key, row) VALUES(?, ?)")
-            .bind(1, key).bind(2, bytes).run()
+    /// Stores a row with its leaf hash (nil for a device-derived row, stored as an empty blob).
+    func putRow(_ namespace: String, _ key: [UInt8], _ bytes: [UInt8], leaf: [UInt8]?) throws(SyncKernelError) {
+        try db.statement("INSERT OR REPLACE INTO \(Bookkeeping.rowTable(namespace))(key, row, leaf) VALUES(?, ?, ?)")
+            .bind(1, key).bind(2, bytes).bind(3, leaf ?? []).run()
+    }
+
+    /// The stored leaves of a namespace (device-derived rows have none), in key order, read
+    /// without decoding a row.
+    func leaves(_ namespace: String) throws(SyncKernelError) -> [Leaf] {
+        let statement = try db.statement("SELECT key, leaf FROM \(Bookkeeping.rowTable(namespace)) WHERE length(leaf) > 0 ORDER BY key")
+        var leaves: [Leaf] = []
+        while try statement.step() { leaves.append(Leaf(key: statement.blob(0), hash: statement.blob(1))) }
+        return leaves
+    }
+
+    /// The rows whose leaf is not yet stored (a table from before the leaf column), with keys.
+    func rowsWithoutLeaf(_ namespace: String) throws(SyncKernelError) -> [(key: [UInt8], row: [UInt8])] {
+        let statement = try db.statement("SELECT key, row FROM \(Bookkeeping.rowTable(namespace)) WHERE leaf IS NULL ORDER BY key")
+        var rows: [(key: [UInt8], row: [UInt8])] = []
+        while try statement.step() { rows.append((statement.blob(0), statement.blob(1))) }
+        return rows
+    }
+
+    /// Whether the namespace holds no row at all.
+    func isEmpty(_ namespace: String) throws(SyncKernelError) -> Bool {
+        try db.statement("SELECT EXISTS(SELECT 1 FROM \(Bookkeeping.rowTable(namespace)))").first { $0.int64(0) == 0 } ?? true
     }
 
     func removeRow(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {

@@ -26,11 +26,15 @@ public final class KernelStore {
 
     /// Opens (or creates) the store at `path` and loads every namespace's leaves.
     ///
-    /// A namespace whose stored rows were written in an earlier row format is migrated first, in
-    /// one transaction, through the namespace's `RowMigration` for that format; with none, the
-    /// store refuses to open with `rowFormatChanged` naming the namespace and the format. A causal
+    /// Each row is stored beside its leaf hash, so opening reads the leaves without decoding a
+    /// row. A namespace whose stored rows were written in an earlier row format is migrated first,
+    /// in one transaction, through the namespace's `RowMigration` for that format; with none, the
+    /// store refuses to open with `rowFormatChanged` naming the namespace and the format. Rows from
+    /// a store made before leaves were stored get theirs once, in one transaction. A causal
     /// namespace whose rows have no bookkeeping yet (seen for the first time) registers them with
-    /// empty vectors. A stored row that no longer decodes is a `corruptBookkeeping` error.
+    /// empty vectors. A stored row that must be decoded at open (a migration, a missing leaf, a
+    /// first registration) and no longer decodes is a `corruptBookkeeping` error; otherwise an
+    /// unreadable row is found when it is read or shipped.
     public init(path: String, namespaces: NamespaceSet, responsePolicy: ResponsePolicy = .standard) throws(SyncKernelError) {
         self.namespaces = namespaces
         self.responsePolicy = responsePolicy
@@ -40,20 +44,45 @@ public final class KernelStore {
         for driver in namespaces.drivers {
             try books.createRowTable(driver.name)
             try migrateRowFormat(driver)
-            var inspected: [InspectedRow] = []
-            for bytes in try books.allRows(driver.name) {
+            try storeMissingLeaves(driver)
+            if driver.isCausal, try books.versionCount(driver.name) == 0, try !books.isEmpty(driver.name) {
+                let rows = try inspectAll(driver)
+                try db.transaction { () throws(SyncKernelError) in
+                    try RowClock(books: books, clock: clock).registerIfFirstSeen(driver.name, rows: rows)
+                }
+            }
+            indexes[driver.name] = LeafIndex(try books.leaves(driver.name))
+        }
+    }
+
+    /// Every stored row of a namespace decoded, refusing the store if one no longer decodes.
+    private func inspectAll(_ driver: NamespaceDriver) throws(SyncKernelError) -> [InspectedRow] {
+        var inspected: [InspectedRow] = []
+        for bytes in try books.allRows(driver.name) {
+            do {
+                inspected.append(try driver.inspect(bytes))
+            } catch {
+                throw SyncKernelError(.corruptBookkeeping, "unreadable stored row in \(driver.name)")
+            }
+        }
+        return inspected
+    }
+
+    /// Stores the leaf of every row that has none yet (a store from before rows kept their
+    /// leaves), in one transaction; afterwards the store opens without decoding a row.
+    private func storeMissingLeaves(_ driver: NamespaceDriver) throws(SyncKernelError) {
+        let missing = try books.rowsWithoutLeaf(driver.name)
+        guard !missing.isEmpty else { return }
+        try db.transaction { () throws(SyncKernelError) in
+            for (key, bytes) in missing {
+                let row: InspectedRow
                 do {
-                    inspected.append(try driver.inspect(bytes))
+                    row = try driver.inspect(bytes)
                 } catch {
                     throw SyncKernelError(.corruptBookkeeping, "unreadable stored row in \(driver.name)")
                 }
+                try books.putRow(driver.name, key, bytes, leaf: row.isDeviceDerived ? nil : row.leaf.hash)
             }
-            if driver.isCausal {
-                try db.transaction { () throws(SyncKernelError) in
-                    try RowClock(books: books, clock: clock).registerIfFirstSeen(driver.name, rows: inspected)
-                }
-            }
-            indexes[driver.name] = LeafIndex(inspected.filter { !$0.isDeviceDerived }.map(\.leaf))
         }
     }
 
@@ -79,7 +108,9 @@ public final class KernelStore {
                     return rewritten
                 }
                 for (key, bytes) in try books.keyedRows(driver.name) {
-                    try books.putRow(driver.name, key, try migrated(key, bytes))
+                    let rewritten = try migrated(key, bytes)
+                    let row = try driver.inspect(rewritten)
+                    try books.putRow(driver.name, key, rewritten, leaf: row.isDeviceDerived ? nil : row.leaf.hash)
                 }
                 for version in try books.liveVersionRows(driver.name) {
                     try books.replaceVersionRow(driver.name, key: version.key, vector: version.vector,

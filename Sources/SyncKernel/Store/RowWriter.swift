@@ -36,8 +36,9 @@ final class RowWriter {
 
     /// Stores `row` in `namespace` and stages its leaf (a device-derived row stages no leaf).
     func put(_ namespace: String, row: InspectedRow) throws(SyncKernelError) {
-        try books.putRow(namespace, row.key, row.bytes)
-        stage(namespace, row.key, row.isDeviceDerived ? nil : row.leaf.hash)
+        let leaf = row.isDeviceDerived ? nil : row.leaf.hash
+        try books.putRow(namespace, row.key, row.bytes, leaf: leaf)
+        stage(namespace, row.key, leaf)
     }
 
     /// Deletes the row `key` of `namespace` and stages the removal of its leaf.
