@@ -65,7 +65,7 @@ public enum KernelBench {
             writeOverheadMicroseconds: loaded.leafUpkeepSeconds.reduce(0, +) / 2 * perRow,
             kernelWriteMicroseconds: loaded.loadSeconds.reduce(0, +) / 2 * perRow,
             sqliteWriteMicroseconds: loaded.sqliteSeconds * perRow,
-            structureBytes: 0, structureMemoryBytes: estimatedHeapBytes(leaves), leaves: leaves.count,
+            structureBytes: leaves.count * 32, structureMemoryBytes: estimatedHeapBytes(leaves), leaves: leaves.count,
             peakResidentBytes: ThreadCPUClock.peakResidentBytes, openSeconds: openSeconds,
             reconcileSeconds: reconcileSeconds)
     }
