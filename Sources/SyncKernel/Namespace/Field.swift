@@ -13,15 +13,21 @@ import Foundation
 public struct Field<Row: Sendable>: Sendable {
     /// The stored property's name.
     public let name: String
+    /// What the field is to the leaf.
     package let role: FieldRole
+    /// The codec's wire shape.
     package let shape: CodecShape
     /// The names of the stored properties this field covers (one, or a group's members).
     package let properties: [String]
+    /// The key path the field reaches (nil for a group).
     package let path: (any AnyKeyPath & Sendable)?
+    /// The name of the field's merge, when it declares one.
     package let mergeName: String?
     /// What kind of merge the field declares (nil when none).
     package let mergeKind: MergeKind?
+    /// The name of a derived leaf contribution, when the leaf holds one.
     package let leafName: String?
+    /// Declaration mistakes found while building the field.
     package let problems: [String]
     /// Writes the field's row item.
     package let writeRow: @Sendable (Row, inout CanonicalWriter) -> Void

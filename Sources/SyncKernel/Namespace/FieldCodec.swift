@@ -24,6 +24,7 @@ public struct FieldCodec<Value: Sendable>: Sendable {
     /// `NamespaceSet` refuses a namespace whose schema carries any.
     package let problems: [String]
 
+    /// Creates a codec; `writeLeafItem` defaults to `write` and `perturb` to the identity.
     package init(shape: CodecShape, write: @escaping @Sendable (Value, inout CanonicalWriter) -> Void,
                  read: @escaping @Sendable (CBORValue) throws(SyncKernelError) -> Value,
                  writeLeafItem: (@Sendable (Value, inout CanonicalWriter) -> Void)? = nil,

@@ -4,6 +4,7 @@
 /// it joins (the conformance kit checks it on generated rows), so two devices that pull from each
 /// other in any order end with the same value. The name enters the schema fingerprint.
 public struct FieldMerge<Value: Sendable>: Sendable {
+    /// How the kernel applies the merge.
     package enum Strategy: Sendable {
         case join(@Sendable (_ local: Value, _ incoming: Value) -> Value)
         case greaterEncoding
@@ -12,10 +13,12 @@ public struct FieldMerge<Value: Sendable>: Sendable {
 
     /// A short stable name, part of the schema fingerprint.
     public let name: String
+    /// How the kernel applies the merge.
     package let strategy: Strategy
     /// What the merge means for a local edit (the conformance kit judges edits by it).
     package let kind: MergeKind
 
+    /// Creates a merge.
     package init(name: String, strategy: Strategy, kind: MergeKind) {
         self.name = name
         self.strategy = strategy

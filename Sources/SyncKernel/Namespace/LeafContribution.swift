@@ -4,8 +4,11 @@
 /// Invariant required: two rows that mean the same content derive the same value, whatever
 /// their excluded fields say (that is the point of deriving it).
 public struct LeafContribution<Row: Sendable>: Sendable {
+    /// The contribution's name, part of the fingerprint.
     package let name: String
+    /// The shape of the value written.
     package let shape: CodecShape
+    /// Writes the contribution of a row as one leaf item.
     package let write: @Sendable (Row, inout CanonicalWriter) -> Void
 
     /// The leaf holds `value(row)`, written with `codec`; `name` enters the schema fingerprint.

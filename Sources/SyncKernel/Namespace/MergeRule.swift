@@ -11,6 +11,7 @@ import Foundation
 /// lets two devices pull from each other at the same time and still converge. The rule, with the
 /// field its stamp reads, is part of the schema fingerprint.
 public struct MergeRule<Row: Sendable>: Sendable {
+    /// The behaviour the kernel dispatches on, with what each needs.
     package enum Kind: Sendable {
         case causal(stamp: @Sendable (Row) -> Int64, path: any AnyKeyPath & Sendable, setStamp: @Sendable (Row, Date) -> Row)
         case join(normalize: (@Sendable (Row) -> Row)?)
@@ -18,6 +19,7 @@ public struct MergeRule<Row: Sendable>: Sendable {
         case singleWriterLWW(stamp: @Sendable (Row) -> Int64, path: any AnyKeyPath & Sendable, setStamp: @Sendable (Row, Int64) -> Row)
     }
 
+    /// The rule's behaviour.
     package let kind: Kind
 
     /// Version vectors and `resolveMerge`: causality first, add-wins on presence, then the

@@ -12,15 +12,25 @@
 public struct RowSchema<Row: Sendable>: Sendable {
     /// How the leaf lays out the hashed fields.
     public let layout: LeafLayout
+    /// How the key is derived, for the fingerprint.
     package let keyDescription: String
+    /// The key of a row.
     package let key: @Sendable (Row) -> [UInt8]
+    /// The key field's key path, when the key is a field.
     package let keyPath: (any AnyKeyPath & Sendable)?
+    /// Every declared field (variant fields prefixed with the variant's name).
     package let fields: [SchemaField<Row>]
+    /// Declaration mistakes; `NamespaceSet` refuses a schema with any.
     package let problems: [String]
+    /// Writes the row encoding.
     package let writeRowBody: @Sendable (Row, inout CanonicalWriter) -> Void
+    /// Writes the `.sequence` leaf items.
     package let writeLeafBody: @Sendable (Row, inout CanonicalWriter) -> Void
+    /// Reads a row encoding, then validates it.
     package let decodeBody: @Sendable (CBORValue) throws(SyncKernelError) -> Row
+    /// The default `adopt`: per-device and local-identifier fields kept from the local row.
     package let adoptDefault: @Sendable (_ incoming: Row, _ local: Row?) -> Row
+    /// The local row with every field merge applied.
     package let joinFields: @Sendable (_ local: Row, _ incoming: Row) -> Row
     /// The canonical description of the row format (what `encodeRow` writes), for migrations.
     package let rowFormat: [UInt8]

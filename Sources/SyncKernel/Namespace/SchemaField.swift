@@ -5,12 +5,19 @@
 package struct SchemaField<Row: Sendable>: Sendable {
     /// The field's name (`Variant.field` inside a variant).
     package let name: String
+    /// What the field is to the leaf.
     package let role: FieldRole
+    /// The codec's wire shape.
     package let shape: CodecShape
+    /// The name of the field's merge, when it declares one.
     package let mergeName: String?
+    /// What the field's merge means for a local edit.
     package let mergeKind: MergeKind?
+    /// The name of a derived leaf contribution, when the leaf holds one.
     package let leafName: String?
+    /// The key path the field reaches (nil for a group).
     package let path: (any AnyKeyPath & Sendable)?
+    /// The variant the field belongs to, for an enum row.
     package let variant: String?
     /// The field's row item bytes.
     package let value: @Sendable (Row) -> [UInt8]?
