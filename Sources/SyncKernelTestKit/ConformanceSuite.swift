@@ -36,6 +36,8 @@ public struct ConformanceSuite<Subject: NamespaceConformance> {
     public var fleetSizes: ClosedRange<Int>
     /// Local writes in the fleet schedule.
     public var fleetSteps: Int
+    /// The fields the kit mutates, read once from the declaration and the subject's mutations.
+    let declared = DeclaredFields<Subject>()
 
     /// A suite for `subject` with the default effort (well under a second of CPU per namespace
     /// in a debug build).
@@ -107,8 +109,7 @@ public struct ConformanceSuite<Subject: NamespaceConformance> {
 
     var isCausal: Bool { Namespace.mergeRule.isCausal }
 
-    /// The fields the kit mutates, from the namespace's declaration and the subject's mutations.
-    var declared: DeclaredFields<Subject> { DeclaredFields() }
+
 
     /// The row as a local edit at `clock` leaves it: the subject's stamping, or by default a
     /// causal change stamp set to `clock` and a single writer's stamp moved past its old value

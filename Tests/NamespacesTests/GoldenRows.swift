@@ -6,6 +6,7 @@ import NotebookNamespace
 import OtherNamespaces
 import SettingsNamespace
 import SyncKernel
+import XCTest
 
 /// The fixed sample rows behind `Fixtures/golden/<name>.golden`, one function per namespace.
 ///
@@ -253,5 +254,47 @@ enum GoldenRows {
             ("user-negative-count", AgentTurn(turnID: bytes(from: 0x30, count: 16), conversationID: bytes(from: 0xf0, count: 16),
                                               role: .user, text: "é", at: at(-0.25), localTokenCount: -1)),
         ]
+    }
+}
+
+/// The sample rows keep what the golden files rely on: distinct labels and keys per namespace,
+/// rows the namespace accepts, and the edges the files claim to cover.
+final class GoldenRowsTests: XCTestCase {
+    private func check<N: SyncNamespace>(_ namespace: N.Type, _ rows: [(label: String, row: N.Row)],
+                                         file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertGreaterThanOrEqual(rows.count, 3, N.name, file: file, line: line)
+        XCTAssertEqual(Set(rows.map(\.label)).count, rows.count, "\(N.name): labels are unique", file: file, line: line)
+        XCTAssertEqual(Set(rows.map { N.key(of: $0.row) }).count, rows.count, "\(N.name): keys are unique", file: file, line: line)
+        for (label, row) in rows {
+            XCTAssertNoThrow(try N.decodeRow(bytes: N.rowEncoding(of: row)), "\(N.name) \(label)", file: file, line: line)
+        }
+    }
+
+    func testEveryNamespacesRowsAreValidAndDistinct() {
+        check(NotebookNamespace.self, GoldenRows.notebook())
+        check(MessagesNamespace.self, GoldenRows.messages())
+        check(MemoryNamespace.self, GoldenRows.memory())
+        check(ContactsNamespace.self, GoldenRows.contacts())
+        check(PeerDevicesNamespace.self, GoldenRows.peerDevices())
+        check(SettingsNamespace.self, GoldenRows.settings())
+        check(SagaNamespace.self, GoldenRows.saga())
+        check(PlansNamespace.self, GoldenRows.plans())
+        check(FileIndexNamespace.self, GoldenRows.fileIndex())
+        check(KTIdentityLedgerNamespace.self, GoldenRows.ktIdentityLedger())
+        check(BlocksNamespace.self, GoldenRows.blocks())
+        check(PostsNamespace.self, GoldenRows.posts())
+        check(AgentConversationsNamespace.self, GoldenRows.agentConversations())
+    }
+
+    func testTheRowsCoverTheEdgesTheFilesClaim() {
+        let messages = GoldenRows.messages().map(\.row)
+        XCTAssertTrue(messages.contains { $0.peerUserIDHash == nil } && messages.contains { $0.peerUserIDHash == [] }
+                      && messages.contains { ($0.peerUserIDHash?.count ?? 0) == 32 }, "peerUserIDHash absent, empty and set")
+        XCTAssertTrue(messages.contains { $0.body.unicodeScalars.contains { !$0.isASCII } }, "non-ASCII text")
+        let contacts = GoldenRows.contacts().map(\.row)
+        XCTAssertTrue(contacts.contains { if case .relationship = $0 { true } else { false } }
+                      && contacts.contains { if case .contact = $0 { true } else { false } }, "both contact variants")
+        XCTAssertTrue(GoldenRows.memory().contains { MemoryNamespace.isDeviceDerived($0.row) }, "a device-derived event")
+        XCTAssertTrue(GoldenRows.notebook().contains { $0.row.bodyOffloaded }, "an offloaded note")
     }
 }

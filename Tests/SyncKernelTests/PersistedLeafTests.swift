@@ -13,18 +13,20 @@ final class PersistedLeafTests: XCTestCase {
         }
     }
 
+    /// A store file holding `rows`, closed, and its digest.
+    private func savedAndClosed(in world: TestWorld) throws -> (path: String, digest: StateDigest) {
+        let path = world.path()
+        let store = try world.store(path: path)
+        try save(rows, store)
+        defer { store.close() }
+        return (path, store.stateDigest())
+    }
+
     private let rows = (0..<20).map { RecordNamespace.Row(id: "k\($0)", value: "v\($0)", updatedAt: Int64($0)) }
 
     func testAStoreFromBeforeTheLeafColumnGainsItsLeavesOnceAndKeepsItsDigest() throws {
         let world = try TestWorld()
-        let path = world.path()
-        let digest: StateDigest
-        do {
-            let store = try world.store(path: path)
-            try save(rows, store)
-            digest = store.stateDigest()
-            store.close()
-        }
+        let (path, digest) = try savedAndClosed(in: world)
         try SQLiteTestHelper.execute("""
             CREATE TABLE old(key BLOB PRIMARY KEY, row BLOB NOT NULL) WITHOUT ROWID;
             INSERT INTO old SELECT key, row FROM ns_records;
@@ -42,14 +44,7 @@ final class PersistedLeafTests: XCTestCase {
 
     func testADamagedRowIsFoundWhenReadNotAtOpen() throws {
         let world = try TestWorld()
-        let path = world.path()
-        let digest: StateDigest
-        do {
-            let store = try world.store(path: path)
-            try save(rows, store)
-            digest = store.stateDigest()
-            store.close()
-        }
+        let (path, digest) = try savedAndClosed(in: world)
         try SQLiteTestHelper.execute("UPDATE ns_records SET row = x'ff' WHERE key = CAST('k7' AS BLOB)", at: path)
         let store = try world.store(path: path)
         XCTAssertEqual(store.stateDigest(), digest)

@@ -1,6 +1,7 @@
 import Foundation
 import SyncKernel
 import SyncKernelTestKit
+import XCTest
 
 // Plausible namespaces with one realistic defect each, declared the way their authors would
 // believe is right, grouped by the blind spot of the old kit that let them pass.
@@ -293,4 +294,36 @@ enum RegisterCard: SyncNamespace {
         .hashed("watchers", \.watchers, .array(.bytes()), merge: .sortedUnion()),
     ])
     static let mergeRule = MergeRule<Card>.join()
+}
+
+/// The fixtures are plausible: the kernel accepts every declaration, so what catches each defect
+/// is the kit, not a refusal at registration.
+final class BlindSpotFixtureTests: XCTestCase {
+    func testTheKernelAcceptsEveryFixtureDeclaration() {
+        let namespaces: [any SyncNamespace.Type] = [
+            LossyLeaf.self, AbsentIsEmpty.self, LossyNumber.self, CanonicalLabelSet.self, CanonicalMaxTitle.self,
+            MillisecondLeaf.self, NestedRawTimes.self, OptionalRawDue.self, BodyHashedDirectly.self, OffloadIsAnEdit.self,
+            RestoreChangesContent.self, CorrectOffload.self, WallClockTitle.self, LiveWins.self, RegisterCard.self,
+        ]
+        for namespace in namespaces {
+            XCTAssertNoThrow(try NamespaceSet([namespace]), "\(namespace)")
+        }
+    }
+
+    func testTheDefectsAreWhereTheFixturesSayTheyAre() {
+        let short = Item(id: [UInt8](repeating: 1, count: 16), title: "ab")
+        var sameLength = short
+        sameLength.title = "cd"
+        XCTAssertEqual(LossyLeaf.leafEncoding(of: short), LossyLeaf.leafEncoding(of: sameLength), "the leaf keeps only the length")
+        var scored = short
+        scored.score = 2.5
+        XCTAssertEqual(try LossyNumber.decodeRow(bytes: LossyNumber.rowEncoding(of: scored)).score, 2, "the score is rounded")
+        let doc = Doc(id: [UInt8](repeating: 1, count: 16), body: "text", updatedAt: .distantPast)
+        var offloaded = doc
+        offloaded.digest = DocFields.digest(doc.body)
+        offloaded.body = ""
+        offloaded.offloaded = true
+        XCTAssertNotEqual(BodyHashedDirectly.leafEncoding(of: doc), BodyHashedDirectly.leafEncoding(of: offloaded))
+        XCTAssertEqual(CorrectOffload.leafEncoding(of: doc), CorrectOffload.leafEncoding(of: offloaded))
+    }
 }

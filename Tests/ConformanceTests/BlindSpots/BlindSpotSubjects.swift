@@ -1,6 +1,7 @@
 import Foundation
 import SyncKernel
 import SyncKernelTestKit
+import XCTest
 
 /// A subject over items: rows from `ItemRows.make`, the score's hand-written codec mutated.
 protocol ItemSubject: NamespaceConformance where Namespace.Row == Item {}
@@ -208,4 +209,24 @@ enum AppendingJoin: SyncNamespace {
 
 enum AppendingJoinSubject: ItemSubject {
     typealias Namespace = AppendingJoin
+}
+
+/// The subjects' rows are valid for their namespaces and give the checks something to work on.
+final class BlindSpotSubjectTests: XCTestCase {
+    func testItemRowsFillEveryTimeAndDecode() throws {
+        var generator = FieldGenerator(seed: 3)
+        for _ in 0..<20 {
+            let item = ItemRows.make(&generator)
+            XCTAssertNotNil(item.due)
+            XCTAssertFalse(item.events.isEmpty, "nested times for the noise to reach")
+            XCTAssertFalse(item.tags.isEmpty, "a synced row for DerivedByHashedField")
+            XCTAssertEqual(try Imported.decodeRow(bytes: Imported.rowEncoding(of: item)).id, item.id)
+        }
+    }
+
+    func testTheNoteMutationReachesAbsentEmptyAndAWord() {
+        var generator = FieldGenerator(seed: 4)
+        let notes = Set((0..<60).map { _ in ItemRows.noteMutation.mutate(Item(id: [], title: ""), &generator).note.map { $0.isEmpty ? "empty" : "word" } ?? "absent" })
+        XCTAssertEqual(notes, ["absent", "empty", "word"])
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SyncKernel
+import XCTest
 
 /// Variations of one small declaration, each changing or breaking one thing (all named `decl`,
 /// so fingerprints differ only by what the variation changes).
@@ -279,6 +280,21 @@ enum Decl {
             var changed = incoming
             changed.value += " (adopted)"
             return changed
+        }
+    }
+}
+
+/// The fixtures keep the claims the declaration tests rest on.
+final class DeclarationFixtureTests: XCTestCase {
+    func testTheEarlierDeclarationRestatedOverTheNewRowHasTheOriginalRowFormat() {
+        XCTAssertEqual(Decl.v1OverV2.rowFormatID, Decl.baseSchema.rowFormatID, "the migration reads what Base wrote")
+        XCTAssertNotEqual(Decl.v2Schema.rowFormatID, Decl.baseSchema.rowFormatID, "adding a field changes the row format")
+    }
+
+    func testTheCorrectVariationsAreAccepted() throws {
+        for namespace: any SyncNamespace.Type in [Decl.Base.self, Decl.Joined.self, Decl.FieldAdded.self, Decl.Renamed.self,
+                                                  Decl.AllHashedWholeRow.self, Decl.Validated.self] {
+            XCTAssertNoThrow(try NamespaceSet([namespace]), "\(namespace)")
         }
     }
 }
