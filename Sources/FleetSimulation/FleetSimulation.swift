@@ -50,9 +50,11 @@ public enum FleetSimulation {
 
         let replicas = try (0..<config.devices).map { index in
             try Replica(device: devices[index], account: account, siblings: devices,
-                        store: KernelStore(path: paths[index], namespaces: namespaces, responsePolicy: config.responsePolicy))
+                        store: KernelStore(path: paths[index], namespaces: namespaces),
+                        mode: index >= config.devices - config.specOnlyDevices ? .spec : config.mode)
         }
         let fleet = Fleet(replicas: replicas, conditions: config.conditions, seed: random.next())
+        fleet.announceAll()
         func wallClock(_ device: Int) -> Date {
             let skew = device == config.devices - 1 ? config.clockSkewSeconds : 0
             return NotebookWorkload.epoch.addingTimeInterval(TimeInterval(fleet.now / 1000 + skew))
@@ -94,12 +96,14 @@ public enum FleetSimulation {
         var links: [SimulationReport.Link] = []
         var framesByKind: [String: Int] = [:]
         var bytesByNamespace: [String: Int] = [:]
+        var bytesByKind: [String: Int] = [:]
         for (from, sender) in devices.enumerated() {
             for (to, recipient) in devices.enumerated() where from != to {
                 guard let traffic = fleet.relay.traffic[InProcessRelay.Link(from: sender, to: recipient)] else { continue }
                 links.append(.init(from: from, to: to, frames: traffic.frames, bytes: traffic.bytes, lost: traffic.lost))
                 for (kind, count) in traffic.framesByKind { framesByKind[kind, default: 0] += count }
                 for (namespace, bytes) in traffic.bytesByNamespace { bytesByNamespace[namespace, default: 0] += bytes }
+                for (kind, bytes) in traffic.bytesByKind { bytesByKind[kind, default: 0] += bytes }
             }
         }
         let replicas = fleet.replicas
@@ -110,23 +114,21 @@ public enum FleetSimulation {
             config: config, converged: converged,
             rounds: replicas.reduce(0) { $0 + $1.roundsStarted },
             frames: links.reduce(0) { $0 + $1.frames }, bytes: links.reduce(0) { $0 + $1.bytes },
-            framesByKind: framesByKind,
+            framesByKind: framesByKind, bytesByKind: bytesByKind,
             virtualMillis: converged ? (fleet.convergedAt ?? fleet.now) : fleet.now,
             links: links,
             storms: events.filter { if case .stormSuspected = $0 { return true } else { return false } }.count,
             refusals: events.filter {
                 switch $0 {
-                case .frameRefused, .applyFailed, .peerSchemaMismatch: return true
+                case .frameRefused, .applyFailed, .peerSchemaMismatch, .storeFailed: return true
                 default: return false
                 }
             }.count,
-            rowsPerDevice: try replicas.map { replica in
-                try names.reduce(0) { $0 + (try replica.store.leaves(namespace: $1).count) }
+            rowsPerDevice: replicas.map { Int($0.store.itemCounts().reduce(0, +)) },
+            namespaces: zip(names, replicas[0].store.itemCounts()).map {
+                SimulationReport.NamespaceTraffic(name: $0.0, rows: Int($0.1), bytes: bytesByNamespace[$0.0] ?? 0)
             },
-            namespaces: try names.map { name in
-                SimulationReport.NamespaceTraffic(name: name, rows: try replicas[0].store.leaves(namespace: name).count,
-                                                  bytes: bytesByNamespace[name] ?? 0)
-            },
+            finalRoots: replicas[0].store.stateDigest().roots,
             wallMillis: Int(Date().timeIntervalSince(started) * 1000))
     }
 

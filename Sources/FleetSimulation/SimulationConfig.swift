@@ -14,8 +14,11 @@ public struct SimulationConfig: Sendable, Hashable {
     public var differences = 100
     /// Relay conditions (latency, loss, duplication, reordering).
     public var conditions = RelayConditions()
-    /// How responders answer large mismatching ranges (`.shipRows` is the spec's behaviour).
-    public var responsePolicy: ResponsePolicy = .standard
+    /// The reconcile frames every device speaks (`.spec` is the reconciling-by-digest spec only).
+    public var mode: ReconcileMode = .sketch
+    /// How many of the devices (the last ones) speak only the spec's frames whatever `mode` is:
+    /// a mixed fleet, as when some devices still run an older build.
+    public var specOnlyDevices = 0
     /// The namespaces to run, by name; empty means the classic notebook-only run (with its
     /// concurrent edit pairs). `["all"]` selects every namespace; rows and differences are then
     /// spread evenly over them.

@@ -42,6 +42,8 @@ public struct SimulationReport: Sendable {
     public let bytes: Int
     /// Frames by `sync_delta` kind.
     public let framesByKind: [String: Int]
+    /// Bytes sent, by frame kind.
+    public let bytesByKind: [String: Int]
     /// Virtual milliseconds from the first difference to lasting convergence (or the limit).
     public let virtualMillis: Int64
     /// Traffic per directed link.
@@ -54,6 +56,9 @@ public struct SimulationReport: Sendable {
     public let rowsPerDevice: [Int]
     /// Per-namespace rows and bytes.
     public let namespaces: [NamespaceTraffic]
+    /// The first device's namespace roots at the end (set-hash layout), in name order: equal
+    /// across runs that reached the same state, whatever protocol they spoke.
+    public let finalRoots: [[UInt8]]
     /// Real time the run took, in milliseconds.
     public let wallMillis: Int
 
@@ -63,7 +68,7 @@ public struct SimulationReport: Sendable {
             "converged": converged, "rounds": rounds, "bytes": bytes, "frames": frames,
             "virtual_ms": virtualMillis, "devices": config.devices, "rows": config.rows,
             "diff": config.differences, "latency_ms": config.conditions.latencyMillis, "seed": config.seed,
-            "frames_by_kind": framesByKind, "storms": storms, "refusals": refusals,
+            "frames_by_kind": framesByKind, "bytes_by_kind": bytesByKind, "storms": storms, "refusals": refusals,
             "rows_per_device": rowsPerDevice, "wall_ms": wallMillis,
             "namespaces": Dictionary(uniqueKeysWithValues: namespaces.map { ($0.name, ["rows": $0.rows, "bytes": $0.bytes]) }),
             "links": links.map { ["from": $0.from, "to": $0.to, "frames": $0.frames, "bytes": $0.bytes, "lost": $0.lost] },

@@ -5,68 +5,128 @@ import SyncKernel
 ///
 /// The exchange alternates: in round r the requester is A for even r and B for odd r. The
 /// responder sends its `state_digest`; the requester compares it with its own and stops when they
-/// match; otherwise it sends a `reconcile_req` per divergent namespace, applies the
-/// `reconcile_resp`, and follows any leaf listings with a by-key request. Every frame is encoded
-/// with the `sync_delta` codec and decoded under the wire limits on the other side, so bytes
-/// and refusals are those of the wire.
+/// match; otherwise it starts a pull per divergent namespace (`fast`: a `sketch_req` sized from
+/// the `ChangeMarks` of the last synced exchange; `spec`: a `reconcile_req` of range
+/// fingerprints), and every frame is answered as `Replica` answers it until no frame is left in
+/// flight. Every frame is encoded with the `sync_delta` codec and decoded under the wire limits
+/// on the other side, so bytes and refusals are those of the wire. The two replicas are in the
+/// steady state of siblings that synced before (`recordSynced`): each already knows the other
+/// speaks the sketch exchange, so, as `Replica` does then, no frame repeats the capability.
 ///
-/// Invariants: every frame waits for the one before it, so `frames` is also the number of
-/// one-way trips in sequence; `rowBytes` counts the encoded shipped rows of responses (row
-/// encodings with their vectors and siblings) and everything else is detection; CPU time is
-/// the thread's, taken around each kernel call: digests, request building, answering and
-/// listing diffs are detection, merging a response is apply.
+/// Invariants: a frame's depth is one more than the frame it answers, and frames of one depth
+/// travel together, so the deepest frame before the last digest counts the one-way trips of
+/// detection and transfer (`transferTrips`); the last digest, which only confirms the roots
+/// match, is counted in `frames` and `confirmFrames`, not in those trips. `rowBytes` counts the
+/// encoded shipped rows of responses (row encodings with their vectors and siblings); everything
+/// else is detection. CPU time is the thread's, taken around each kernel call: digests, sketch
+/// sizing and decoding, trie comparisons and spec answers are detection; reading the rows to ship
+/// is transfer; merging is apply.
 final class BenchExchange {
     /// What one side spent, in thread CPU nanoseconds.
     struct Spend {
-        /// Producing and comparing digests, building requests, answering requests, diffing listings.
+        /// Digests, requests, sketch decoding, trie comparisons, spec answers.
         var detectNanoseconds: UInt64 = 0
+        /// Reading the rows (with vectors) of the keys that differ.
+        var transferNanoseconds: UInt64 = 0
         /// Merging responses.
         var applyNanoseconds: UInt64 = 0
     }
 
+    /// A frame in flight: its body, who receives it and its depth.
+    private struct InFlight {
+        let body: SyncFrame.Body
+        let receiver: Int
+        let depth: Int
+    }
+
     /// A, then B.
     private let stores: [KernelStore]
+    private let mode: BenchMode
     /// The schema every frame carries.
     private let schema: SchemaFingerprint
     /// The namespaces a digest lists, in name order.
     private let names: [String]
+    /// Each side's marks of the other (A's of B, then B's of A).
+    private var marks = [ChangeMarks(), ChangeMarks()]
     /// Per side (A, then B).
     private(set) var spend = [Spend(), Spend()]
     /// Frames sent, both ways.
     private(set) var frames = 0
+    /// Digest frames that only confirmed matching roots.
+    private(set) var confirmFrames = 0
+    /// One-way trips of detection and transfer, frames of one depth counted once.
+    private(set) var transferTrips = 0
     /// Encoded bytes of every frame.
     private(set) var totalBytes = 0
     /// Encoded bytes of the shipped rows inside responses.
     private(set) var rowBytes = 0
+    /// Frames by kind.
+    private(set) var kinds: [String: Int] = [:]
     /// Why a frame was refused, if one was.
     private(set) var refusal: String?
 
     /// An exchange between `a` and `b`, which share a namespace set.
-    init(_ a: KernelStore, _ b: KernelStore) {
+    init(_ a: KernelStore, _ b: KernelStore, mode: BenchMode) {
         stores = [a, b]
+        self.mode = mode
         schema = a.namespaces.schema
         names = a.namespaces.names
+    }
+
+    /// Records that the two stores hold equal roots now (their last synced exchange), as each
+    /// replica records when it sees a matching digest; only the sketch exchange uses the marks.
+    func recordSynced() {
+        let digests = stores.map { $0.stateDigest() }
+        let equal = names.filter { !digests[0].divergentNamespaces(from: digests[1]).contains($0) }
+        marks[0].record(equal: equal, names: names, mine: stores[0].changeCounters(), theirs: stores[1].changeCounters())
+        marks[1].record(equal: equal, names: names, mine: stores[1].changeCounters(), theirs: stores[0].changeCounters())
     }
 
     /// Runs rounds until a requester sees a matching digest (true) or `roundLimit` rounds pass
     /// or a frame is refused (false).
     func run(roundLimit: Int) -> Bool {
+        var depth = 0
         do {
             for round in 0..<roundLimit {
                 let requester = round % 2
                 let responder = 1 - requester
-                let advertised = ThreadCPUClock.measure(&spend[responder].detectNanoseconds) {
-                    stores[responder].encodedStateDigest()
+                let advertised = try measure(responder, \.detectNanoseconds) { () throws(SyncKernelError) in
+                    mode == .fast ? stores[responder].encodedStateDigest() : try stores[responder].merkleDigest().encoded()
                 }
-                guard case .stateDigest(let digest, _) = try transmit(.stateDigest(digest: advertised, probe: false)) else {
+                let changes = mode == .fast ? stores[responder].changeCounters() : []
+                guard case .stateDigest(let digest, _, let theirChanges) = try transmit(.stateDigest(digest: advertised, probe: false, changes: changes)) else {
                     return false
                 }
-                let divergent = try ThreadCPUClock.measure(&spend[requester].detectNanoseconds) { () throws(SyncKernelError) in
+                depth += 1
+                let divergent = try measure(requester, \.detectNanoseconds) { () throws(SyncKernelError) in
                     let theirs = try StateDigest(decoding: digest, expecting: schema, namespaces: names)
-                    return stores[requester].stateDigest().divergentNamespaces(from: theirs)
+                    let mine = mode == .fast ? stores[requester].stateDigest() : try stores[requester].merkleDigest()
+                    return mine.divergentNamespaces(from: theirs)
                 }
-                if divergent.isEmpty { return true }
-                for namespace in divergent { try pull(namespace, requester: requester, responder: responder) }
+                if divergent.isEmpty {
+                    confirmFrames += 1
+                    return true
+                }
+                transferTrips = depth
+                var queue: [InFlight] = []
+                for namespace in divergent {
+                    let body = try measure(requester, \.detectNanoseconds) { () throws(SyncKernelError) -> SyncFrame.Body in
+                        guard mode == .fast else { return .reconcileRequest(try stores[requester].reconcileRequest(for: namespace)) }
+                        let expected = marks[requester].expectedItems(namespace, names: names, mine: stores[requester].changeCounters(),
+                                                                      theirs: theirChanges)
+                        return try stores[requester].sketchStart(for: namespace, expectedItems: expected)
+                    }
+                    queue.append(InFlight(body: body, receiver: responder, depth: depth + 1))
+                }
+                while !queue.isEmpty {
+                    let frame = queue.removeFirst()
+                    let received = try transmit(frame.body)
+                    transferTrips = max(transferTrips, frame.depth)
+                    for body in try handle(received, at: frame.receiver) {
+                        queue.append(InFlight(body: body, receiver: 1 - frame.receiver, depth: frame.depth + 1))
+                    }
+                }
+                depth = transferTrips
             }
         } catch {
             refusal = refusal ?? "\(error)"
@@ -74,38 +134,62 @@ final class BenchExchange {
         return false
     }
 
-    /// One pull of `namespace`: the range request, then by-key requests while listings come back.
-    private func pull(_ namespace: String, requester: Int, responder: Int) throws(SyncKernelError) {
-        var request = try ThreadCPUClock.measure(&spend[requester].detectNanoseconds) { () throws(SyncKernelError) in
-            try stores[requester].reconcileRequest(for: namespace)
+    /// What `side` sends back for a received frame, as `Replica` answers it.
+    private func handle(_ body: SyncFrame.Body, at side: Int) throws(SyncKernelError) -> [SyncFrame.Body] {
+        let store = stores[side]
+        switch body {
+        case .reconcileRequest(let request):
+            return try measure(side, \.detectNanoseconds) { () throws(SyncKernelError) in
+                try store.respond(to: request).map { .reconcileResponse($0) }
+            }
+        case .reconcileResponse(let response):
+            let shipBack = try measure(side, \.detectNanoseconds) { () throws(SyncKernelError) in try store.keysToShipBack(response) }
+            try measure(side, \.applyNanoseconds) { () throws(SyncKernelError) in _ = try store.apply(response) }
+            guard !shipBack.isEmpty else { return [] }
+            return try measure(side, \.transferNanoseconds) { () throws(SyncKernelError) in
+                try store.respond(toKeys: shipBack, namespace: response.namespace).map { .reconcileResponse($0) }
+            }
+        case .sketch(let request):
+            let decision = try measure(side, \.detectNanoseconds) { () throws(SyncKernelError) in
+                try store.decide(request, mark: marks[side].myCounter(at: request.namespace))
+            }
+            switch decision {
+            case .differs(let wanted, let offered):
+                return try measure(side, \.transferNanoseconds) { () throws(SyncKernelError) in
+                    try store.responses(request.namespace, wanted: wanted, offered: offered).map { .reconcileResponse($0) }
+                }
+            case .answer(.responses(let responses)): return responses.map { .reconcileResponse($0) }
+            case .answer(.sketch(let larger)): return [.sketch(larger)]
+            case .answer(.ranges(let compare)): return [.rangeCompare(compare)]
+            case .answer(.whole(let whole)): return [.reconcileRequest(whole)]
+            }
+        case .rangeCompare(let compare):
+            let (responses, next) = try measure(side, \.detectNanoseconds) { () throws(SyncKernelError) in try store.answer(compare) }
+            return responses.map { .reconcileResponse($0) } + (next.map { [.rangeCompare($0)] } ?? [])
+        case .stateDigest, .heartbeat:
+            return []
         }
-        while true {
-            guard case .reconcileRequest(let received) = try transmit(.reconcileRequest(request)) else { return }
-            let answer = try ThreadCPUClock.measure(&spend[responder].detectNanoseconds) { () throws(SyncKernelError) in
-                try stores[responder].respond(to: received)
-            }
-            guard let answer, case .reconcileResponse(let response) = try transmit(.reconcileResponse(answer)) else { return }
-            try ThreadCPUClock.measure(&spend[requester].applyNanoseconds) { () throws(SyncKernelError) in
-                _ = try stores[requester].apply(response)
-            }
-            let wanted = try ThreadCPUClock.measure(&spend[requester].detectNanoseconds) { () throws(SyncKernelError) in
-                try stores[requester].wantedKeys(response.listings, namespace: namespace)
-            }
-            guard !wanted.isEmpty else { return }
-            request = ReconcileRequest(namespace: namespace, buckets: [], keys: wanted)
-        }
+    }
+
+    /// Runs `body` and adds its thread CPU time to `side`'s `account`.
+    private func measure<T>(_ side: Int, _ account: WritableKeyPath<Spend, UInt64>,
+                            _ body: () throws(SyncKernelError) -> T) throws(SyncKernelError) -> T {
+        try ThreadCPUClock.measure(&spend[side][keyPath: account], body)
     }
 
     /// Encodes `body` as a frame, counts it, and returns what the receiver decodes from it.
     private func transmit(_ body: SyncFrame.Body) throws(SyncKernelError) -> SyncFrame.Body {
-        let bytes = SyncFrame(account: BenchDevices.account, schema: schema, body: body).encoded()
+        let bytes = SyncFrame(account: BenchDevices.account, schema: schema, body: body,
+                              compactVectors: mode == .fast).encoded()
         frames += 1
+        kinds[body.kind, default: 0] += 1
         totalBytes += bytes.count
         if case .reconcileResponse(let response) = body, !response.rows.isEmpty {
             let withoutRows = ReconcileResponse(namespace: response.namespace, rows: [], tombstones: response.tombstones,
-                                                listings: response.listings)
+                                                listings: response.listings, want: response.want)
             rowBytes += bytes.count - SyncFrame(account: BenchDevices.account, schema: schema,
-                                                body: .reconcileResponse(withoutRows)).encoded().count
+                                                body: .reconcileResponse(withoutRows),
+                                                compactVectors: mode == .fast).encoded().count
         }
         do {
             return try SyncFrame(decoding: bytes).body

@@ -51,7 +51,7 @@ public struct BenchGrid: Sendable {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             progress("N=\(rows): loading two stores" + (estimate.map { ", estimated at \($0.description)" } ?? ""))
             let loaded = try LoadedStores.load(rows: rows, source: RowSource(seed: seed, rowBytes: rowBytes), into: directory)
-            let upkeep = loaded.leafUpkeepSeconds.reduce(0, +) / 2
+            let upkeep = loaded.upkeepSeconds.reduce(0, +) / 2
             loads.append((rows, loaded.loadSeconds.reduce(0, +) / 2 - upkeep, upkeep, loaded.sqliteSeconds))
             progress(String(format: "N=%d: loaded in %.2f s and %.2f s", rows, loaded.loadSeconds[0], loaded.loadSeconds[1]))
             for count in differences {
@@ -99,7 +99,7 @@ public struct BenchGrid: Sendable {
             ? "fitted on N=" + loads.suffix(2).map { BenchGridResult.label($0.rows) }.joined(separator: " and ")
             : "linear from N=" + loads.map { BenchGridResult.label($0.rows) }.joined()
         return (total, "\(BenchGridResult.seconds(total)) (\(BenchGridResult.seconds(perStore)) per store: save path "
-                + "~N^\(String(format: "%.2f", save.exponent)), leaf-index commit ~N^\(String(format: "%.2f", upkeep.exponent)); "
+                + "~N^\(String(format: "%.2f", save.exponent)), structure upkeep ~N^\(String(format: "%.2f", upkeep.exponent)); "
                 + "plain SQLite baseline \(BenchGridResult.seconds(sqlite.seconds(at: rows))); \(fitted))")
     }
 }

@@ -41,7 +41,7 @@ public struct BenchGridResult: Sendable {
         }
         lines += [
             "",
-            "| N | load s, store A / B (one transaction each) | kernel save us/row | leaf-index upkeep us/row | plain SQLite us/row | open s, both stores | structure persisted / in memory | peak RSS MB |",
+            "| N | load s, store A / B (one transaction each) | kernel save us/row | structure upkeep us/row | plain SQLite us/row | open s, both stores | structure persisted (per 1,000 rows) | peak RSS MB |",
             "|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         var seen: Set<Int> = []
@@ -53,10 +53,10 @@ public struct BenchGridResult: Sendable {
             }
             let open = ran.map(\.openSeconds).reduce(0, +) / Double(ran.count)
             let peak = ran.map(\.peakResidentBytes).max() ?? 0
-            lines.append(String(format: "| %@ | %.2f / %.2f | %.2f | %.2f | %.2f | %.2f | %d B / %.1f MB | %.0f |",
+            lines.append(String(format: "| %@ | %.2f / %.2f | %.2f | %.2f | %.2f | %.2f | %d B (%.0f B) | %.0f |",
                                 BenchGridResult.label(point.rows), first.loadSeconds[0], first.loadSeconds[1],
                                 first.kernelWriteMicroseconds, first.writeOverheadMicroseconds, first.sqliteWriteMicroseconds,
-                                open, first.structureBytes, Double(first.structureMemoryBytes) / 1_048_576,
+                                open, first.structureBytes, first.structureBytesPerThousand,
                                 Double(peak) / 1_048_576))
         }
         return lines.joined(separator: "\n")
@@ -67,7 +67,7 @@ public struct BenchGridResult: Sendable {
         let header = ["rows", "diff", "mode", "converged", "bytes_total", "bytes_rows", "bytes_detection", "row_bytes",
                       "bytes_total_over_row_bytes", "round_trips", "frames", "detect_cpu_ms_a", "detect_cpu_ms_b",
                       "apply_cpu_ms_a", "apply_cpu_ms_b", "load_seconds_a", "load_seconds_b", "write_overhead_us",
-                      "kernel_write_us", "sqlite_write_us", "structure_bytes", "structure_memory_bytes", "peak_rss_mb",
+                      "kernel_write_us", "sqlite_write_us", "structure_bytes", "structure_bytes_per_1000_rows", "peak_rss_mb",
                       "open_seconds", "reconcile_seconds", "note"]
         var lines = [header.joined(separator: ",")]
         for point in points {
@@ -80,7 +80,7 @@ public struct BenchGridResult: Sendable {
                           report.applyMilliseconds[1], report.loadSeconds[0], report.loadSeconds[1],
                           report.writeOverheadMicroseconds, report.kernelWriteMicroseconds,
                           report.sqliteWriteMicroseconds].map { String(format: "%.4f", $0) }
-                cells += ["\(report.structureBytes)", "\(report.structureMemoryBytes)",
+                cells += ["\(report.structureBytes)", String(format: "%.1f", report.structureBytesPerThousand),
                           String(format: "%.1f", Double(report.peakResidentBytes) / 1_048_576),
                           String(format: "%.4f", report.openSeconds), String(format: "%.4f", report.reconcileSeconds),
                           BenchGridResult.quoted(report.refusal ?? "")]

@@ -1,21 +1,12 @@
-import SyncKernel
-
-/// How the two benchmark replicas answer each other's requests.
+/// Which reconcile protocol the two benchmark replicas speak.
 ///
 /// Invariant: both replicas of a run use the same mode; `spec` is the reconciling-by-digest spec
-/// (whole mismatching buckets), `fast` is the kernel's current best (leaf listings, then by-key
-/// requests) until the persisted structure lands.
+/// (Merkle digests, bucketize, whole mismatching buckets), `fast` the sketch exchange over the
+/// persisted structure (set-hash digests, a sketch sized to the expected difference, the trie
+/// fallback), exactly as `Replica` runs them.
 public enum BenchMode: String, Sendable, Hashable, CaseIterable {
-    /// `ResponsePolicy.shipRows`: every row of every mismatching bucket.
+    /// The spec's frames only.
     case spec
-    /// `ResponsePolicy.standard`: ranges of more than 8 leaves are listed, then fetched by key.
+    /// The sketch exchange.
     case fast
-
-    /// The store setting this mode runs under.
-    public var responsePolicy: ResponsePolicy {
-        switch self {
-        case .spec: return .shipRows
-        case .fast: return .standard
-        }
-    }
 }

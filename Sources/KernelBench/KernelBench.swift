@@ -24,14 +24,16 @@ public enum KernelBench {
     static func run(_ config: BenchConfig, on loaded: LoadedStores, at paths: (a: String, b: String)) throws -> BenchReport {
         let source = RowSource(seed: config.seed, rowBytes: config.rowBytes)
         let opened = ContinuousClock.now
-        let a = try open(paths.a, as: "a", mode: config.mode)
-        let b = try open(paths.b, as: "b", mode: config.mode)
+        let a = try open(paths.a, as: "a")
+        let b = try open(paths.b, as: "b")
         let openSeconds = opened.duration(to: .now).seconds
         defer {
             a.close()
             b.close()
         }
         let plan = DifferencePlan(differences: config.differences, rows: config.rows, source: source)
+        let exchange = BenchExchange(a, b, mode: config.mode)
+        exchange.recordSynced()
         try a.write(BenchNamespace.self) { tx throws(SyncKernelError) in
             for index in 0..<plan.insertsOnA { try tx.save(source.row(.insertedOnA, index, stamp: RowSource.diffStamp)) }
             for index in plan.editsOnA { try tx.save(source.edited(index)) }
@@ -42,7 +44,6 @@ public enum KernelBench {
         }
         let differing = differingKeys(try a.leaves(namespace: BenchNamespace.name), try b.leaves(namespace: BenchNamespace.name))
 
-        let exchange = BenchExchange(a, b)
         let started = ContinuousClock.now
         let finished = exchange.run(roundLimit: config.roundLimit)
         let reconcileSeconds = started.duration(to: .now).seconds
@@ -54,25 +55,27 @@ public enum KernelBench {
             if row == nil { row = try b.row(BenchNamespace.self, key: key) }
             floor += row.map { BenchNamespace.rowEncoding(of: $0).count } ?? 0
         }
-        let leaves = try a.leaves(namespace: BenchNamespace.name)
         let perRow = 1e6 / Double(max(config.rows, 1))
         return BenchReport(
             config: config, differingRows: differing.count, converged: converged, refusal: exchange.refusal,
             totalBytes: exchange.totalBytes, rowBytesShipped: exchange.rowBytes, rowBytes: floor, frames: exchange.frames,
+            confirmFrames: exchange.confirmFrames, transferTrips: exchange.transferTrips, frameKinds: exchange.kinds,
             detectMilliseconds: exchange.spend.map { Double($0.detectNanoseconds) / 1e6 },
+            transferMilliseconds: exchange.spend.map { Double($0.transferNanoseconds) / 1e6 },
             applyMilliseconds: exchange.spend.map { Double($0.applyNanoseconds) / 1e6 },
             loadSeconds: loaded.loadSeconds,
-            writeOverheadMicroseconds: loaded.leafUpkeepSeconds.reduce(0, +) / 2 * perRow,
+            writeOverheadMicroseconds: loaded.upkeepSeconds.reduce(0, +) / 2 * perRow,
             kernelWriteMicroseconds: loaded.loadSeconds.reduce(0, +) / 2 * perRow,
             sqliteWriteMicroseconds: loaded.sqliteSeconds * perRow,
-            structureBytes: leaves.count * 32, structureMemoryBytes: estimatedHeapBytes(leaves), leaves: leaves.count,
+            structureBytes: try a.structureBytes(namespace: BenchNamespace.name),
+            leafColumnBytes: 33 * Int(a.itemCounts().reduce(0, +)), items: Int(a.itemCounts().reduce(0, +)),
             peakResidentBytes: ThreadCPUClock.peakResidentBytes, openSeconds: openSeconds,
             reconcileSeconds: reconcileSeconds)
     }
 
-    /// Opens a loaded store file as device `label` under `mode`'s response policy.
-    private static func open(_ path: String, as label: String, mode: BenchMode) throws(SyncKernelError) -> KernelStore {
-        let store = try KernelStore(path: path, namespaces: NamespaceSet([BenchNamespace.self]), responsePolicy: mode.responsePolicy)
+    /// Opens a loaded store file as device `label`.
+    private static func open(_ path: String, as label: String) throws(SyncKernelError) -> KernelStore {
+        let store = try KernelStore(path: path, namespaces: NamespaceSet([BenchNamespace.self]))
         try store.configureDevice(try BenchDevices.device(label))
         return store
     }
@@ -95,12 +98,6 @@ public enum KernelBench {
             }
         }
         return keys
-    }
-
-    /// The heap an in-memory leaf list holds, estimated: per leaf its array slot, two Swift array
-    /// buffers (a 32-byte header each) and the key and hash bytes; allocator rounding not counted.
-    static func estimatedHeapBytes(_ leaves: [Leaf]) -> Int {
-        leaves.reduce(0) { $0 + MemoryLayout<Leaf>.stride + 2 * 32 + $1.key.count + $1.hash.count }
     }
 
     /// A fresh folder under the system's temporary directory.

@@ -21,8 +21,8 @@ struct LoadedStores {
     let rows: Int
     /// Wall seconds of each store's load transaction (A, then B), `write` call only.
     let loadSeconds: [Double]
-    /// Of those, the seconds `KernelStore.commitLeaves` took after each commit (A, then B).
-    let leafUpkeepSeconds: [Double]
+    /// Of those, the seconds spent keeping the persisted structure current (A, then B).
+    let upkeepSeconds: [Double]
     /// Wall seconds to insert the same encoded rows into a plain `key, row` SQLite table in one
     /// transaction, on a connection with the kernel's pragmas.
     let sqliteSeconds: Double
@@ -41,11 +41,11 @@ struct LoadedStores {
                 for index in 0..<rows { try tx.save(source.row(.shared, index, stamp: RowSource.loadStamp)) }
             }
             seconds.append(started.duration(to: .now).seconds)
-            upkeep.append(store.leafUpkeepTime.seconds)
+            upkeep.append(store.structureUpkeepTime.seconds)
             try store.checkpoint()
             store.close()
         }
-        return LoadedStores(pathA: pathA, pathB: pathB, rows: rows, loadSeconds: seconds, leafUpkeepSeconds: upkeep,
+        return LoadedStores(pathA: pathA, pathB: pathB, rows: rows, loadSeconds: seconds, upkeepSeconds: upkeep,
                             sqliteSeconds: try plainSQLiteSeconds(rows: rows, source: source, path: directory + "/plain.sqlite"))
     }
 

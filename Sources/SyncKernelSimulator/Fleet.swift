@@ -51,6 +51,15 @@ public final class Fleet {
         flush(replicas[index])
     }
 
+    /// Has every replica announce itself, as devices do when they start; their siblings answer
+    /// with digests (and learn which frames each speaks).
+    public func announceAll() {
+        for replica in replicas {
+            replica.announce()
+            flush(replica)
+        }
+    }
+
     /// Hands raw bytes to replica `index` as if `sender` had sent them (for refusal tests).
     public func inject(_ frame: [UInt8], into index: Int, from sender: DeviceID) {
         replicas[index].receive(frame, from: sender, now: now)

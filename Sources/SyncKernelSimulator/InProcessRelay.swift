@@ -29,6 +29,8 @@ public struct InProcessRelay: Sendable {
         public var framesByKind: [String: Int] = [:]
         /// Bytes of frames about one namespace (requests and responses), by namespace.
         public var bytesByNamespace: [String: Int] = [:]
+        /// Bytes sent, by frame kind.
+        public var bytesByKind: [String: Int] = [:]
         /// Frames lost (dropped or no listener).
         public var lost = 0
     }
@@ -80,6 +82,7 @@ public struct InProcessRelay: Sendable {
         }
         traffic[link, default: Traffic()].bytes += frame.count
         traffic[link, default: Traffic()].framesByKind[kind, default: 0] += 1
+        traffic[link, default: Traffic()].bytesByKind[kind, default: 0] += frame.count
         guard !random.chance(conditions.lossRate) else {
             traffic[link, default: Traffic()].lost += 1
             return
@@ -93,12 +96,15 @@ public struct InProcessRelay: Sendable {
         }
     }
 
-    /// The namespace a frame is about, read from its own encoding: that of a `reconcile_req` or
-    /// `reconcile_resp`, nil for any other kind or for bytes that are not a frame.
+    /// The namespace a frame is about, read from its own encoding: that of a `reconcile_req`,
+    /// `reconcile_resp`, `sketch_req` or `range_req`, nil for any other kind or for bytes that are
+    /// not a frame.
     static func namespace(of frame: [UInt8]) -> String? {
         switch (try? SyncFrame(decoding: frame))?.body {
         case .reconcileRequest(let request)?: request.namespace
         case .reconcileResponse(let response)?: response.namespace
+        case .sketch(let request)?: request.namespace
+        case .rangeCompare(let compare)?: compare.namespace
         case .stateDigest?, .heartbeat?, nil: nil
         }
     }

@@ -38,23 +38,22 @@ final class ConformanceHarness<Subject: NamespaceConformance> {
         try store.write(Namespace.self) { tx throws(SyncKernelError) in try tx.save(row) }
     }
 
-    /// `puller` pulls the namespace from `responder`, following a listing with a by-key request.
+    /// `puller` pulls the namespace from `responder` with the spec's range request.
     func pull(into puller: KernelStore, from responder: KernelStore) throws {
-        guard let response = try responder.respond(to: puller.reconcileRequest(for: Namespace.name)) else { return }
-        try puller.apply(response)
-        let wanted = try puller.wantedKeys(response.listings, namespace: Namespace.name)
-        if !wanted.isEmpty, let rows = try responder.respond(to: ReconcileRequest(namespace: Namespace.name, buckets: [], keys: wanted)) {
-            try puller.apply(rows)
+        for response in try responder.respond(to: puller.reconcileRequest(for: Namespace.name)) {
+            try puller.apply(response)
         }
     }
 
-    /// Everything `responder` holds, as one response (rows and tombstones).
+    /// Everything `responder` holds, as one response (rows and tombstones), nil when it holds nothing.
     func everything(_ responder: KernelStore) throws -> ReconcileResponse? {
-        try responder.respond(to: ReconcileRequest(namespace: Namespace.name, buckets: []))
+        let parts = try responder.respond(to: ReconcileRequest(namespace: Namespace.name, buckets: []))
+        guard !parts.isEmpty else { return nil }
+        return ReconcileResponse(namespace: Namespace.name, rows: parts.flatMap(\.rows), tombstones: parts.flatMap(\.tombstones))
     }
 
     func leafHash(_ store: KernelStore, _ key: [UInt8]) throws -> [UInt8]? {
-        try store.leaves(namespace: Namespace.name).first { $0.key == key }?.hash
+        try store.leafHash(namespace: Namespace.name, key: key)
     }
 
     /// The two rows' leaves decoded item by item, marking the items that differ.

@@ -16,14 +16,14 @@ enum BenchCommand {
                              one transaction each, make D differences (inserts on either side, a third edits of
                              shared rows), and reconcile to equal roots; prints bytes (detection and rows), frames,
                              round trips, CPU per side, per-write overhead, structure size, peak memory
-          --mode spec        the spec's responses: every row of every mismatching bucket
-          --mode fast        the kernel's current best (default): listings of ranges above 8 leaves, then
-                             by-key requests; "fast" means the best the kernel has until the persisted structure lands
+          --mode spec        the spec's frames: Merkle digests, bucketize, every row of every mismatching bucket
+          --mode fast        the sketch exchange (default): set-hash digests, a sketch sized to the expected
+                             difference, rows of the differing keys only, the trie comparison when it cannot decode
           --grid             N in {1e3, 1e5, 1e6} x D in {0, 1, 10, 100, 1000}, both modes; prints a table and writes
                              a CSV (default bench-grid.csv); a load or point estimated above --bound-s (default 600)
                              is skipped with its estimate
-          no --rows, no --grid: whole-bucket against listing responses in a 3-device fleet, and maintained against
-                             rescanned digests, over R notebook rows (default 20000)
+          no --rows, no --grid: the spec's frames against the sketch exchange in a 3-device fleet, and the
+                             persisted structure's digest against a rescan, over R notebook rows (default 20000)
         build with -c release: `make bench-grid`, `make bench`
         """
 

@@ -7,9 +7,9 @@ import SyncKernelSimulator
 /// `synckernel bench` with neither `--rows` nor `--grid`: the earlier side-by-side measurements
 /// in one run, printed as numbers and ratios (`make bench`).
 ///
-/// 1. Wire cost: the same seeded fleet run with the spec's whole-bucket responses and with leaf
-///    listings (bytes, frames, virtual time).
-/// 2. Digest cost after one write: the maintained leaf index against the spec's full rescan.
+/// 1. Wire cost: the same seeded fleet run with the spec's frames and with the sketch exchange
+///    (bytes, frames, virtual time).
+/// 2. Digest cost after one write: the persisted structure against the spec's full rescan.
 /// Invariant: timings on a shared machine are only meaningful as ratios within one run.
 enum BenchComparisons {
     /// Runs both comparisons over `rows` notebook rows; returns the exit code.
@@ -24,15 +24,15 @@ enum BenchComparisons {
         }
     }
 
-    /// The same three-device fleet under whole-bucket and listing responses: bytes, frames, time.
+    /// The same three-device fleet under the spec's frames and the sketch exchange: bytes, frames, time.
     private static func wireCost(rows: Int, seed: UInt64) throws {
         print("== wire cost: 3 devices, \(rows) rows, 100 differences, 30 ms, seed \(seed)")
         var reports: [(String, SimulationReport)] = []
-        for (label, policy) in [("whole buckets (spec)", ResponsePolicy.shipRows), ("leaf listings", ResponsePolicy.standard)] {
+        for (label, mode) in [("spec", ReconcileMode.spec), ("sketch", ReconcileMode.sketch)] {
             var config = SimulationConfig()
             config.rows = rows
             config.seed = seed
-            config.responsePolicy = policy
+            config.mode = mode
             reports.append((label, try FleetSimulation.run(config)))
         }
         for (label, report) in reports {
@@ -40,10 +40,10 @@ enum BenchComparisons {
                          label.padding(toLength: 22, withPad: " ", startingAt: 0), report.converged ? "yes" : "NO", report.bytes, report.frames,
                          report.rounds, report.virtualMillis, report.wallMillis))
         }
-        let (spec, listed) = (reports[0].1, reports[1].1)
-        print(String(format: "ratio listings/spec: bytes %.3f  virtual time %.3f",
-                     Double(listed.bytes) / Double(max(spec.bytes, 1)),
-                     Double(listed.virtualMillis) / Double(max(spec.virtualMillis, 1))))
+        let (spec, sketch) = (reports[0].1, reports[1].1)
+        print(String(format: "ratio sketch/spec: bytes %.3f  virtual time %.3f",
+                     Double(sketch.bytes) / Double(max(spec.bytes, 1)),
+                     Double(sketch.virtualMillis) / Double(max(spec.virtualMillis, 1))))
     }
 
     /// The maintained digest after one write against a full rescan of the rows.
@@ -83,8 +83,8 @@ enum BenchComparisons {
         }
         let fastMillis = Double(maintained.components.attoseconds) / 1e15 + Double(maintained.components.seconds) * 1e3
         let slowMillis = Double(rescanned.components.attoseconds) / 1e15 + Double(rescanned.components.seconds) * 1e3
-        print(String(format: "maintained index: %8.3f ms per digest", fastMillis / Double(rounds)))
+        print(String(format: "persisted structure: %8.3f ms per digest", fastMillis / Double(rounds)))
         print(String(format: "full rescan:      %8.3f ms per digest", slowMillis / Double(rounds)))
-        print(String(format: "ratio rescan/maintained: %.1f", slowMillis / max(fastMillis, 0.0001)))
+        print(String(format: "ratio rescan/persisted: %.1f", slowMillis / max(fastMillis, 0.0001)))
     }
 }

@@ -11,7 +11,7 @@ let usage = """
                  --rows N --diff D [--mode spec|fast] [--seed S] [--row-bytes B] [--json]
                  --grid [--json] [--csv PATH]   (both modes over N x D; `make bench-grid`)
                  no --rows/--grid: the earlier side-by-side comparisons [--compare-rows R] [--seed S] (`make bench`)
-                 fast = the kernel's current best until the persisted structure lands; see `synckernel bench --help`
+                 fast = the sketch exchange over the persisted structure; see `synckernel bench --help`
       backup     back a folder up to a cloud location (see `synckernel backup --help`)
       restore    restore a folder from a cloud location (see `synckernel restore --help`)
     """

@@ -40,11 +40,10 @@ final class TwoDevices {
     /// `puller` pulls namespace `N` from `responder`; returns the outcome (nil when the responder was silent).
     @discardableResult
     func pull<N: SyncNamespace>(_ namespace: N.Type, into puller: KernelStore, from responder: KernelStore) throws -> ApplyOutcome? {
-        guard let response = try responder.respond(to: puller.reconcileRequest(for: N.name)) else { return nil }
-        let outcome = try puller.apply(response)
-        let wanted = try puller.wantedKeys(response.listings, namespace: N.name)
-        if !wanted.isEmpty, let rows = try responder.respond(to: ReconcileRequest(namespace: N.name, buckets: [], keys: wanted)) {
-            return try puller.apply(rows)
+        var outcome: ApplyOutcome?
+        for response in try responder.respond(to: puller.reconcileRequest(for: N.name)) {
+            let applied = try puller.apply(response)
+            outcome = outcome.map { $0.combined(with: applied) } ?? applied
         }
         return outcome
     }

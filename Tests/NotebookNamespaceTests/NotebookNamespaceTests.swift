@@ -32,8 +32,11 @@ final class NotebookNamespaceTests: XCTestCase {
 
     @discardableResult
     private func pull(_ puller: KernelStore, from responder: KernelStore) throws -> ApplyOutcome? {
-        guard let response = try responder.respond(to: puller.reconcileRequest(for: NotebookNamespace.name)) else { return nil }
-        return try puller.apply(response)
+        var outcome: ApplyOutcome?
+        for response in try responder.respond(to: puller.reconcileRequest(for: NotebookNamespace.name)) {
+            outcome = try puller.apply(response)
+        }
+        return outcome
     }
 
     private func vector(_ store: KernelStore) throws -> VersionVector? {

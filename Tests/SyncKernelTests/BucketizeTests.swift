@@ -3,9 +3,9 @@ import SyncKernelSimulator
 import XCTest
 
 final class BucketizeTests: XCTestCase {
-    private func index(_ count: Int, seed: UInt64 = 1) -> LeafIndex {
+    private func index(_ count: Int, seed: UInt64 = 1) -> SortedLeaves {
         var random = SeededGenerator(seed: seed)
-        return LeafIndex((0..<count).map { _ in Leaf(key: random.bytes(8), hash: random.bytes(32)) })
+        return SortedLeaves((0..<count).map { _ in Leaf(key: random.bytes(8), hash: random.bytes(32)) })
     }
 
     private func assertTiles(_ buckets: [RangeBucket], file: StaticString = #filePath, line: UInt = #line) {
@@ -39,29 +39,25 @@ final class BucketizeTests: XCTestCase {
         XCTAssertEqual(buckets.reduce(0) { $0 + $1.count }, 20_000)
         XCTAssertLessThanOrEqual(buckets.count, 256)
         assertTiles(buckets)
-        var copy = leaves
         XCTAssertEqual(MerkleTree.root(buckets.map(\.root)).count, 32)
-        XCTAssertEqual(Bucketizer.mismatchingRanges(buckets, over: copy), [])
-        copy.remove(leaves.leaves[5000].key)
-        XCTAssertEqual(Bucketizer.mismatchingRanges(buckets, over: copy).count, 1)
+        XCTAssertEqual(Bucketizer.mismatchingRanges(buckets, over: leaves), [])
+        let removed = SortedLeaves(leaves.leaves.filter { $0.key != leaves.leaves[5000].key })
+        XCTAssertEqual(Bucketizer.mismatchingRanges(buckets, over: removed).count, 1)
     }
 
     func testEmptyNamespaceSendsOneBucketCoveringEverything() {
-        let buckets = Bucketizer.bucketize(LeafIndex())
+        let buckets = Bucketizer.bucketize(SortedLeaves())
         XCTAssertEqual(buckets, [RangeBucket(range: .all, root: MerkleTree.emptyRoot, count: 0)])
-        var responder = LeafIndex()
-        responder.upsert(Leaf(key: [9], hash: [UInt8](repeating: 1, count: 32)))
+        let responder = SortedLeaves([Leaf(key: [9], hash: [UInt8](repeating: 1, count: 32))])
         XCTAssertEqual(Bucketizer.mismatchingRanges(buckets, over: responder), [.all])
     }
 
     func testAKeyOnlyTheResponderHoldsLandsInExactlyOneBucket() {
         let requester = index(1000)
         let buckets = Bucketizer.bucketize(requester)
-        var responder = requester
         let below = Leaf(key: [0x00], hash: [UInt8](repeating: 7, count: 32))
         let above = Leaf(key: [UInt8](repeating: 0xff, count: 9), hash: [UInt8](repeating: 8, count: 32))
-        responder.upsert(below)
-        responder.upsert(above)
+        let responder = SortedLeaves(requester.leaves + [below, above])
         let ranges = Bucketizer.mismatchingRanges(buckets, over: responder)
         XCTAssertEqual(ranges.count, 2)
         XCTAssertTrue(ranges[0].contains(below.key))
@@ -71,6 +67,6 @@ final class BucketizeTests: XCTestCase {
     func testCountIsComparedAlongsideTheRoot() {
         let leaf = Leaf(key: [5], hash: [UInt8](repeating: 3, count: 32))
         let forged = [RangeBucket(range: .all, root: leaf.hash, count: 2)]
-        XCTAssertEqual(Bucketizer.mismatchingRanges(forged, over: LeafIndex([leaf])), [.all])
+        XCTAssertEqual(Bucketizer.mismatchingRanges(forged, over: SortedLeaves([leaf])), [.all])
     }
 }

@@ -45,16 +45,28 @@ final class FleetSimulationTests: XCTestCase {
 }
 
 extension FleetSimulationTests {
-    func testListingLargeRangesShipsFewerBytesThanShippingWholeBuckets() throws {
+    func testTheSketchExchangeShipsFarFewerBytesThanTheSpecToTheSameState() throws {
         var spec = config(seed: 21, rows: 6_000, differences: 40)
-        spec.responsePolicy = .shipRows
-        var listed = spec
-        listed.responsePolicy = .standard
+        spec.mode = .spec
+        var sketch = spec
+        sketch.mode = .sketch
         let specReport = try FleetSimulation.run(spec)
-        let listedReport = try FleetSimulation.run(listed)
-        XCTAssertTrue(specReport.converged && listedReport.converged)
-        XCTAssertLessThan(Double(listedReport.bytes), Double(specReport.bytes) * 0.7,
-                          "listing: \(listedReport.bytes) bytes, whole buckets: \(specReport.bytes) bytes")
+        let sketchReport = try FleetSimulation.run(sketch)
+        XCTAssertTrue(specReport.converged && sketchReport.converged)
+        XCTAssertEqual(specReport.finalRoots, sketchReport.finalRoots, "both protocols reach the same state")
+        XCTAssertLessThan(Double(sketchReport.bytes), Double(specReport.bytes) * 0.35,
+                          "sketch: \(sketchReport.bytes) bytes, spec: \(specReport.bytes) bytes")
+    }
+
+    func testASpecOnlyDeviceConvergesWithSketchDevices() throws {
+        var mixed = config(seed: 23, rows: 2_000, differences: 40)
+        mixed.specOnlyDevices = 1
+        let report = try FleetSimulation.run(mixed)
+        XCTAssertTrue(report.converged, report.text())
+        XCTAssertEqual(report.storms, 0, report.text())
+        var uniform = mixed
+        uniform.specOnlyDevices = 0
+        XCTAssertEqual(try FleetSimulation.run(uniform).finalRoots, report.finalRoots)
     }
 }
 

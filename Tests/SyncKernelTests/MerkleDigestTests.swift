@@ -76,7 +76,9 @@ final class MerkleDigestTests: XCTestCase {
             }
         }
         XCTAssertEqual(code(digest.encoded(), records), .schemaMismatch)
-        XCTAssertEqual(code([2] + digest.encoded().dropFirst(), both), .unsupportedLayout)
+        XCTAssertEqual(code([3] + digest.encoded().dropFirst(), both), .unsupportedLayout)
+        XCTAssertEqual(try StateDigest(decoding: [2] + digest.encoded().dropFirst(), expecting: both.schema, namespaces: both.names).layout,
+                       .setHash)
         XCTAssertEqual(code(Array(digest.encoded().dropLast()), both), .malformedDigest)
         XCTAssertEqual(code([1, 2, 3], both), .malformedDigest)
         XCTAssertNil(code(digest.encoded(), both))

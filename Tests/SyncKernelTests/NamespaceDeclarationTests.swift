@@ -146,7 +146,7 @@ final class NamespaceDeclarationTests: XCTestCase {
         let sender = try world.store([Decl.LeafChangingAdopt.self])
         let receiver = try world.store([Decl.LeafChangingAdopt.self], device: 1)
         try sender.write(Decl.LeafChangingAdopt.self) { tx throws(SyncKernelError) in try tx.save(Decl.Row(id: "a", value: "v", count: 1)) }
-        let response = try XCTUnwrap(try sender.respond(to: receiver.reconcileRequest(for: Decl.LeafChangingAdopt.name)))
+        let response = try XCTUnwrap(try sender.respond(to: receiver.reconcileRequest(for: Decl.LeafChangingAdopt.name)).first)
         XCTAssertEqual(code { try receiver.apply(response) }, .invalidDeclaration)
         XCTAssertEqual(try receiver.rows(Decl.LeafChangingAdopt.self), [])
     }

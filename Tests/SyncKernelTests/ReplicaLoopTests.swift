@@ -84,11 +84,12 @@ final class ReplicaLoopTests: XCTestCase {
         let fleet = try world.fleet(2)
         try fleet.save(Row(id: "a", value: "1", updatedAt: 1), on: 0)
         fleet.run(until: 60_000)
-        let converged = fleet.events(of: 1).filter { if case .converged = $0 { return true } else { return false } }
-        XCTAssertEqual(converged.count, 1)
+        let converged = (0..<2).flatMap { fleet.events(of: $0) }.filter { if case .converged = $0 { return true } else { return false } }
+        XCTAssertEqual(converged.count, 1, "the device that started the round reports it once")
         let digestFrames = fleet.sent.filter { $0.kind == "state_digest" }
-        // 0 broadcasts, 1 pulls and emits after applying, 0 answers once (it was probed by nothing,
-        // but 1 was reconciling), and the pair stops.
+        // 0 broadcasts (a Merkle digest: it does not know 1 yet), 1 answers with its set-hash digest
+        // as a probe, 0 sends its sketch, 1 answers with what it wants, 0 ships it back, 1 applies
+        // and emits its digest, 0 answers once (it was reconciling), and the pair stops.
         XCTAssertLessThanOrEqual(digestFrames.count, 4, "\(digestFrames.map { ($0.time, $0.kind) })")
     }
 

@@ -7,7 +7,9 @@ final class VersionSetMergeTests: XCTestCase {
     private typealias Row = RecordNamespace.Row
 
     private func response(_ store: KernelStore) throws -> ReconcileResponse {
-        try XCTUnwrap(try store.respond(to: ReconcileRequest(namespace: RecordNamespace.name, buckets: [])))
+        let responses = try store.respond(to: ReconcileRequest(namespace: RecordNamespace.name, buckets: []))
+        XCTAssertEqual(responses.count, 1)
+        return try XCTUnwrap(responses.first)
     }
 
     private func save(_ value: String, at stamp: Int64, _ store: KernelStore) throws {

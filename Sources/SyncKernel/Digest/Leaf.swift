@@ -22,3 +22,17 @@ extension Array where Element == UInt8 {
         lhs.lexicographicallyPrecedes(rhs)
     }
 }
+
+extension Leaf {
+    /// The domain of item hashes.
+    package static let itemDomain = Array("synckernel.item".utf8)
+
+    /// The hash identifying this (key, leaf) pair in the namespace structure: SHA-256 under
+    /// `itemDomain` of the key's length (8 bytes, big-endian), the key and the leaf hash, so two
+    /// pairs that differ in key or leaf never share an input.
+    package var itemHash: [UInt8] {
+        var length = [UInt8]()
+        for shift in stride(from: 56, through: 0, by: -8) { length.append(UInt8(truncatingIfNeeded: UInt64(key.count) >> UInt64(shift))) }
+        return SHA256.hash(domain: Leaf.itemDomain, length, key, hash)
+    }
+}

@@ -1,13 +1,25 @@
-/// The "are we in sync?" advertisement: one Merkle root per registered namespace.
+/// The "are we in sync?" advertisement: one root per registered namespace.
 ///
-/// Layout: a layout byte (`1`), the 8-byte `SchemaFingerprint` of the sender's namespace set,
-/// then one 32-byte root per namespace in name order. Invariants: two devices holding the same
-/// content under the same schema encode byte-identical digests; a digest from another schema is
-/// refused at decoding with `schemaMismatch`, never compared root by root.
+/// Layout: a layout byte, the 8-byte `SchemaFingerprint` of the sender's namespace set, then one
+/// 32-byte root per namespace in name order. Layout 1 (`merkle`) is the spec's: each root is the
+/// `MerkleTree` root over the namespace's sorted leaves, which costs a scan of every leaf to
+/// produce. Layout 2 (`setHash`) carries the root of each namespace's persisted `SetHash`, kept
+/// current by every write, and is sent only to a peer that announced it can read it.
+/// Invariants: two devices holding the same content under the same schema encode byte-identical
+/// digests of a layout; a digest from another schema is refused at decoding with
+/// `schemaMismatch`, never compared root by root; digests of different layouts never compare
+/// equal.
 public struct StateDigest: Sendable, Hashable {
-    /// The layout byte this build writes and accepts.
-    public static let layoutVersion: UInt8 = 1
+    /// How the roots are computed.
+    public enum Layout: UInt8, Sendable, Hashable {
+        /// The spec's Merkle roots over sorted leaves.
+        case merkle = 1
+        /// Roots of the persisted set hashes.
+        case setHash = 2
+    }
 
+    /// How the roots were computed.
+    public let layout: Layout
     /// The schema the roots were computed under.
     public let schema: SchemaFingerprint
     /// Namespace names, in the fixed (name) order.
@@ -16,8 +28,9 @@ public struct StateDigest: Sendable, Hashable {
     public let roots: [[UInt8]]
 
     /// Creates a digest; `namespaces` must be in name order and parallel to `roots`.
-    public init(schema: SchemaFingerprint, namespaces: [String], roots: [[UInt8]]) {
+    public init(layout: Layout = .merkle, schema: SchemaFingerprint, namespaces: [String], roots: [[UInt8]]) {
         precondition(namespaces.count == roots.count && roots.allSatisfy { $0.count == 32 })
+        self.layout = layout
         self.schema = schema
         self.namespaces = namespaces
         self.roots = roots
@@ -25,7 +38,7 @@ public struct StateDigest: Sendable, Hashable {
 
     /// The fixed-size wire form: 9 + 32 × namespace-count bytes.
     public func encoded() -> [UInt8] {
-        var out: [UInt8] = [StateDigest.layoutVersion]
+        var out: [UInt8] = [layout.rawValue]
         out.reserveCapacity(9 + 32 * roots.count)
         for shift in stride(from: 56, through: 0, by: -8) {
             out.append(UInt8(truncatingIfNeeded: schema.value >> UInt64(shift)))
@@ -36,15 +49,16 @@ public struct StateDigest: Sendable, Hashable {
 
     /// Decodes a peer's digest against the local schema and namespace list.
     ///
-    /// Throws `unsupportedLayout` for another layout byte, `schemaMismatch` for another schema
-    /// fingerprint (the peer runs a different namespace set or leaf encoding), and
-    /// `malformedDigest` for a wrong length.
+    /// Throws `unsupportedLayout` for a layout byte this build does not know, `schemaMismatch`
+    /// for another schema fingerprint (the peer runs a different namespace set or leaf encoding),
+    /// and `malformedDigest` for a wrong length.
     public init(decoding bytes: [UInt8], expecting schema: SchemaFingerprint, namespaces: [String]) throws(SyncKernelError) {
         guard bytes.count >= 9 else { throw SyncKernelError(.malformedDigest, "too short") }
-        guard bytes[0] == StateDigest.layoutVersion else { throw SyncKernelError(.unsupportedLayout) }
+        guard let layout = Layout(rawValue: bytes[0]) else { throw SyncKernelError(.unsupportedLayout) }
         let remote = SchemaFingerprint(value: bytes[1..<9].reduce(0) { $0 << 8 | UInt64($1) })
         guard remote == schema else { throw SyncKernelError(.schemaMismatch, "peer schema \(remote)") }
         guard bytes.count == 9 + 32 * namespaces.count else { throw SyncKernelError(.malformedDigest, "wrong length") }
+        self.layout = layout
         self.schema = schema
         self.namespaces = namespaces
         roots = namespaces.indices.map { Array(bytes[(9 + 32 * $0)..<(41 + 32 * $0)]) }
@@ -52,13 +66,19 @@ public struct StateDigest: Sendable, Hashable {
 
     /// The schema fingerprint a digest claims, read without validating the rest.
     public static func claimedSchema(of bytes: [UInt8]) -> SchemaFingerprint? {
-        guard bytes.count >= 9, bytes[0] == layoutVersion else { return nil }
+        guard bytes.count >= 9, Layout(rawValue: bytes[0]) != nil else { return nil }
         return SchemaFingerprint(value: bytes[1..<9].reduce(0) { $0 << 8 | UInt64($1) })
     }
 
-    /// The namespaces whose roots differ from `other`'s, in name order.
+    /// The layout a digest's bytes claim, read without validating the rest.
+    public static func claimedLayout(of bytes: [UInt8]) -> Layout? {
+        bytes.first.flatMap(Layout.init(rawValue:))
+    }
+
+    /// The namespaces whose roots differ from `other`'s, in name order (all of them when the
+    /// layouts or namespace lists differ).
     public func divergentNamespaces(from other: StateDigest) -> [String] {
-        guard other.namespaces == namespaces else { return namespaces }
+        guard other.namespaces == namespaces, other.layout == layout else { return namespaces }
         return namespaces.indices.filter { roots[$0] != other.roots[$0] }.map { namespaces[$0] }
     }
 }

@@ -1,5 +1,12 @@
 /// A decoded row together with what the kernel derives from it.
+///
+/// Invariant: every row the store writes or merges was inspected, so its key is at most
+/// `maxKeyBytes` long (the namespace structure's sketch items carry keys up to that length).
 struct InspectedRow: Sendable {
+    /// The longest row key the kernel stores: a save of a longer key is refused with
+    /// `rowRejected`, a shipped or stored row with one with `limitExceeded`.
+    static let maxKeyBytes = SketchItem.maxKeyBytes
+
     let key: [UInt8]
     let bytes: [UInt8]
     let leaf: Leaf
@@ -25,6 +32,9 @@ struct InspectedRow: Sendable {
     /// typed error at the save, never as a stored row the store cannot read back.
     init<N: SyncNamespace>(validating row: N.Row, namespace: N.Type, stamp: Int64?) throws(SyncKernelError) {
         self.init(row: row, namespace: N.self, stamp: stamp)
+        guard key.count <= InspectedRow.maxKeyBytes else {
+            throw SyncKernelError(.rowRejected, "\(N.name): a row key longer than \(InspectedRow.maxKeyBytes) bytes")
+        }
         let decoded: N.Row
         do {
             decoded = try N.decodeRow(bytes: bytes)

@@ -39,6 +39,9 @@ struct NamespaceDriver: Sendable {
         if case .causal(let changeStamp, _, _) = rule.kind { stamp = changeStamp } else { stamp = nil }
         inspect = { bytes throws(SyncKernelError) in
             let row = try N.decodeRow(bytes: bytes)
+            guard N.key(of: row).count <= InspectedRow.maxKeyBytes else {
+                throw SyncKernelError(.limitExceeded, "\(N.name): a row key longer than \(InspectedRow.maxKeyBytes) bytes")
+            }
             return InspectedRow(row: row, namespace: N.self, stamp: stamp?(row))
         }
         let migrations = N.migrations

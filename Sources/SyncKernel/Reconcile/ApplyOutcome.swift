@@ -8,4 +8,11 @@ public struct ApplyOutcome: Sendable, Hashable {
     public let tombstonesApplied: Int
     /// Whether the namespace's root moved.
     public let digestChanged: Bool
+
+    /// Both outcomes of one namespace taken together (for a response that came in parts).
+    public func combined(with other: ApplyOutcome) -> ApplyOutcome {
+        ApplyOutcome(namespace: namespace, rowsApplied: rowsApplied + other.rowsApplied,
+                     tombstonesApplied: tombstonesApplied + other.tombstonesApplied,
+                     digestChanged: digestChanged || other.digestChanged)
+    }
 }

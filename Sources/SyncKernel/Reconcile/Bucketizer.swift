@@ -11,7 +11,7 @@ package enum Bucketizer {
     package static let fineThreshold = 256
 
     /// The range fingerprints of `index`, for a `reconcile_req`.
-    package static func bucketize(_ index: LeafIndex) -> [RangeBucket] {
+    package static func bucketize(_ index: SortedLeaves) -> [RangeBucket] {
         let leaves = index.leaves
         guard !leaves.isEmpty else {
             return [RangeBucket(range: .all, root: MerkleTree.emptyRoot, count: 0)]
@@ -44,7 +44,7 @@ package enum Bucketizer {
     }
 
     /// The ranges among `buckets` whose root or count differs over `index`'s own leaves.
-    package static func mismatchingRanges(_ buckets: [RangeBucket], over index: LeafIndex) -> [KeyRange] {
+    package static func mismatchingRanges(_ buckets: [RangeBucket], over index: SortedLeaves) -> [KeyRange] {
         buckets.compactMap { bucket in
             let mine = index.leaves(in: bucket.range)
             guard mine.count == bucket.count, MerkleTree.root(mine.lazy.map(\.hash)) == bucket.root else {

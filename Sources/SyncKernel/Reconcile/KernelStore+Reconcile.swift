@@ -1,70 +1,67 @@
-/// The reconcile half of the store: the range fingerprints it asks with, its answers to a peer's
-/// requests under its `responsePolicy`, and merging a peer's response through the `Merger`.
+/// The spec half of the store's reconcile: range fingerprints over sorted leaves (`bucketize`),
+/// answers to a peer's requests, by-key answers, and merging a peer's response through the
+/// `Merger`.
 ///
-/// Invariant: it reads and writes the store only through the store's own leaf indexes,
-/// bookkeeping and single `RowWriter`, so the invariants of `KernelStore` hold for merges too.
+/// Invariant: it reads and writes the store only through the store's bookkeeping, structures and
+/// single `RowWriter`, so the invariants of `KernelStore` hold for merges too. The spec's
+/// requests need every leaf in key order: they read the namespace's leaves (a scan), which is
+/// what the spec admits ("detection is a full scan") and what the sketch exchange avoids.
 extension KernelStore {
-    /// The request to send for a divergent namespace: its range fingerprints.
+    /// The spec request for a divergent namespace: its range fingerprints (empty for a namespace
+    /// reconciled whole, which asks for everything).
     package func reconcileRequest(for namespace: String) throws(SyncKernelError) -> ReconcileRequest {
         let driver = try namespaces.driver(named: namespace)
         switch driver.granularity {
         case .ranges:
-            return ReconcileRequest(namespace: namespace, buckets: Bucketizer.bucketize(indexes[namespace] ?? LeafIndex()))
+            return ReconcileRequest(namespace: namespace, buckets: Bucketizer.bucketize(SortedLeaves(sorted: try books.leaves(namespace))))
         case .wholeNamespace:
             return ReconcileRequest(namespace: namespace, buckets: [])
         }
     }
 
-    /// The response to a peer's request, or nil when there is nothing to give.
-    package func respond(to request: ReconcileRequest) throws(SyncKernelError) -> ReconcileResponse? {
+    /// The responses to a peer's request (none when there is nothing to give): every row of each
+    /// mismatching range, as the spec ships them, split so no frame outgrows
+    /// `ReconcileResponse.rowBytesPerFrame`.
+    package func respond(to request: ReconcileRequest) throws(SyncKernelError) -> [ReconcileResponse] {
         let driver = try namespaces.driver(named: request.namespace)
-        guard request.keys.isEmpty else { return try respond(toKeys: request.keys, driver: driver) }
-        let index = indexes[request.namespace] ?? LeafIndex()
+        guard request.keys.isEmpty else { return try respond(toKeys: request.keys, namespace: driver.name) }
+        let leaves = SortedLeaves(sorted: try books.leaves(driver.name))
         let ranges = driver.granularity == .wholeNamespace || request.buckets.isEmpty
             ? [KeyRange.all]
-            : Bucketizer.mismatchingRanges(request.buckets, over: index)
-        guard !ranges.isEmpty else { return nil }
+            : Bucketizer.mismatchingRanges(request.buckets, over: leaves)
         var rows: [ShippedRow] = []
-        var listings: [RangeListing] = []
         for range in ranges {
-            let leaves = index.leaves(in: range)
-            if case .listAbove(let threshold) = responsePolicy, driver.granularity == .ranges, leaves.count > threshold {
-                listings.append(RangeListing(range: range, leaves: Array(leaves)))
-                continue
-            }
-            for leaf in leaves { rows.append(try shippedRow(leaf.key, driver: driver)) }
+            for leaf in leaves.leaves(in: range) { rows.append(try shippedRow(leaf.key, driver: driver)) }
         }
         let tombstones = driver.isCausal ? try books.tombstones(driver.name) : []
-        guard !rows.isEmpty || !tombstones.isEmpty || !listings.isEmpty else { return nil }
-        return ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones, listings: listings)
+        let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones)
+        return response.isEmpty ? [] : response.split()
     }
 
-    /// The rows a listing shows the responder holds differently: keys whose leaf differs or is missing here.
-    package func wantedKeys(_ listings: [RangeListing], namespace: String) throws(SyncKernelError) -> [[UInt8]] {
-        _ = try namespaces.driver(named: namespace)
-        let index = indexes[namespace] ?? LeafIndex()
-        return listings.flatMap { listing in
-            listing.leaves.filter { index.hash(for: $0.key) != $0.hash }.map(\.key)
-        }
-    }
-
-    private func respond(toKeys keys: [[UInt8]], driver: NamespaceDriver) throws(SyncKernelError) -> ReconcileResponse? {
-        let index = indexes[driver.name] ?? LeafIndex()
+    /// The responses shipping exactly the rows of `keys` this store holds and their delete
+    /// versions (none when there is nothing to give).
+    package func respond(toKeys keys: [[UInt8]], namespace: String) throws(SyncKernelError) -> [ReconcileResponse] {
+        let driver = try namespaces.driver(named: namespace)
         var rows: [ShippedRow] = []
         var tombstones: [Tombstone] = []
-        for key in keys {
-            if index.hash(for: key) != nil {
+        for key in Set(keys).sorted(by: [UInt8].keyPrecedes) {
+            if try books.leaf(driver.name, key) != nil {
                 rows.append(try shippedRow(key, driver: driver))
             }
-            if driver.isCausal {
-                tombstones += try books.versions(driver.name, key).filter { !$0.isLive }.map { Tombstone(key: key, vector: $0.vector) }
-            }
+            tombstones += try deleteVersions(key, driver: driver)
         }
-        guard !rows.isEmpty || !tombstones.isEmpty else { return nil }
-        return ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones)
+        let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones)
+        return response.isEmpty ? [] : response.split()
     }
 
-    private func shippedRow(_ key: [UInt8], driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
+    /// The delete versions this store holds for `key` (none for an untracked namespace).
+    func deleteVersions(_ key: [UInt8], driver: NamespaceDriver) throws(SyncKernelError) -> [Tombstone] {
+        guard driver.isCausal else { return [] }
+        return try books.versions(driver.name, key).filter { !$0.isLive }.map { Tombstone(key: key, vector: $0.vector) }
+    }
+
+    /// A stored row with its vectors and kept concurrent versions, ready to ship.
+    func shippedRow(_ key: [UInt8], driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
         guard let bytes = try books.row(driver.name, key) else {
             throw SyncKernelError(.corruptBookkeeping, "leaf without a row in \(driver.name)")
         }
@@ -84,7 +81,7 @@ extension KernelStore {
     @discardableResult
     package func apply(_ response: ReconcileResponse) throws(SyncKernelError) -> ApplyOutcome {
         let driver = try namespaces.driver(named: response.namespace)
-        let writer = RowWriter(books: books) { [unowned self] namespace, key in self.indexes[namespace]?.hash(for: key) }
+        let writer = makeWriter()
         let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(books: books, clock: clock))
         let counts = try db.transaction { () throws(SyncKernelError) -> (rows: Int, tombstones: Int) in
             var rowsApplied = 0
@@ -93,9 +90,10 @@ extension KernelStore {
             if driver.isCausal {
                 for tombstone in response.tombstones where try merger.merge(tombstone) { tombstonesApplied += 1 }
             }
+            try persist(writer)
             return (rowsApplied, tombstonesApplied)
         }
-        let changed = commitLeaves(writer)
+        let changed = adopt(writer)
         return ApplyOutcome(namespace: driver.name, rowsApplied: counts.rows, tombstonesApplied: counts.tombstones,
                             digestChanged: changed.contains(driver.name))
     }

@@ -1,8 +1,9 @@
-/// `reconcile_resp`: rows of mismatching ranges with their vectors, leaf listings of large
-/// mismatching ranges, and the namespace's tombstones.
+/// `reconcile_resp`: rows that differ with their vectors, delete versions, leaf listings of large
+/// mismatching ranges, and (in the sketch exchange) the keys the sender wants back.
 ///
-/// Invariant: sent only when it carries at least one row, listing or tombstone; a responder with
-/// nothing to give stays silent.
+/// Invariants: sent only when it carries at least one row, tombstone, listing or wanted key; a
+/// responder with nothing to give stays silent. Rows are split across several responses so no
+/// frame outgrows `ReconcileResponse.rowBytesPerFrame`; `want` rides on the first.
 package struct ReconcileResponse: Sendable, Hashable {
     /// The namespace the rows belong to.
     package let namespace: String
@@ -13,12 +14,42 @@ package struct ReconcileResponse: Sendable, Hashable {
     package let tombstones: [Tombstone]
     /// Leaf listings of large mismatching ranges, for the requester to diff.
     package let listings: [RangeListing]
+    /// Keys whose rows (and delete versions) the sender asks the receiver to ship back.
+    package let want: [[UInt8]]
+
+    /// The encoded row bytes one response carries at most before the rest go in another.
+    package static let rowBytesPerFrame = 4 << 20
 
     /// Creates a response.
-    package init(namespace: String, rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing] = []) {
+    package init(namespace: String, rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing] = [],
+                 want: [[UInt8]] = []) {
         self.namespace = namespace
         self.rows = rows
         self.tombstones = tombstones
         self.listings = listings
+        self.want = want
+    }
+
+    /// Whether the response carries nothing.
+    package var isEmpty: Bool { rows.isEmpty && tombstones.isEmpty && listings.isEmpty && want.isEmpty }
+
+    /// This response split so each part's rows stay within `rowBytesPerFrame` (a single larger
+    /// row travels alone); tombstones, listings and `want` ride on the first part.
+    package func split() -> [ReconcileResponse] {
+        var parts: [[ShippedRow]] = [[]]
+        var bytes = 0
+        for row in rows {
+            let size = row.encodedSize
+            if bytes + size > ReconcileResponse.rowBytesPerFrame, !(parts.last?.isEmpty ?? true) {
+                parts.append([])
+                bytes = 0
+            }
+            parts[parts.count - 1].append(row)
+            bytes += size
+        }
+        return parts.enumerated().map { index, rows in
+            index == 0 ? ReconcileResponse(namespace: namespace, rows: rows, tombstones: tombstones, listings: listings, want: want)
+                : ReconcileResponse(namespace: namespace, rows: rows, tombstones: [])
+        }
     }
 }

@@ -18,3 +18,12 @@ package struct ShippedRow: Sendable, Hashable {
         self.siblings = siblings
     }
 }
+
+extension ShippedRow {
+    /// An estimate of the row's encoded size on the wire, for splitting responses: the row bytes
+    /// plus a bound on each vector's and sibling's.
+    package var encodedSize: Int {
+        row.count + 64 * ((vector?.counters.count ?? 0) + (contentVector?.counters.count ?? 0) + 1)
+            + siblings.reduce(0) { $0 + $1.encodedSize }
+    }
+}

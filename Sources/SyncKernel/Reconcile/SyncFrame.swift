@@ -5,6 +5,9 @@
 /// wire version before acting on its body; the encoding is a
 /// canonical CBOR map with a string `kind`, and decoding tolerates unknown keys and missing
 /// optional fields (a newer or older peer) but refuses anything else malformed with a typed error.
+/// `capabilities` is how a build announces frames beyond the spec's: a peer that lists
+/// `sketchCapability` reads set-hash digests, `sketch_req` and `range_req`, and a build never sends
+/// those to a peer that has not listed it (a spec-only build ignores the unknown `caps` key).
 package struct SyncFrame: Sendable, Hashable {
     /// The payload variant every frame here travels as.
     package static let payloadType = "sync_delta"
@@ -12,14 +15,19 @@ package struct SyncFrame: Sendable, Hashable {
     /// What the frame says.
     package enum Body: Sendable, Hashable {
         /// `state_digest`: the sender's encoded `StateDigest`. `probe` asks for the receiver's
-        /// digest in reply even when the two already match.
-        case stateDigest(digest: [UInt8], probe: Bool)
+        /// digest in reply even when the two already match; `changes` (set-hash layout only) are
+        /// the sender's per-namespace item change counters, in name order, or empty.
+        case stateDigest(digest: [UInt8], probe: Bool, changes: [UInt64] = [])
         /// `reconcile_req`.
         case reconcileRequest(ReconcileRequest)
         /// `reconcile_resp`.
         case reconcileResponse(ReconcileResponse)
         /// `heartbeat`: "I am listening"; siblings answer with their digest.
         case heartbeat
+        /// `sketch_req`: the sender's first coded symbols of a namespace.
+        case sketch(SketchRequest)
+        /// `range_req`: trie nodes to compare and leaves listed (the sketch's fallback).
+        case rangeCompare(RangeCompare)
 
         /// The wire `kind` string.
         package var kind: String {
@@ -28,6 +36,8 @@ package struct SyncFrame: Sendable, Hashable {
             case .reconcileRequest: return "reconcile_req"
             case .reconcileResponse: return "reconcile_resp"
             case .heartbeat: return "heartbeat"
+            case .sketch: return "sketch_req"
+            case .rangeCompare: return "range_req"
             }
         }
     }
@@ -38,11 +48,22 @@ package struct SyncFrame: Sendable, Hashable {
     package let schema: SchemaFingerprint
     /// The frame's content.
     package let body: Body
+    /// The optional frames and layouts the sender reads (sorted, no repeats).
+    package let capabilities: [String]
+    /// Whether a `reconcile_resp` writes its vectors against a `DeviceTable` (only to a peer that
+    /// announced `sketchCapability`); read back from the frame's own `devices` key.
+    package let compactVectors: Bool
+
+    /// The capability of a build that reads set-hash digests, `sketch_req` and `range_req`.
+    package static let sketchCapability = "sketch1"
 
     /// Creates a frame.
-    package init(account: [UInt8], schema: SchemaFingerprint, body: Body) {
+    package init(account: [UInt8], schema: SchemaFingerprint, body: Body, capabilities: [String] = [],
+                 compactVectors: Bool = false) {
         self.account = account
         self.schema = schema
         self.body = body
+        self.capabilities = Array(Set(capabilities)).sorted()
+        if case .reconcileResponse = body { self.compactVectors = compactVectors } else { self.compactVectors = false }
     }
 }

@@ -10,8 +10,18 @@
 /// - A local write that changes a leaf schedules one digest broadcast after the debounce; a
 ///   broadcast equal to the last one every sibling received is skipped.
 /// - Applying a response emits the digest to that sibling at once, also when nothing changed,
-///   unless the response listed leaves and a by-key follow-up request is now in flight (the
-///   digest goes out when that follow-up is applied).
+///   unless the response named keys it wants back and rows went back: the sibling applies them
+///   and sends its digest, which settles the round.
+/// - A `.sketch` replica announces `SyncFrame.sketchCapability` on its heartbeats and digests
+///   until the sibling shows it knows (it sent a set-hash digest, which it sends only to a
+///   replica that announced).
+/// - A Merkle digest from a sibling that announced the capability (it did not know ours yet) is
+///   answered with this replica's set-hash digest as a probe, so the pair switches to the sketch
+///   exchange without either side scanning its rows.
+/// - With a sibling that announced `SyncFrame.sketchCapability` (and in `.sketch` mode), digests
+///   use the set-hash layout with change counters and divergent namespaces reconcile through the
+///   sketch exchange, sized by the `ChangeMarks` of that sibling; with any other sibling, the
+///   spec's Merkle digests and bucketize. A `.spec` replica never announces the capability.
 /// - On reaching matching roots with a sibling it was reconciling with (or that probed it), the
 ///   replica returns its digest exactly once.
 /// - While a sibling's last digest differs from ours, the replica re-advertises to it with a
@@ -31,17 +41,23 @@ public final class Replica {
     public let store: KernelStore
     /// The loop's timings.
     public let timing: LoopTiming
+    /// The reconcile frames this replica speaks.
+    public let mode: ReconcileMode
 
     /// Reconcile rounds this replica started (a digest that diverged and sent requests).
     public private(set) var roundsStarted = 0
 
     private var outbox: [ReplicaAction] = []
     private var debounceDeadline: Int64?
-    private var lastBroadcast: [UInt8]?
     private var peers: [DeviceID: PeerState]
 
     private struct PeerState {
         var lastDigestSeen: [UInt8]?
+        var lastBroadcast: [UInt8]?
+        var speaksSketch = false
+        var knowsOurCapability = false
+        var pushedSinceDigest = false
+        var marks = ChangeMarks()
         var reconciling = false
         var awaiting: [String: Int64] = [:]
         var retryAt: Int64?
@@ -52,7 +68,7 @@ public final class Replica {
 
     /// Creates a replica over `store`, pinning the store's clock to `device`.
     public init(device: DeviceID, account: [UInt8], siblings: [DeviceID], store: KernelStore,
-                timing: LoopTiming = LoopTiming()) throws(SyncKernelError) {
+                timing: LoopTiming = LoopTiming(), mode: ReconcileMode = .sketch) throws(SyncKernelError) {
         guard account.count == 32 else { throw SyncKernelError(.invalidDeviceIdentity, "an account fingerprint is 32 bytes") }
         try store.configureDevice(device)
         self.device = device
@@ -60,6 +76,7 @@ public final class Replica {
         self.siblings = siblings.filter { $0 != device }.sorted()
         self.store = store
         self.timing = timing
+        self.mode = mode
         peers = Dictionary(uniqueKeysWithValues: self.siblings.map { ($0, PeerState(retryDelay: timing.retryMillis)) })
     }
 
@@ -112,12 +129,11 @@ public final class Replica {
             }
             if peer.storm.isBackingOff(at: now) {
                 peer.retryAt = nil
-            } else if let retryAt = peer.retryAt, retryAt <= now {
-                let mine = store.encodedStateDigest()
+            } else if let retryAt = peer.retryAt, retryAt <= now, let mine = digest(for: peer) {
                 if peer.lastDigestSeen == mine {
                     peer.retryAt = nil
                 } else {
-                    send(.stateDigest(digest: mine, probe: true), to: sibling)
+                    send(digestBody(mine, probe: true, for: peer), to: sibling)
                     peer.retryAt = now + peer.retryDelay
                     peer.retryDelay = min(peer.retryDelay * 2, timing.maxRetryMillis)
                 }
@@ -151,41 +167,122 @@ public final class Replica {
             }
             return
         }
+        if mode == .sketch, frame.capabilities.contains(SyncFrame.sketchCapability) {
+            peers[sender]?.speaksSketch = true
+        }
         switch frame.body {
         case .heartbeat:
-            send(.stateDigest(digest: store.encodedStateDigest(), probe: false), to: sender)
-        case .stateDigest(let digest, let probe):
-            handleDigest(digest, probe: probe, from: sender, now: now)
+            guard let peer = peers[sender], let mine = digest(for: peer) else { return }
+            send(digestBody(mine, probe: false, for: peer), to: sender)
+        case .stateDigest(let digest, let probe, let changes):
+            handleDigest(digest, probe: probe, changes: changes, from: sender, now: now)
         case .reconcileRequest(let request):
-            do {
-                if let response = try store.respond(to: request) {
-                    send(.reconcileResponse(response), to: sender)
-                }
-            } catch {
-                report(.frameRefused(from: sender, error: error))
+            answer(from: sender, namespace: request.namespace) { () throws(SyncKernelError) in
+                try store.respond(to: request).map { .reconcileResponse($0) }
             }
         case .reconcileResponse(let response):
             handleResponse(response, from: sender, now: now)
+        case .sketch(let request):
+            guard mode == .sketch else { return refuseUnknownKind(from: sender) }
+            peers[sender]?.awaiting[request.namespace] = nil
+            answer(from: sender, namespace: request.namespace) { () throws(SyncKernelError) in
+                switch try store.answer(request, mark: peers[sender]?.marks.myCounter(at: request.namespace)) {
+                case .responses(let responses): return responses.map { .reconcileResponse($0) }
+                case .sketch(let larger): return [.sketch(larger)]
+                case .ranges(let compare): return [.rangeCompare(compare)]
+                case .whole(let whole): return [.reconcileRequest(whole)]
+                }
+            }
+        case .rangeCompare(let compare):
+            guard mode == .sketch else { return refuseUnknownKind(from: sender) }
+            peers[sender]?.awaiting[compare.namespace] = nil
+            answer(from: sender, namespace: compare.namespace) { () throws(SyncKernelError) in
+                let (responses, next) = try store.answer(compare)
+                return responses.map { .reconcileResponse($0) } + (next.map { [.rangeCompare($0)] } ?? [])
+            }
         }
     }
 
-    private func handleDigest(_ bytes: [UInt8], probe: Bool, from sender: DeviceID, now: Int64) {
+    /// Sends the frames `make` builds for a sibling's request, or reports why it could not. A
+    /// response that ships rows is a push: the sibling's next digest, if it moved, counts as
+    /// progress of the round (the storm guard must not mistake giving for stalling).
+    private func answer(from sender: DeviceID, namespace: String,
+                        _ make: () throws(SyncKernelError) -> [SyncFrame.Body]) {
+        do {
+            for body in try make() {
+                if case .reconcileResponse(let response) = body, !response.rows.isEmpty || !response.tombstones.isEmpty {
+                    peers[sender]?.pushedSinceDigest = true
+                }
+                send(body, to: sender)
+            }
+        } catch {
+            report(.frameRefused(from: sender, error: error))
+        }
+    }
+
+    /// What a spec-only build does with a frame kind it does not know.
+    private func refuseUnknownKind(from sender: DeviceID) {
+        report(.frameRefused(from: sender, error: SyncKernelError(.unknownFrameKind)))
+    }
+
+    /// This store's digest in the layout `peer` reads (nil, reported, if the scan a spec digest
+    /// needs fails).
+    private func digest(for peer: PeerState) -> [UInt8]? {
+        if mode == .sketch, peer.speaksSketch { return store.encodedStateDigest() }
+        do {
+            return try store.merkleDigest().encoded()
+        } catch {
+            report(.storeFailed(error: error))
+            return nil
+        }
+    }
+
+    /// A `state_digest` body for `peer`: with the change counters when it reads set-hash digests.
+    private func digestBody(_ digest: [UInt8], probe: Bool, for peer: PeerState) -> SyncFrame.Body {
+        let changes = StateDigest.claimedLayout(of: digest) == .setHash ? store.changeCounters() : []
+        return .stateDigest(digest: digest, probe: probe, changes: changes)
+    }
+
+    private func handleDigest(_ bytes: [UInt8], probe: Bool, changes: [UInt64], from sender: DeviceID, now: Int64) {
         guard var peer = peers[sender] else { return }
         defer { peers[sender] = peer }
         let theirs: StateDigest
-        do {
+        let mine: StateDigest
+        do throws(SyncKernelError) {
             theirs = try StateDigest(decoding: bytes, expecting: store.namespaces.schema, namespaces: store.namespaces.names)
+            switch theirs.layout {
+            case .setHash:
+                guard mode == .sketch else { throw SyncKernelError(.unsupportedLayout) }
+                peer.speaksSketch = true
+                peer.knowsOurCapability = true
+                mine = store.stateDigest()
+            case .merkle:
+                if mode == .sketch, peer.speaksSketch {
+                    peer.lastDigestSeen = bytes
+                    peer.lastBroadcast = store.encodedStateDigest()
+                    send(digestBody(store.encodedStateDigest(), probe: true, for: peer), to: sender)
+                    return
+                }
+                mine = try store.merkleDigest()
+            }
         } catch {
             report(.frameRefused(from: sender, error: error))
             return
         }
+        if peer.pushedSinceDigest, bytes != peer.lastDigestSeen { peer.storm.recordProgress() }
+        peer.pushedSinceDigest = false
         peer.lastDigestSeen = bytes
         peer.retryDelay = timing.retryMillis
-        let mine = store.stateDigest()
         let divergent = mine.divergentNamespaces(from: theirs)
+        let names = store.namespaces.names
+        let counters = store.changeCounters()
+        if theirs.layout == .setHash {
+            peer.marks.record(equal: names.filter { !divergent.contains($0) }, names: names, mine: counters, theirs: changes)
+        }
         guard !divergent.isEmpty else {
             if peer.reconciling || probe {
-                send(.stateDigest(digest: mine.encoded(), probe: false), to: sender)
+                peer.lastBroadcast = mine.encoded()
+                send(digestBody(mine.encoded(), probe: false, for: peer), to: sender)
             }
             if peer.reconciling { report(.converged(peer: sender)) }
             peer.reconciling = false
@@ -203,7 +300,12 @@ public final class Replica {
         }
         for namespace in toPull {
             do {
-                send(.reconcileRequest(try store.reconcileRequest(for: namespace)), to: sender)
+                if theirs.layout == .setHash {
+                    let expected = peer.marks.expectedItems(namespace, names: names, mine: counters, theirs: changes)
+                    send(try store.sketchStart(for: namespace, expectedItems: expected), to: sender)
+                } else {
+                    send(.reconcileRequest(try store.reconcileRequest(for: namespace)), to: sender)
+                }
                 peer.awaiting[namespace] = now + timing.requestTimeoutMillis
             } catch {
                 report(.frameRefused(from: sender, error: error))
@@ -216,25 +318,27 @@ public final class Replica {
 
     private func handleResponse(_ response: ReconcileResponse, from sender: DeviceID, now: Int64) {
         peers[sender]?.awaiting[response.namespace] = nil
+        var shipBack: [[UInt8]] = []
         do {
+            shipBack = try store.keysToShipBack(response)
             let outcome = try store.apply(response)
             report(.applied(peer: sender, outcome: outcome))
             if outcome.digestChanged {
                 peers[sender]?.storm.recordProgress()
                 markStateDirty(now: now)
             }
-            let wanted = try store.wantedKeys(response.listings, namespace: response.namespace)
-            if !wanted.isEmpty, peers[sender]?.storm.isBackingOff(at: now) == false {
-                send(.reconcileRequest(ReconcileRequest(namespace: response.namespace, buckets: [], keys: wanted)), to: sender)
-                peers[sender]?.awaiting[response.namespace] = now + timing.requestTimeoutMillis
-                return
-            }
         } catch {
             report(.applyFailed(peer: sender, namespace: response.namespace, error: error))
         }
-        guard var peer = peers[sender], !peer.storm.isBackingOff(at: now) else { return }
-        let mine = store.encodedStateDigest()
-        send(.stateDigest(digest: mine, probe: false), to: sender)
+        if !shipBack.isEmpty {
+            answer(from: sender, namespace: response.namespace) { () throws(SyncKernelError) in
+                try store.respond(toKeys: shipBack, namespace: response.namespace).map { .reconcileResponse($0) }
+            }
+            if peers[sender]?.pushedSinceDigest == true { return }
+        }
+        guard var peer = peers[sender], !peer.storm.isBackingOff(at: now), let mine = digest(for: peer) else { return }
+        peer.lastBroadcast = mine
+        send(digestBody(mine, probe: false, for: peer), to: sender)
         if peer.lastDigestSeen == mine {
             if peer.reconciling { report(.converged(peer: sender)) }
             peer.reconciling = false
@@ -245,12 +349,11 @@ public final class Replica {
     }
 
     private func broadcastDigest(now: Int64) {
-        let digest = store.encodedStateDigest()
-        guard digest != lastBroadcast else { return }
-        lastBroadcast = digest
         for sibling in siblings {
-            guard var peer = peers[sibling], !peer.storm.isBackingOff(at: now) else { continue }
-            send(.stateDigest(digest: digest, probe: false), to: sibling)
+            guard var peer = peers[sibling], !peer.storm.isBackingOff(at: now), let digest = digest(for: peer),
+                  digest != peer.lastBroadcast else { continue }
+            peer.lastBroadcast = digest
+            send(digestBody(digest, probe: false, for: peer), to: sibling)
             if peer.lastDigestSeen != digest, peer.retryAt == nil {
                 peer.retryAt = now + peer.retryDelay
             }
@@ -259,7 +362,16 @@ public final class Replica {
     }
 
     private func send(_ body: SyncFrame.Body, to sibling: DeviceID) {
-        let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body)
+        if case .stateDigest(let digest, _, _) = body { peers[sibling]?.lastBroadcast = digest }
+        let announces = switch body {
+        case .stateDigest, .heartbeat: true
+        default: false
+        }
+        let capabilities = mode == .sketch && announces && peers[sibling]?.knowsOurCapability != true
+            ? [SyncFrame.sketchCapability] : []
+        let compact = mode == .sketch && peers[sibling]?.speaksSketch == true
+        let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body, capabilities: capabilities,
+                              compactVectors: compact)
         outbox.append(.send(to: sibling, kind: body.kind, frame: frame.encoded()))
     }
 

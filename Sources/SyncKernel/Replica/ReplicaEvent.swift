@@ -21,4 +21,6 @@ public enum ReplicaEvent: Sendable, Hashable {
     case applyFailed(peer: DeviceID, namespace: String, error: SyncKernelError)
     /// Reconciling with `peer` reached matching roots.
     case converged(peer: DeviceID)
+    /// The store could not read what a frame needed (a spec digest's scan failed); nothing was sent.
+    case storeFailed(error: SyncKernelError)
 }

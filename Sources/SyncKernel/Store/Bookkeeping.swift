@@ -14,19 +14,31 @@ struct Bookkeeping {
             ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL, row BLOB,
             PRIMARY KEY(ns, key, vector)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS sk_row_format(ns TEXT NOT NULL PRIMARY KEY, format TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS sk_structure(
+            ns TEXT NOT NULL PRIMARY KEY, format INTEGER NOT NULL, count INTEGER NOT NULL, changes INTEGER NOT NULL,
+            set_hash BLOB NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS sk_symbol(
+            ns TEXT NOT NULL, idx INTEGER NOT NULL, symbol BLOB NOT NULL, PRIMARY KEY(ns, idx)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS sk_bucket(
+            ns TEXT NOT NULL, idx INTEGER NOT NULL, fingerprint BLOB NOT NULL, PRIMARY KEY(ns, idx)) WITHOUT ROWID;
         """
 
     static func rowTable(_ namespace: String) -> String { "ns_\(namespace)" }
 
     /// Creates the namespace's row table: each row beside its leaf hash (`leaf`: 32 bytes, an
     /// empty blob for a device-derived row, which has none, or NULL in a table made before the
-    /// column existed, until `KernelStore` fills it in). A table from before gains the column.
+    /// column existed, until `KernelStore` fills it in) and the namespace's item change counter
+    /// right after the row's item last moved (`changed`; NULL when unknown: a row written before
+    /// the column existed, or rewritten by a migration). A table from before gains the columns.
     func createRowTable(_ namespace: String) throws(SyncKernelError) {
         let table = Bookkeeping.rowTable(namespace)
-        try db.execute("CREATE TABLE IF NOT EXISTS \(table)(key BLOB PRIMARY KEY, row BLOB NOT NULL, leaf BLOB) WITHOUT ROWID")
-        let columns = try db.statement("SELECT COUNT(*) FROM pragma_table_info('\(table)') WHERE name = 'leaf'")
-        if try columns.first({ $0.int64(0) }) == 0 {
-            try db.execute("ALTER TABLE \(table) ADD COLUMN leaf BLOB")
+        try db.execute("CREATE TABLE IF NOT EXISTS \(table)(key BLOB PRIMARY KEY, row BLOB NOT NULL, leaf BLOB, changed INTEGER) WITHOUT ROWID")
+        for column in ["leaf BLOB", "changed INTEGER"] {
+            let name = String(column.prefix { $0 != " " })
+            let columns = try db.statement("SELECT COUNT(*) FROM pragma_table_info('\(table)') WHERE name = '\(name)'")
+            if try columns.first({ $0.int64(0) }) == 0 {
+                try db.execute("ALTER TABLE \(table) ADD COLUMN \(column)")
+            }
         }
     }
 
@@ -53,16 +65,53 @@ struct Bookkeeping {
         return rows
     }
 
-    /// Stores a row with its leaf hash (nil for a device-derived row, stored as an empty blob).
-    func putRow(_ namespace: String, _ key: [UInt8], _ bytes: [UInt8], leaf: [UInt8]?) throws(SyncKernelError) {
-        try db.statement("INSERT OR REPLACE INTO \(Bookkeeping.rowTable(namespace))(key, row, leaf) VALUES(?, ?, ?)")
-            .bind(1, key).bind(2, bytes).bind(3, leaf ?? []).run()
+    /// Stores a row with its leaf hash (nil for a device-derived row, stored as an empty blob)
+    /// and the change counter after its item moved (nil: unknown).
+    func putRow(_ namespace: String, _ key: [UInt8], _ bytes: [UInt8], leaf: [UInt8]?, changed: UInt64? = nil) throws(SyncKernelError) {
+        let statement = try db.statement("INSERT OR REPLACE INTO \(Bookkeeping.rowTable(namespace))(key, row, leaf, changed) VALUES(?, ?, ?, ?)")
+        statement.bind(1, key).bind(2, bytes).bind(3, leaf ?? [])
+        if let changed { statement.bind(4, Int64(bitPattern: changed)) } else { statement.bind(4, .null) }
+        try statement.run()
+    }
+
+    /// The change counter recorded when a row's item last moved; nil for no row or unknown.
+    func changed(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> UInt64? {
+        let statement = try db.statement("SELECT changed FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
+        statement.bind(1, key)
+        let stored: UInt64?? = try statement.first { $0.isNull(0) ? nil : UInt64(bitPattern: $0.int64(0)) }
+        return stored.flatMap { $0 }
     }
 
     /// The stored leaves of a namespace (device-derived rows have none), in key order, read
     /// without decoding a row.
     func leaves(_ namespace: String) throws(SyncKernelError) -> [Leaf] {
         let statement = try db.statement("SELECT key, leaf FROM \(Bookkeeping.rowTable(namespace)) WHERE length(leaf) > 0 ORDER BY key")
+        var leaves: [Leaf] = []
+        while try statement.step() { leaves.append(Leaf(key: statement.blob(0), hash: statement.blob(1))) }
+        return leaves
+    }
+
+    /// The stored leaf hash of a row: nil when there is no row or the row is device-derived (an
+    /// empty blob) or its leaf is not stored yet.
+    func leaf(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
+        let statement = try db.statement("SELECT leaf FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
+        statement.bind(1, key)
+        let stored: [UInt8]?? = try statement.first { $0.isNull(0) ? nil : $0.blob(0) }
+        guard let leaf = stored.flatMap({ $0 }), !leaf.isEmpty else { return nil }
+        return leaf
+    }
+
+    /// The stored leaves of the rows in `range`, in key order (the rows of one trie node).
+    func leaves(_ namespace: String, in range: KeyRange) throws(SyncKernelError) -> [Leaf] {
+        let table = Bookkeeping.rowTable(namespace)
+        let statement: SQLiteStatement<SyncKernelError>
+        if let hi = range.hi {
+            statement = try db.statement("SELECT key, leaf FROM \(table) WHERE key >= ? AND key < ? AND length(leaf) > 0 ORDER BY key")
+            statement.bind(1, range.lo).bind(2, hi)
+        } else {
+            statement = try db.statement("SELECT key, leaf FROM \(table) WHERE key >= ? AND length(leaf) > 0 ORDER BY key")
+            statement.bind(1, range.lo)
+        }
         var leaves: [Leaf] = []
         while try statement.step() { leaves.append(Leaf(key: statement.blob(0), hash: statement.blob(1))) }
         return leaves
@@ -83,6 +132,76 @@ struct Bookkeeping {
 
     func removeRow(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {
         try db.statement("DELETE FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?").bind(1, key).run()
+    }
+
+    // MARK: Namespace structure
+
+    /// The persisted structure header of a namespace, if any.
+    func structure(_ namespace: String) throws(SyncKernelError) -> (format: Int64, count: Int64, changes: UInt64, setHash: [UInt8])? {
+        let statement = try db.statement("SELECT format, count, changes, set_hash FROM sk_structure WHERE ns = ?")
+        statement.bind(1, namespace)
+        return try statement.first { ($0.int64(0), $0.int64(1), UInt64(bitPattern: $0.int64(2)), $0.blob(3)) }
+    }
+
+    func putStructure(_ namespace: String, format: Int64, count: Int64, changes: UInt64, setHash: [UInt8]) throws(SyncKernelError) {
+        try db.statement("INSERT OR REPLACE INTO sk_structure(ns, format, count, changes, set_hash) VALUES(?, ?, ?, ?, ?)")
+            .bind(1, namespace).bind(2, format).bind(3, count).bind(4, Int64(bitPattern: changes)).bind(5, setHash).run()
+    }
+
+    /// Drops a namespace's persisted structure (before a rebuild).
+    func clearStructure(_ namespace: String) throws(SyncKernelError) {
+        for table in ["sk_structure", "sk_symbol", "sk_bucket"] {
+            try db.statement("DELETE FROM \(table) WHERE ns = ?").bind(1, namespace).run()
+        }
+    }
+
+    /// The stored (non-zero) sketch symbols of a namespace.
+    func symbols(_ namespace: String) throws(SyncKernelError) -> [(index: Int, bytes: [UInt8])] {
+        let statement = try db.statement("SELECT idx, symbol FROM sk_symbol WHERE ns = ?")
+        statement.bind(1, namespace)
+        var out: [(index: Int, bytes: [UInt8])] = []
+        while try statement.step() { out.append((Int(statement.int64(0)), statement.blob(1))) }
+        return out
+    }
+
+    /// Stores a symbol, or removes it when nil (a zero symbol is not stored).
+    func putSymbol(_ namespace: String, index: Int, _ bytes: [UInt8]?) throws(SyncKernelError) {
+        if let bytes {
+            try db.statement("INSERT OR REPLACE INTO sk_symbol(ns, idx, symbol) VALUES(?, ?, ?)")
+                .bind(1, namespace).bind(2, Int64(index)).bind(3, bytes).run()
+        } else {
+            try db.statement("DELETE FROM sk_symbol WHERE ns = ? AND idx = ?").bind(1, namespace).bind(2, Int64(index)).run()
+        }
+    }
+
+    /// The stored (non-empty) bucket fingerprints of a namespace.
+    func buckets(_ namespace: String) throws(SyncKernelError) -> [(index: Int, bytes: [UInt8])] {
+        let statement = try db.statement("SELECT idx, fingerprint FROM sk_bucket WHERE ns = ?")
+        statement.bind(1, namespace)
+        var out: [(index: Int, bytes: [UInt8])] = []
+        while try statement.step() { out.append((Int(statement.int64(0)), statement.blob(1))) }
+        return out
+    }
+
+    /// Stores a bucket fingerprint, or removes it when nil (an empty bucket is not stored).
+    func putBucket(_ namespace: String, index: Int, _ bytes: [UInt8]?) throws(SyncKernelError) {
+        if let bytes {
+            try db.statement("INSERT OR REPLACE INTO sk_bucket(ns, idx, fingerprint) VALUES(?, ?, ?)")
+                .bind(1, namespace).bind(2, Int64(index)).bind(3, bytes).run()
+        } else {
+            try db.statement("DELETE FROM sk_bucket WHERE ns = ? AND idx = ?").bind(1, namespace).bind(2, Int64(index)).run()
+        }
+    }
+
+    /// Bytes the structure tables hold for a namespace (payload bytes, not SQLite's page overhead).
+    func structureBytes(_ namespace: String) throws(SyncKernelError) -> Int {
+        var total = 0
+        for query in ["SELECT COALESCE(SUM(length(set_hash)) + 24, 0) FROM sk_structure WHERE ns = ?",
+                      "SELECT COALESCE(SUM(length(symbol) + 8), 0) FROM sk_symbol WHERE ns = ?",
+                      "SELECT COALESCE(SUM(length(fingerprint) + 8), 0) FROM sk_bucket WHERE ns = ?"] {
+            total += try db.statement(query).bind(1, namespace).first { Int($0.int64(0)) } ?? 0
+        }
+        return total
     }
 
     // MARK: Row format

@@ -1,13 +1,17 @@
 import SQLiteStore
 
-/// One device's synced state on SQLite: namespace rows, RowVersion bookkeeping, tombstones and leaves.
+/// One device's synced state on SQLite: namespace rows, RowVersion bookkeeping, tombstones, and
+/// each namespace's persisted reconciliation structure.
 ///
 /// Invariants: every write to a namespace's rows (local saves through `write`, merges through
-/// `apply`) runs in one transaction and goes through the single `RowWriter`; a crash leaves the
-/// state before or after a write, never between. The in-memory leaf indexes always describe the
-/// committed rows, and the cached digest is the one those indexes give (dropped whenever
-/// `commitLeaves` moves a leaf, recomputed on the next read). Bookkeeping-only writes change no
-/// leaf and so never report a namespace dirty.
+/// `apply`) runs in one transaction and goes through the single `RowWriter`, which updates the
+/// namespace's `NamespaceStructure` (set hash, sketch, bucket fingerprints) in the same
+/// transaction; a crash leaves rows and structure before or after a write, never between. The
+/// in-memory structures are the committed ones (adopted only after a commit), so reading the
+/// root, a symbol or a bucket never reads a row. Memory does not grow with the row count: a
+/// structure is a fixed 4,096 symbols and 4,096 buckets per namespace. The cached digests are
+/// dropped whenever a commit changes a namespace's items. Bookkeeping-only writes change no
+/// item and so never report a namespace dirty.
 /// Not `Sendable`: one owner (a `Replica` or a test) uses it.
 public final class KernelStore {
     /// The namespaces this store syncs.
@@ -15,44 +19,63 @@ public final class KernelStore {
     let db: SQLiteConnection<SyncKernelError>
     let books: Bookkeeping
     private(set) var clock = DeviceClock()
-    private(set) var indexes: [String: LeafIndex] = [:]
-    /// The digest of the current indexes and its wire form; nil until read after a leaf moved.
+    /// The committed structure of every namespace.
+    private(set) var structures: [String: NamespaceStructure] = [:]
+    /// The set-hash digest and its wire form; nil until read after an item moved.
     private var cachedDigest: (digest: StateDigest, encoded: [UInt8])?
-    /// Time spent in `commitLeaves` since the store opened: what keeping the in-memory leaf
-    /// structure costs the write path after each commit (the benchmark reports it per row).
-    package private(set) var leafUpkeepTime: Duration = .zero
-    /// How this store answers large mismatching ranges.
-    public var responsePolicy: ResponsePolicy
+    /// The spec's Merkle roots, per namespace, computed by a scan when a spec peer asks; dropped
+    /// for a namespace whenever its items move.
+    private var merkleRoots: [String: [UInt8]] = [:]
+    /// Time spent keeping the structures current (moving items, writing changed parts) since the
+    /// store opened: what the structure costs the write path (the benchmark reports it per row).
+    package private(set) var structureUpkeepTime: Duration = .zero
 
-    /// Opens (or creates) the store at `path` and loads every namespace's leaves.
+    /// Opens (or creates) the store at `path` and loads every namespace's structure.
     ///
-    /// Each row is stored beside its leaf hash, so opening reads the leaves without decoding a
-    /// row. A namespace whose stored rows were written in an earlier row format is migrated first,
-    /// in one transaction, through the namespace's `RowMigration` for that format; with none, the
-    /// store refuses to open with `rowFormatChanged` naming the namespace and the format. Rows from
-    /// a store made before leaves were stored get theirs once, in one transaction. A causal
-    /// namespace whose rows have no bookkeeping yet (seen for the first time) registers them with
-    /// empty vectors. A stored row that must be decoded at open (a migration, a missing leaf, a
-    /// first registration) and no longer decodes is a `corruptBookkeeping` error; otherwise an
-    /// unreadable row is found when it is read or shipped.
-    public init(path: String, namespaces: NamespaceSet, responsePolicy: ResponsePolicy = .standard) throws(SyncKernelError) {
+    /// Each row is stored beside its leaf hash and each namespace's structure is persisted, so
+    /// opening reads a fixed number of symbols and buckets per namespace and no row. A namespace
+    /// whose stored rows were written in an earlier row format is migrated first, in one
+    /// transaction, through the namespace's `RowMigration` for that format; with none, the store
+    /// refuses to open with `rowFormatChanged` naming the namespace and the format. Rows from a
+    /// store made before leaves were stored get theirs once, and a namespace with no structure
+    /// (a store from before, or one whose rows a migration rewrote) gets one built from its stored
+    /// leaves once, each in one transaction. A causal namespace whose rows have no bookkeeping yet
+    /// (seen for the first time) registers them with empty vectors. A stored row that must be
+    /// decoded at open (a migration, a missing leaf, a first registration) and no longer decodes
+    /// is a `corruptBookkeeping` error; otherwise an unreadable row is found when it is read or
+    /// shipped.
+    public init(path: String, namespaces: NamespaceSet) throws(SyncKernelError) {
         self.namespaces = namespaces
-        self.responsePolicy = responsePolicy
         db = try SQLiteConnection(path: path)
         books = Bookkeeping(db: db)
         try db.execute(Bookkeeping.schema)
         for driver in namespaces.drivers {
             try books.createRowTable(driver.name)
-            try migrateRowFormat(driver)
-            try storeMissingLeaves(driver)
+            let migrated = try migrateRowFormat(driver)
+            let filled = try storeMissingLeaves(driver)
             if driver.isCausal, try books.versionCount(driver.name) == 0, try !books.isEmpty(driver.name) {
                 let rows = try inspectAll(driver)
                 try db.transaction { () throws(SyncKernelError) in
                     try RowClock(books: books, clock: clock).registerIfFirstSeen(driver.name, rows: rows)
                 }
             }
-            indexes[driver.name] = LeafIndex(try books.leaves(driver.name))
+            if !migrated, !filled, let loaded = try NamespaceStructure.load(driver.name, from: books) {
+                structures[driver.name] = loaded
+            } else {
+                structures[driver.name] = try rebuildStructure(driver.name)
+            }
         }
+    }
+
+    /// Builds a namespace's structure from its stored leaves and persists it, in one transaction.
+    private func rebuildStructure(_ namespace: String) throws(SyncKernelError) -> NamespaceStructure {
+        let changes = try books.structure(namespace)?.changes ?? 0
+        var structure = NamespaceStructure.building(try books.leaves(namespace), changes: changes)
+        try db.transaction { () throws(SyncKernelError) in
+            try books.clearStructure(namespace)
+            try structure.persist(namespace, into: books)
+        }
+        return structure
     }
 
     /// Every stored row of a namespace decoded, refusing the store if one no longer decodes.
@@ -70,9 +93,10 @@ public final class KernelStore {
 
     /// Stores the leaf of every row that has none yet (a store from before rows kept their
     /// leaves), in one transaction; afterwards the store opens without decoding a row.
-    private func storeMissingLeaves(_ driver: NamespaceDriver) throws(SyncKernelError) {
+    @discardableResult
+    private func storeMissingLeaves(_ driver: NamespaceDriver) throws(SyncKernelError) -> Bool {
         let missing = try books.rowsWithoutLeaf(driver.name)
-        guard !missing.isEmpty else { return }
+        guard !missing.isEmpty else { return false }
         try db.transaction { () throws(SyncKernelError) in
             for (key, bytes) in missing {
                 let row: InspectedRow
@@ -84,12 +108,14 @@ public final class KernelStore {
                 try books.putRow(driver.name, key, bytes, leaf: row.isDeviceDerived ? nil : row.leaf.hash)
             }
         }
+        return true
     }
 
-    /// Brings a namespace's stored rows (and kept concurrent versions) to the current row format.
-    private func migrateRowFormat(_ driver: NamespaceDriver) throws(SyncKernelError) {
+    /// Brings a namespace's stored rows (and kept concurrent versions) to the current row format;
+    /// returns whether stored rows were rewritten.
+    private func migrateRowFormat(_ driver: NamespaceDriver) throws(SyncKernelError) -> Bool {
         let stored = try books.rowFormat(driver.name)
-        guard stored != driver.rowFormatID else { return }
+        guard stored != driver.rowFormatID else { return false }
         try db.transaction { () throws(SyncKernelError) in
             if let stored {
                 func migrated(_ key: [UInt8], _ bytes: [UInt8]) throws(SyncKernelError) -> [UInt8] {
@@ -119,6 +145,7 @@ public final class KernelStore {
             }
             try books.setRowFormat(driver.name, driver.rowFormatID)
         }
+        return stored != nil
     }
 
     /// Closes the database; the store is unusable afterwards.
@@ -149,11 +176,12 @@ public final class KernelStore {
     public func write<N: SyncNamespace>(_ namespace: N.Type,
                                         _ body: (NamespaceTransaction<N>) throws(SyncKernelError) -> Void) throws(SyncKernelError) -> WriteOutcome {
         let driver = try namespaces.driver(named: N.name)
-        let writer = RowWriter(books: books) { [unowned self] namespace, key in self.indexes[namespace]?.hash(for: key) }
+        let writer = makeWriter()
         try db.transaction { () throws(SyncKernelError) in
             try body(NamespaceTransaction<N>(writer: writer, rowClock: RowClock(books: books, clock: clock), driver: driver))
+            try persist(writer)
         }
-        return WriteOutcome(changedNamespaces: commitLeaves(writer), rowsWritten: writer.rowsWritten)
+        return WriteOutcome(changedNamespaces: adopt(writer), rowsWritten: writer.rowsWritten)
     }
 
     // MARK: Reads
@@ -181,18 +209,27 @@ public final class KernelStore {
         try books.tombstones(namespace)
     }
 
-    /// The sorted leaves of a namespace.
+    /// The leaves of a namespace in key order, read from the stored rows (a scan of the
+    /// namespace: for tests, tools and the spec's exchange, not for the sync path).
     public func leaves(namespace: String) throws(SyncKernelError) -> [Leaf] {
         _ = try namespaces.driver(named: namespace)
-        return indexes[namespace]?.leaves ?? []
+        return try books.leaves(namespace)
+    }
+
+    /// The stored leaf hash of one row (nil for no row or a device-derived one), by key.
+    public func leafHash(namespace: String, key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
+        _ = try namespaces.driver(named: namespace)
+        return try books.leaf(namespace, key)
     }
 
     // MARK: Digest
 
-    /// The current digest: one root per namespace, from the maintained leaf indexes.
+    /// The current digest in the set-hash layout: one root per namespace, read from the
+    /// persisted structures.
     ///
-    /// Served from a cache until a committed write or apply moves a leaf, so asking again with
-    /// nothing changed costs no hashing.
+    /// Served from a cache until a committed write or apply moves an item, so asking again with
+    /// nothing changed costs no hashing, and asking after a change costs one hash per changed
+    /// namespace, never a scan.
     public func stateDigest() -> StateDigest {
         currentDigest().digest
     }
@@ -202,21 +239,52 @@ public final class KernelStore {
         currentDigest().encoded
     }
 
-    /// The cached digest and its encoding, computed from the indexes when a leaf moved since.
+    /// Each namespace's item change counter, in name order: additions plus removals since its
+    /// structure was built. Peers compare counters across exchanges to size a sketch request.
+    public func changeCounters() -> [UInt64] {
+        namespaces.names.map { structures[$0]?.changes ?? 0 }
+    }
+
+    /// Each namespace's item count, in name order.
+    public func itemCounts() -> [Int64] {
+        namespaces.names.map { structures[$0]?.count ?? 0 }
+    }
+
+    /// The digest in the spec's Merkle layout, for a peer that speaks only the spec.
+    ///
+    /// A namespace's Merkle root needs every leaf in key order: it is computed by a scan of the
+    /// namespace's stored leaves the first time a spec peer needs it after the namespace changed,
+    /// then cached until its items move again.
+    public func merkleDigest() throws(SyncKernelError) -> StateDigest {
+        var roots: [[UInt8]] = []
+        for name in namespaces.names {
+            if let root = merkleRoots[name] {
+                roots.append(root)
+            } else {
+                let root = SortedLeaves(sorted: try books.leaves(name)).root
+                merkleRoots[name] = root
+                roots.append(root)
+            }
+        }
+        return StateDigest(layout: .merkle, schema: namespaces.schema, namespaces: namespaces.names, roots: roots)
+    }
+
+    /// The cached digest and its encoding, computed from the structures when an item moved since.
     private func currentDigest() -> (digest: StateDigest, encoded: [UInt8]) {
         if let cachedDigest { return cachedDigest }
         let names = namespaces.names
-        let roots = names.map { name in indexes[name, default: LeafIndex()].root() }
-        let digest = StateDigest(schema: namespaces.schema, namespaces: names, roots: roots)
+        let roots = names.map { structures[$0]?.root ?? SetHash.emptyRoot }
+        let digest = StateDigest(layout: .setHash, schema: namespaces.schema, namespaces: names, roots: roots)
         let computed = (digest: digest, encoded: digest.encoded())
         cachedDigest = computed
         return computed
     }
 
-    /// The digest recomputed from the stored rows by a full scan, ignoring the maintained leaves.
+    /// The set-hash digest recomputed from the stored rows by a full scan, decoding every row and
+    /// ignoring the stored leaves and structures.
     ///
-    /// Equal to `stateDigest()` whenever the store is healthy; use it to audit the indexes, or to
-    /// measure what the maintained indexes save.
+    /// Equal to `stateDigest()` whenever the store is healthy; use it to audit the structures, or
+    /// to measure what they save.
     public func recomputedStateDigest() throws(SyncKernelError) -> StateDigest {
         var roots: [[UInt8]] = []
         for driver in namespaces.drivers {
@@ -225,25 +293,67 @@ public final class KernelStore {
                 let row = try driver.inspect(bytes)
                 if !row.isDeviceDerived { leaves.append(row.leaf) }
             }
-            var index = LeafIndex(leaves)
-            roots.append(index.root())
+            roots.append(NamespaceStructure.building(leaves).root)
         }
-        return StateDigest(schema: namespaces.schema, namespaces: namespaces.names, roots: roots)
+        return StateDigest(layout: .setHash, schema: namespaces.schema, namespaces: namespaces.names, roots: roots)
     }
 
-    /// Moves a committed writer's staged leaf changes into the indexes and drops the cached
-    /// digest if any leaf moved; returns namespaces whose leaves changed.
-    func commitLeaves(_ writer: RowWriter) -> Set<String> {
-        let started = ContinuousClock.now
-        defer { leafUpkeepTime += started.duration(to: .now) }
-        var changed: Set<String> = []
-        for staged in writer.stagedLeaves {
-            let moved = if let hash = staged.hash {
-                indexes[staged.namespace, default: LeafIndex()].upsert(Leaf(key: staged.key, hash: hash))
-            } else {
-                indexes[staged.namespace, default: LeafIndex()].remove(staged.key)
+    /// Checks every namespace's structure three ways: the one in memory, the one persisted (read
+    /// back from the tables) and one rebuilt from the stored rows (decoded) must hold the same
+    /// items. Throws `corruptBookkeeping` naming the first namespace where they differ.
+    public func verifyStructures() throws(SyncKernelError) {
+        for driver in namespaces.drivers {
+            var leaves: [Leaf] = []
+            for bytes in try books.allRows(driver.name) {
+                let row = try driver.inspect(bytes)
+                if !row.isDeviceDerived { leaves.append(row.leaf) }
             }
-            if moved { changed.insert(staged.namespace) }
+            let rebuilt = NamespaceStructure.building(leaves)
+            guard let persisted = try NamespaceStructure.load(driver.name, from: books),
+                  let memory = structures[driver.name],
+                  persisted.holdsSameItems(as: rebuilt), memory.holdsSameItems(as: rebuilt),
+                  persisted.changes == memory.changes else {
+                throw SyncKernelError(.corruptBookkeeping, "the structure of \(driver.name) differs from its rows")
+            }
+        }
+    }
+
+    /// Payload bytes of a namespace's persisted structure (header, non-zero symbols, non-empty
+    /// buckets), without SQLite's own page overhead.
+    public func structureBytes(namespace: String) throws(SyncKernelError) -> Int {
+        _ = try namespaces.driver(named: namespace)
+        return try books.structureBytes(namespace)
+    }
+
+    /// The committed structure of a namespace (empty for an unknown name).
+    func structure(_ namespace: String) -> NamespaceStructure {
+        structures[namespace] ?? NamespaceStructure()
+    }
+
+    /// A writer over this store's committed structures.
+    func makeWriter() -> RowWriter {
+        RowWriter(books: books) { [unowned self] namespace in self.structure(namespace) }
+    }
+
+    /// Writes a writer's changed structure parts; the last step inside its transaction.
+    func persist(_ writer: RowWriter) throws(SyncKernelError) {
+        let started = ContinuousClock.now
+        defer { structureUpkeepTime += started.duration(to: .now) + writer.moveTime }
+        try writer.persist()
+    }
+
+    /// Adopts a committed writer's structures and drops the caches of the namespaces whose items
+    /// changed; returns those namespaces.
+    func adopt(_ writer: RowWriter) -> Set<String> {
+        var changed: Set<String> = []
+        for (name, structure) in writer.structures {
+            if let before = structures[name], before.count == structure.count, before.setHash == structure.setHash {
+                structures[name] = structure
+                continue
+            }
+            structures[name] = structure
+            changed.insert(name)
+            merkleRoots[name] = nil
         }
         if !changed.isEmpty { cachedDigest = nil }
         return changed

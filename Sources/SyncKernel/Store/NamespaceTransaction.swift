@@ -43,7 +43,7 @@ public struct NamespaceTransaction<N: SyncNamespace> {
         let stored = try writer.books.row(N.name, inspected.key)
         guard stored != inspected.bytes else { return }
         if stored != nil {
-            let storedLeaf = writer.leafHash(N.name, inspected.key)
+            let storedLeaf = try writer.leafHash(N.name, inspected.key)
             guard (storedLeaf == nil) == inspected.isDeviceDerived else {
                 throw SyncKernelError(.operationNotSupportedByRule, "\(N.name): a key is synced or device-derived for life")
             }
@@ -53,7 +53,7 @@ public struct NamespaceTransaction<N: SyncNamespace> {
         }
         if case .causal(let changeStamp, _, _) = N.mergeRule.kind, !inspected.isDeviceDerived {
             try rowClock.observe(N.name, key: inspected.key, stamp: changeStamp(row),
-                                 leafChanged: writer.leafHash(N.name, inspected.key) != inspected.leaf.hash)
+                                 leafChanged: try writer.leafHash(N.name, inspected.key) != inspected.leaf.hash)
         }
         try writer.put(N.name, row: inspected)
     }

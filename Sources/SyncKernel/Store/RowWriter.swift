@@ -1,11 +1,13 @@
 /// The one place every write to a namespace's rows goes through, local saves and merge applies alike.
 ///
-/// Invariants: a row write and its leaf change are staged together inside the caller's
-/// transaction; the leaf changes reach the in-memory `LeafIndex` only after the transaction
-/// commits (`KernelStore` applies them), so a rolled-back write leaves no trace in the digest.
-/// `stagedLeaves` lists every staged change in write order and `latestStaged` holds the last
-/// one per (namespace, key), so `leafHash` costs O(1) however many rows the transaction writes.
-/// Any structure that must follow the rows (a persisted tree, a change feed) hooks in here.
+/// Invariants: a row write and the matching change to its namespace's structure happen together
+/// inside the caller's transaction: `put` and `remove` move the row's item in a working copy of
+/// the structure, and `persist` (called last inside the transaction) writes the changed symbols,
+/// buckets and header beside the rows, so a crash or rollback leaves rows and structure
+/// consistent. The store adopts the working copies only after the transaction commits
+/// (`structures`), so a rolled-back write leaves no trace in memory either. `latestStaged`
+/// holds the last leaf staged per (namespace, key), so `leafHash` costs O(1) for a row this
+/// transaction wrote and one indexed read otherwise.
 final class RowWriter {
     /// A row's identity across the namespaces one transaction may touch.
     private struct StagedKey: Hashable {
@@ -16,41 +18,56 @@ final class RowWriter {
     }
 
     let books: Bookkeeping
-    private let committedLeaf: (_ namespace: String, _ key: [UInt8]) -> [UInt8]?
-    private(set) var stagedLeaves: [(namespace: String, key: [UInt8], hash: [UInt8]?)] = []
-    /// The last staged leaf hash of each staged row (nil: its leaf is staged for removal).
+    private let committed: (_ namespace: String) -> NamespaceStructure
+    /// Working copies of the structures this transaction touched.
+    private(set) var structures: [String: NamespaceStructure] = [:]
+    /// The last staged leaf hash of each staged row (nil: no item).
     private var latestStaged: [StagedKey: [UInt8]?] = [:]
     private(set) var rowsWritten = 0
+    /// Time spent moving items in the working structures (the structure's share of each write).
+    private(set) var moveTime: Duration = .zero
 
-    init(books: Bookkeeping, committedLeaf: @escaping (_ namespace: String, _ key: [UInt8]) -> [UInt8]?) {
+    init(books: Bookkeeping, committed: @escaping (_ namespace: String) -> NamespaceStructure) {
         self.books = books
-        self.committedLeaf = committedLeaf
+        self.committed = committed
     }
 
     /// The leaf hash of row `key` as this transaction sees it (staged changes first), without
-    /// reading or decoding the row.
-    func leafHash(_ namespace: String, _ key: [UInt8]) -> [UInt8]? {
+    /// decoding the row; nil for no row or a device-derived one.
+    func leafHash(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
         if let staged = latestStaged[StagedKey(namespace: namespace, key: key)] { return staged }
-        return committedLeaf(namespace, key)
+        return try books.leaf(namespace, key)
     }
 
-    /// Stores `row` in `namespace` and stages its leaf (a device-derived row stages no leaf).
+    /// Stores `row` in `namespace` and moves its item (a device-derived row has none), recording
+    /// the namespace's change counter after the move beside the row.
     func put(_ namespace: String, row: InspectedRow) throws(SyncKernelError) {
+        let old = try leafHash(namespace, row.key)
         let leaf = row.isDeviceDerived ? nil : row.leaf.hash
-        try books.putRow(namespace, row.key, row.bytes, leaf: leaf)
-        stage(namespace, row.key, leaf)
+        move(namespace, row.key, from: old, to: leaf)
+        try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes)
     }
 
-    /// Deletes the row `key` of `namespace` and stages the removal of its leaf.
+    /// Deletes the row `key` of `namespace` and removes its item.
     func remove(_ namespace: String, key: [UInt8]) throws(SyncKernelError) {
+        let old = try leafHash(namespace, key)
         try books.removeRow(namespace, key)
-        stage(namespace, key, nil)
+        move(namespace, key, from: old, to: nil)
     }
 
-    /// Records one leaf change in write order and as the row's latest staged leaf.
-    private func stage(_ namespace: String, _ key: [UInt8], _ hash: [UInt8]?) {
-        stagedLeaves.append((namespace, key, hash))
-        latestStaged[StagedKey(namespace: namespace, key: key)] = .some(hash)
+    /// Writes every touched structure's changed parts; the last step inside the transaction.
+    func persist() throws(SyncKernelError) {
+        for name in structures.keys.sorted() {
+            try structures[name]?.persist(name, into: books)
+        }
+    }
+
+    private func move(_ namespace: String, _ key: [UInt8], from old: [UInt8]?, to new: [UInt8]?) {
+        latestStaged[StagedKey(namespace: namespace, key: key)] = .some(new)
         rowsWritten += 1
+        let started = ContinuousClock.now
+        defer { moveTime += started.duration(to: .now) }
+        if structures[namespace] == nil { structures[namespace] = committed(namespace) }
+        structures[namespace]?.move(key: key, from: old, to: new)
     }
 }

@@ -1,0 +1,56 @@
+/// The wire form of a run of coded symbols: a LEB128 symbol count, then each symbol's
+/// `CodedSymbol.encoded()` bytes behind their LEB128 length.
+///
+/// Invariants: one run of symbols has one encoding, and `decode` accepts exactly the encodings
+/// `encode` writes (within `maxSymbols`); decoding treats every byte as hostile, never traps,
+/// and allocates in proportion to the input's length, never to a count or length it claims.
+package enum SketchCodec {
+    /// The fewest bytes one symbol takes on the wire: length prefix, count, key-sum length, tag sum.
+    private static let minimumSymbolBytes = 11
+
+    /// Packs `symbols` for the wire.
+    ///
+    /// Invariant: `decode(encode(symbols), maxSymbols: symbols.count)` gives the symbols back.
+    package static func encode(_ symbols: some Collection<CodedSymbol>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(LEB128.maxBytes + symbols.count * minimumSymbolBytes)
+        LEB128.append(UInt64(symbols.count), to: &bytes)
+        for symbol in symbols {
+            let encoded = symbol.encoded()
+            LEB128.append(UInt64(encoded.count), to: &bytes)
+            bytes.append(contentsOf: encoded)
+        }
+        return bytes
+    }
+
+    /// Unpacks symbols written by `encode`.
+    ///
+    /// Invariant: throws `.malformedFrame` for more than `maxSymbols` symbols, truncated input,
+    /// trailing bytes, a non-canonical varint, and any symbol `CodedSymbol(decoding:)` refuses.
+    package static func decode(_ bytes: [UInt8], maxSymbols: Int) throws(SyncKernelError) -> [CodedSymbol] {
+        var offset = 0
+        let declared = try LEB128.read(bytes, at: &offset)
+        guard declared <= UInt64(max(0, maxSymbols)) else {
+            throw SyncKernelError(.malformedFrame, "more sketch symbols than allowed")
+        }
+        let count = Int(declared)
+        var symbols: [CodedSymbol] = []
+        symbols.reserveCapacity(min(count, (bytes.count - offset) / minimumSymbolBytes))
+        for _ in 0..<count {
+            let length = try LEB128.read(bytes, at: &offset)
+            guard length <= UInt64(bytes.count - offset) else {
+                throw SyncKernelError(.malformedFrame, "a sketch symbol runs past the end")
+            }
+            let end = offset + Int(length)
+            guard let symbol = CodedSymbol.parse(bytes, from: offset, to: end) else {
+                throw SyncKernelError(.malformedFrame, "a sketch symbol is not canonical")
+            }
+            symbols.append(symbol)
+            offset = end
+        }
+        guard offset == bytes.count else {
+            throw SyncKernelError(.malformedFrame, "bytes after the sketch symbols")
+        }
+        return symbols
+    }
+}

@@ -1,0 +1,94 @@
+/// The devices a `reconcile_resp` names, listed once so its version vectors can name them by
+/// position: a 32-byte device key becomes a one-byte index.
+///
+/// Invariants: `devices` is sorted and holds no repeat, so a table and every vector written
+/// against it are canonical; a vector is written as a flat array `[index, count, index, count,
+/// ...]` with strictly increasing indices and positive counts, and read back only against the
+/// same table (an index past the end, a repeat, a zero or an odd length is `malformedFrame`).
+/// Used only in frames to a peer that announced `SyncFrame.sketchCapability`, and only when it
+/// makes the frame smaller; the spec's frames keep the spec's vectors (maps keyed by device key).
+package struct DeviceTable: Sendable, Hashable {
+    /// The most devices one table may list.
+    package static let maxDevices = 4096
+
+    /// The devices, sorted.
+    package let devices: [DeviceID]
+    private let positions: [DeviceID: Int]
+
+    /// The table of every device the vectors of `response` name.
+    package init(covering response: ReconcileResponse) {
+        var seen: Set<DeviceID> = []
+        func visit(_ vector: VersionVector?) { seen.formUnion(vector?.counters.keys ?? [:].keys) }
+        func visit(_ row: ShippedRow) {
+            visit(row.vector)
+            visit(row.contentVector)
+            row.siblings.forEach(visit)
+        }
+        response.rows.forEach(visit)
+        response.tombstones.forEach { visit($0.vector) }
+        self.init(sorted: seen.sorted())
+    }
+
+    private init(sorted devices: [DeviceID]) {
+        self.devices = devices
+        positions = Dictionary(uniqueKeysWithValues: devices.enumerated().map { ($1, $0) })
+    }
+
+    /// This table when writing `response` against it is smaller than writing device keys in
+    /// every vector (more vector entries than devices, plus one), else nil.
+    package func ifSmaller(for response: ReconcileResponse) -> DeviceTable? {
+        func entries(_ row: ShippedRow) -> Int {
+            (row.vector?.counters.count ?? 0) + (row.contentVector?.counters.count ?? 0) + row.siblings.reduce(0) { $0 + entries($1) }
+        }
+        let total = response.rows.reduce(0) { $0 + entries($1) } + response.tombstones.reduce(0) { $0 + $1.vector.counters.count }
+        return total > devices.count + 1 ? self : nil
+    }
+
+    /// Reads a table: 32-byte keys, sorted, no repeat, at most `maxDevices`.
+    package init(decoding value: CBORValue) throws(SyncKernelError) {
+        let items = try value.array()
+        guard items.count <= DeviceTable.maxDevices else { throw SyncKernelError(.malformedFrame, "too many devices") }
+        var devices: [DeviceID] = []
+        for item in items {
+            let device = try DeviceID(publicKey: try item.bytes())
+            guard devices.last.map({ $0 < device }) ?? true else {
+                throw SyncKernelError(.malformedFrame, "a device table out of order")
+            }
+            devices.append(device)
+        }
+        self.init(sorted: devices)
+    }
+
+    /// Writes the table.
+    package func encode(into writer: inout CanonicalWriter) {
+        writer.writeArray(devices) { $0.write(bytes: $1.publicKey) }
+    }
+
+    /// Writes `vector` by position.
+    package func encode(_ vector: VersionVector, into writer: inout CanonicalWriter) {
+        let entries = vector.counters.compactMap { device, count in positions[device].map { ($0, count) } }.sorted { $0.0 < $1.0 }
+        writer.writeArrayHeader(count: 2 * entries.count)
+        for (index, count) in entries {
+            writer.write(UInt64(index))
+            writer.write(count)
+        }
+    }
+
+    /// Reads a vector written by position against this table.
+    package func decodeVector(_ value: CBORValue) throws(SyncKernelError) -> VersionVector {
+        let items = try value.array()
+        guard items.count % 2 == 0 else { throw SyncKernelError(.malformedFrame, "a vector needs index and count pairs") }
+        var counters: [DeviceID: UInt64] = [:]
+        var previous: UInt64?
+        for pair in stride(from: 0, to: items.count, by: 2) {
+            let index = try items[pair].uint()
+            let count = try items[pair + 1].uint()
+            guard index < UInt64(devices.count), previous.map({ $0 < index }) ?? true, count > 0 else {
+                throw SyncKernelError(.malformedFrame, "a vector entry out of the table, out of order or zero")
+            }
+            previous = index
+            counters[devices[Int(index)]] = count
+        }
+        return VersionVector(counters)
+    }
+}

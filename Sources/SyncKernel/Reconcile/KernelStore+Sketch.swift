@@ -1,0 +1,204 @@
+/// The sketch half of the store's reconcile: sketch requests sized to the expected difference,
+/// decoding a peer's sketch against the persisted one, and the trie comparison it falls back to.
+///
+/// Invariants: nothing here reads every row. A sketch request copies symbols from the persisted
+/// structure; decoding touches only the symbols sent; answering reads exactly the rows and
+/// delete versions of the keys that differ; a trie node at or above the buckets is summed from
+/// the persisted buckets, and only a deeper node reads rows, those of its own range. Rows move
+/// only for keys that differ, once each per answer.
+extension KernelStore {
+    /// Symbols sent when the expected difference is unknown.
+    package static let defaultSketchSymbols = 64
+
+    /// How many symbols to send when at most `expectedItems` items differ (nil: unknown), from
+    /// the measured symbols a difference needs (`RatelessSketchTests`: about 1.4 per item at
+    /// 1,000, more and with a longer tail below 100): 1.5 per item plus a margin that covers the
+    /// tail of small differences, never more than the persisted capacity. A sketch too small to
+    /// decode costs one more exchange (the receiver answers with twice as many of its own).
+    package static func sketchSymbols(forExpectedItems expectedItems: Int?) -> Int {
+        guard let expectedItems else { return defaultSketchSymbols }
+        let wanted = switch expectedItems {
+        case ...1: 1
+        case 2...4: 3 * expectedItems
+        default: expectedItems + expectedItems / 2 + 8
+        }
+        return min(RatelessSketch.standardCapacity, wanted)
+    }
+
+    /// The first frame of the sketch exchange for a divergent namespace: a sketch of
+    /// `sketchSymbols(forExpectedItems:)` symbols, or a request for the whole namespace when it
+    /// is reconciled whole or when the expected difference is at least half of what this store
+    /// holds.
+    package func sketchStart(for namespace: String, expectedItems: Int?) throws(SyncKernelError) -> SyncFrame.Body {
+        let driver = try namespaces.driver(named: namespace)
+        let held = Int(structure(namespace).count)
+        if driver.granularity == .wholeNamespace || (expectedItems.map { $0 > 0 && 2 * $0 >= held && held > 0 } ?? false) {
+            return .reconcileRequest(ReconcileRequest(namespace: namespace, buckets: []))
+        }
+        let count = KernelStore.sketchSymbols(forExpectedItems: expectedItems)
+        let structure = structure(namespace)
+        return .sketch(SketchRequest(namespace: namespace, root: structure.root, symbols: Array(structure.sketch.symbols.prefix(count))))
+    }
+
+    /// Decodes a peer's sketch against this store's and says what to send back; `mark` is this
+    /// store's change counter at its last equal roots with the peer (`ChangeMarks.myCounter`).
+    ///
+    /// Throws `malformedFrame` for a sketch with no symbol or more than the capacity.
+    package func answer(_ request: SketchRequest, mark: UInt64?) throws(SyncKernelError) -> SketchAnswer {
+        switch try decide(request, mark: mark) {
+        case .differs(let wanted, let offered):
+            return .responses(try responses(request.namespace, wanted: wanted, offered: offered))
+        case .answer(let answer):
+            return answer
+        }
+    }
+
+    /// The detection half of `answer(_:mark:)`: the differing keys when the sketch decodes, or
+    /// the next step when it does not. Reads no row, only each differing key's change counter.
+    ///
+    /// A sketch that decodes to no difference while the sender's root equals this store's means
+    /// the two converged since the sender looked (nothing to send); with another root it means
+    /// the symbols collided, and the trie comparison takes over, as it does when a sketch at full
+    /// capacity does not decode.
+    ///
+    /// A differing key whose item this store holds is offered (its row shipped) unless its item
+    /// last moved at or before `mark`: the peer held that very version then and has replaced or
+    /// deleted it since, so the peer's is newer and the key is only wanted. Without a mark, or
+    /// for a row moved since, the row is offered, and the peer ships its own back only when it is
+    /// not covered by the offered one (`keysToShipBack`).
+    package func decide(_ request: SketchRequest, mark: UInt64?) throws(SyncKernelError) -> SketchDecision {
+        let driver = try namespaces.driver(named: request.namespace)
+        let local = structure(driver.name)
+        guard let first = request.symbols.first, request.symbols.count <= local.sketch.capacity else {
+            throw SyncKernelError(.malformedFrame, "a sketch holds 1...\(local.sketch.capacity) symbols")
+        }
+        if local.count == 0, first.count > 0 {
+            return .answer(.whole(ReconcileRequest(namespace: driver.name, buckets: [])))
+        }
+        if first.count == 0, local.count > 0 {
+            return .answer(.responses(try respond(to: ReconcileRequest(namespace: driver.name, buckets: []))))
+        }
+        let size = request.symbols.count
+        let decoded = SketchDecoder.decode(remote: request.symbols, local: local.sketch.symbols[0..<size])
+        if let decoded, decoded.remoteOnly.isEmpty, decoded.localOnly.isEmpty, request.root == local.root {
+            return .differs(wanted: [], offered: [])
+        }
+        guard let difference = decoded, !(difference.remoteOnly.isEmpty && difference.localOnly.isEmpty) else {
+            if decoded == nil, 2 * size <= local.sketch.capacity {
+                return .answer(.sketch(SketchRequest(namespace: driver.name, root: local.root,
+                                                     symbols: Array(local.sketch.symbols.prefix(2 * size)))))
+            }
+            return .answer(.ranges(try rangeCompare(driver.name, nodes: PrefixNode.root.children)))
+        }
+        var wanted = Set(difference.remoteOnly.map { $0.key })
+        var offered: [[UInt8]] = []
+        for key in Set(difference.localOnly.map { $0.key }).sorted(by: [UInt8].keyPrecedes) {
+            if let mark, let changed = try books.changed(driver.name, key), changed <= mark {
+                wanted.insert(key)
+            } else {
+                offered.append(key)
+            }
+        }
+        return .differs(wanted: wanted.sorted(by: [UInt8].keyPrecedes), offered: offered)
+    }
+
+    /// The transfer half of `answer(_:)`: the rows of `offered` this store holds, the delete
+    /// versions of every key in either list, and `wanted` as the keys to ship back.
+    package func responses(_ namespace: String, wanted: [[UInt8]], offered: [[UInt8]]) throws(SyncKernelError) -> [ReconcileResponse] {
+        let driver = try namespaces.driver(named: namespace)
+        var rows: [ShippedRow] = []
+        for key in offered where try books.leaf(driver.name, key) != nil {
+            rows.append(try shippedRow(key, driver: driver))
+        }
+        var tombstones: [Tombstone] = []
+        for key in Set(wanted + offered).sorted(by: [UInt8].keyPrecedes) {
+            tombstones += try deleteVersions(key, driver: driver)
+        }
+        let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones, want: wanted)
+        return response.isEmpty ? [] : response.split()
+    }
+
+    /// The keys this store ships back for a response, read before the response is applied:
+    /// each wanted key and each key the response ships a row for, unless what this store knows
+    /// of the key (its row's vector and its delete versions) is already covered by the vector
+    /// the response shipped for it. So a wanted key whose shipped row is newer or equal goes
+    /// nowhere, a key this store deleted after the shipped version gets its delete version sent
+    /// back, and a key held concurrently is shipped back, so neither write is lost. In an
+    /// untracked namespace every wanted key is shipped back (its merge is symmetric).
+    package func keysToShipBack(_ response: ReconcileResponse) throws(SyncKernelError) -> [[UInt8]] {
+        let driver = try namespaces.driver(named: response.namespace)
+        guard driver.isCausal else { return response.want }
+        var incoming: [[UInt8]: VersionVector] = [:]
+        for shipped in response.rows {
+            guard let key = try? driver.inspect(shipped.row).key else { continue }
+            incoming[key] = shipped.vector ?? VersionVector()
+        }
+        var keys: [[UInt8]] = []
+        for key in Set(response.want).union(incoming.keys).sorted(by: [UInt8].keyPrecedes) {
+            var known = try books.version(driver.name, key)?.vector ?? VersionVector()
+            for version in try books.versions(driver.name, key) { known = known.merged(with: version.vector) }
+            guard !known.isEmpty else { continue }
+            if let theirs = incoming[key], [.dominates, .equal].contains(theirs.relation(to: known)) { continue }
+            keys.append(key)
+        }
+        return keys
+    }
+
+    /// A trie comparison carrying this store's fingerprints of `nodes`.
+    package func rangeCompare(_ namespace: String, nodes: [PrefixNode]) throws(SyncKernelError) -> RangeCompare {
+        var pairs: [RangeCompare.NodeFingerprint] = []
+        for node in nodes { pairs.append(RangeCompare.NodeFingerprint(node: node, fingerprint: try fingerprint(namespace, node))) }
+        return RangeCompare(namespace: namespace, nodes: pairs)
+    }
+
+    /// Answers a trie comparison: each listing with the rows the lister lacks or holds
+    /// differently and the keys wanted back; each node whose fingerprint differs with its
+    /// children's fingerprints (the next comparison) or, when small or deepest, with a listing.
+    ///
+    /// Throws `malformedFrame` for more than `maxCompareNodes` nodes or listed leaves in one
+    /// comparison, so a hostile peer cannot make one frame cost unbounded work.
+    package func answer(_ compare: RangeCompare) throws(SyncKernelError) -> (responses: [ReconcileResponse], next: RangeCompare?) {
+        let driver = try namespaces.driver(named: compare.namespace)
+        guard compare.nodes.count <= KernelStore.maxCompareNodes else {
+            throw SyncKernelError(.malformedFrame, "more than \(KernelStore.maxCompareNodes) trie nodes")
+        }
+        var wanted: Set<[UInt8]> = []
+        var offered: Set<[UInt8]> = []
+        for listing in compare.listings {
+            let mine = try books.leaves(driver.name, in: listing.range)
+            let theirs = Dictionary(listing.leaves.map { ($0.key, $0.hash) }, uniquingKeysWith: { first, _ in first })
+            let held = Dictionary(mine.map { ($0.key, $0.hash) }, uniquingKeysWith: { first, _ in first })
+            for leaf in listing.leaves where held[leaf.key] != leaf.hash { wanted.insert(leaf.key) }
+            for leaf in mine where theirs[leaf.key] != leaf.hash { offered.insert(leaf.key) }
+        }
+        let responses = try responses(driver.name, wanted: wanted.sorted(by: [UInt8].keyPrecedes),
+                                      offered: offered.sorted(by: [UInt8].keyPrecedes))
+        var nodes: [RangeCompare.NodeFingerprint] = []
+        var listings: [RangeListing] = []
+        for pair in compare.nodes {
+            let mine = try fingerprint(driver.name, pair.node)
+            guard mine != pair.fingerprint else { continue }
+            if mine.count <= Int64(RangeCompare.listThreshold) || pair.node.depth >= PrefixNode.maxDepth {
+                listings.append(RangeListing(range: pair.node.range, leaves: try books.leaves(driver.name, in: pair.node.range)))
+            } else {
+                for child in pair.node.children {
+                    nodes.append(RangeCompare.NodeFingerprint(node: child, fingerprint: try fingerprint(driver.name, child)))
+                }
+            }
+        }
+        let next = nodes.isEmpty && listings.isEmpty ? nil : RangeCompare(namespace: driver.name, nodes: nodes, listings: listings)
+        return (responses, next)
+    }
+
+    /// The most nodes one trie comparison may name.
+    package static let maxCompareNodes = 16 * PrefixNode.bucketCount
+
+    /// This store's fingerprint of a trie node: summed from the persisted buckets down to their
+    /// depth, from the rows of the node's range below it.
+    func fingerprint(_ namespace: String, _ node: PrefixNode) throws(SyncKernelError) -> RangeFingerprint {
+        if node.depth <= PrefixNode.bucketDepth {
+            return structure(namespace).fingerprint(ofBuckets: node.buckets)
+        }
+        return try books.leaves(namespace, in: node.range).reduce(.empty) { $0.adding(RangeFingerprint(itemHash: $1.itemHash)) }
+    }
+}

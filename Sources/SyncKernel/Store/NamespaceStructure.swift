@@ -1,0 +1,127 @@
+/// One namespace's persisted reconciliation structure: the set hash behind its advertised root,
+/// the first coded symbols of its rateless sketch, and the fingerprints of its 4,096 key-prefix
+/// buckets, all over the namespace's (key, leaf) items.
+///
+/// Invariants: every field is a function of the current item set alone (history-independent),
+/// so a store rebuilt from its rows holds an equal structure; `changes` is the exception, a
+/// monotone count of item additions and removals that peers use to size a sketch request.
+/// `move` keeps the structure current in O(log capacity) work per row write and records which
+/// parts changed, so only those are written back (inside the write's own transaction).
+struct NamespaceStructure: Sendable, Equatable {
+    /// The layout of the persisted structure; a store holding another is rebuilt once at open.
+    static let format: Int64 = 1
+
+    /// The items' homomorphic hash.
+    private(set) var setHash = SetHash()
+    /// How many items (synced rows) the namespace holds.
+    private(set) var count: Int64 = 0
+    /// Item additions plus removals since the structure was first built.
+    private(set) var changes: UInt64 = 0
+    /// The first `RatelessSketch.standardCapacity` coded symbols.
+    private(set) var sketch = RatelessSketch()
+    /// One fingerprint per depth-3 key-prefix bucket.
+    private(set) var buckets = [RangeFingerprint](repeating: .empty, count: PrefixNode.bucketCount)
+
+    /// Symbols changed since the last `persist`.
+    private(set) var dirtySymbols: Set<Int> = []
+    /// Buckets changed since the last `persist`.
+    private(set) var dirtyBuckets: Set<Int> = []
+    /// Whether the set hash, count or change counter changed since the last `persist`.
+    private(set) var metaDirty = false
+
+    /// An empty structure.
+    init() {}
+
+    /// The root the fast digest advertises.
+    var root: [UInt8] { setHash.root(count: count) }
+
+    /// The namespace's whole-range fingerprint.
+    var total: RangeFingerprint { buckets.reduce(.empty) { $0.adding($1) } }
+
+    /// Replaces the item (key, `old`) by (key, `new`); nil means no item (no row, or a
+    /// device-derived one). Returns whether the item set changed.
+    @discardableResult
+    mutating func move(key: [UInt8], from old: [UInt8]?, to new: [UInt8]?) -> Bool {
+        guard old != new else { return false }
+        if let old { apply(Leaf(key: key, hash: old), direction: -1) }
+        if let new { apply(Leaf(key: key, hash: new), direction: 1) }
+        return true
+    }
+
+    private mutating func apply(_ leaf: Leaf, direction: Int64) {
+        let itemHash = leaf.itemHash
+        setHash.apply(itemHash: itemHash, direction: direction)
+        count += direction
+        changes &+= 1
+        metaDirty = true
+        sketch.apply(SketchItem(key: leaf.key, itemHash: itemHash), direction: direction) { dirtySymbols.insert($0) }
+        let bucket = PrefixNode.bucket(of: leaf.key)
+        let contribution = RangeFingerprint(itemHash: itemHash)
+        buckets[bucket] = direction > 0 ? buckets[bucket].adding(contribution) : buckets[bucket].subtracting(contribution)
+        dirtyBuckets.insert(bucket)
+    }
+
+    /// The fingerprint of a node no deeper than the buckets, summed from them.
+    func fingerprint(ofBuckets range: Range<Int>) -> RangeFingerprint {
+        buckets[range].reduce(.empty) { $0.adding($1) }
+    }
+
+    /// Writes the changed parts into `books` (inside the caller's transaction) and forgets them.
+    mutating func persist(_ namespace: String, into books: Bookkeeping) throws(SyncKernelError) {
+        if metaDirty {
+            try books.putStructure(namespace, format: NamespaceStructure.format, count: count, changes: changes,
+                                   setHash: setHash.encoded())
+        }
+        for index in dirtySymbols.sorted() {
+            let symbol = sketch.symbols[index]
+            try books.putSymbol(namespace, index: index, symbol.isZero ? nil : symbol.encoded())
+        }
+        for index in dirtyBuckets.sorted() {
+            let bucket = buckets[index]
+            try books.putBucket(namespace, index: index, bucket.isEmpty ? nil : bucket.encoded())
+        }
+        markClean()
+    }
+
+    /// Forgets which parts changed (after `persist`, or for a structure just loaded).
+    mutating func markClean() {
+        dirtySymbols.removeAll()
+        dirtyBuckets.removeAll()
+        metaDirty = false
+    }
+
+    /// Loads a namespace's persisted structure; nil when none is stored or it has another format.
+    static func load(_ namespace: String, from books: Bookkeeping) throws(SyncKernelError) -> NamespaceStructure? {
+        guard let meta = try books.structure(namespace), meta.format == format else { return nil }
+        var structure = NamespaceStructure()
+        structure.setHash = try SetHash(decoding: meta.setHash)
+        structure.count = meta.count
+        structure.changes = meta.changes
+        for (index, bytes) in try books.symbols(namespace) {
+            guard index >= 0, index < structure.sketch.capacity else {
+                throw SyncKernelError(.corruptBookkeeping, "a sketch symbol out of range in \(namespace)")
+            }
+            structure.sketch.setSymbol(try CodedSymbol(decoding: bytes), at: index)
+        }
+        for (index, bytes) in try books.buckets(namespace) {
+            guard index >= 0, index < PrefixNode.bucketCount else {
+                throw SyncKernelError(.corruptBookkeeping, "a bucket out of range in \(namespace)")
+            }
+            structure.buckets[index] = try RangeFingerprint(decoding: bytes, failure: SyncKernelError(.corruptBookkeeping, "a bucket fingerprint"))
+        }
+        return structure
+    }
+
+    /// The structure of `leaves` built from scratch (the audit and the one-time rebuild).
+    static func building(_ leaves: some Sequence<Leaf>, changes: UInt64 = 0) -> NamespaceStructure {
+        var structure = NamespaceStructure()
+        for leaf in leaves { structure.move(key: leaf.key, from: nil, to: leaf.hash) }
+        structure.changes = changes
+        return structure
+    }
+
+    /// Whether the items' parts (everything but `changes` and the dirty marks) equal `other`'s.
+    func holdsSameItems(as other: NamespaceStructure) -> Bool {
+        setHash == other.setHash && count == other.count && sketch == other.sketch && buckets == other.buckets
+    }
+}

@@ -1,0 +1,465 @@
+import SyncKernel
+import SyncKernelSimulator
+import XCTest
+
+/// The rateless sketch: its index mapping, item-by-item upkeep, peeling decoder and the wire and
+/// persisted forms of its symbols. Every random input comes from a seeded generator.
+final class RatelessSketchTests: XCTestCase {
+    // MARK: Mapping
+
+    func testMappingStartsAtZeroAscendsStrictlyAndIsAFunctionOfTheTag() {
+        var random = SeededGenerator(seed: 11)
+        for _ in 0..<2000 {
+            let item = Self.item(&random)
+            let indices = RatelessSketch.indices(of: item, below: 5000)
+            XCTAssertEqual(indices.first, 0)
+            XCTAssertTrue(zip(indices, indices.dropFirst()).allSatisfy { $0 < $1 }, "strictly ascending")
+            XCTAssertTrue(indices.allSatisfy { $0 < 5000 })
+            XCTAssertEqual(RatelessSketch.indices(of: SketchItem(key: [9], tag: item.tag), below: 5000), indices,
+                           "the mapping reads the tag only")
+            XCTAssertEqual(RatelessSketch.indices(of: item, below: 300), indices.filter { $0 < 300 },
+                           "a smaller limit cuts the same sequence")
+        }
+    }
+
+    /// Vectors from a transcription of the reference's `nextIndex` (IEEE doubles throughout).
+    func testMappingMatchesTheReferenceSequence() {
+        let expected: [UInt64: [Int]] = [
+            0: [0],
+            1: [0, 1, 2, 3, 6, 11, 19, 44, 116, 122, 341, 972, 3263, 8777, 9660, 13568, 18043],
+            0xdead_beef: [0, 1, 2, 3, 5, 213, 537, 844, 1099, 1757, 1901, 3544, 7281, 11208, 23555, 77547, 93139],
+            0x0123_4567_89ab_cdef: [0, 1, 2, 4, 6, 8, 20, 24, 34, 36, 126, 153, 155, 1225, 2837, 3114, 3242, 7220,
+                                    8569, 13648, 14833, 15115, 58349, 81321],
+            .max: [0, 3, 29, 59, 80, 101, 128, 145, 158, 520, 558, 597, 626, 675, 1619, 2307, 3501, 3535, 4711,
+                   33678, 39924],
+            0x9e37_79b9_7f4a_7c15: [0, 1, 2, 6, 12, 24, 28, 34, 54, 65, 81, 173, 295, 353, 464, 728, 735, 1364, 1374,
+                                    1482, 1622, 2395, 2732, 4783, 9154, 12352, 14769, 17408, 54792],
+        ]
+        for (tag, indices) in expected {
+            XCTAssertEqual(RatelessSketch.indices(of: SketchItem(key: [], tag: tag), below: 100_000), indices,
+                           "tag \(tag)")
+        }
+    }
+
+    /// The reference draws each gap as a rounded-up approximation of the paper's distribution,
+    /// which leaves index 1 about 4% under 2/3 (0.641); the bound allows 5% plus sampling noise.
+    func testIndexFrequencyIsCloseToOneOverOnePlusHalfTheIndex() {
+        var random = SeededGenerator(seed: 12)
+        let probes = [0, 1, 2, 3, 10, 50, 200]
+        let trials = 100_000
+        var hits = [Int: Int]()
+        for _ in 0..<trials {
+            for index in RatelessSketch.indices(of: SketchItem(key: [], tag: random.next()), below: 201)
+            where probes.contains(index) {
+                hits[index, default: 0] += 1
+            }
+        }
+        for index in probes {
+            let expected = 1 / (1 + Double(index) / 2)
+            let observed = Double(hits[index, default: 0]) / Double(trials)
+            let sigma = (expected * (1 - expected) / Double(trials)).squareRoot()
+            XCTAssertLessThanOrEqual(abs(observed - expected), 0.05 * expected + 5 * sigma,
+                                     "index \(index): observed \(observed), expected \(expected)")
+        }
+    }
+
+    func testMappingEndsWithoutTrapForExtremeSeedsAndLimits() {
+        var inverse: UInt64 = 0xda94_2042_e4dd_58b5
+        for _ in 0..<6 {
+            inverse = inverse &* (2 &- 0xda94_2042_e4dd_58b5 &* inverse)
+        }
+        XCTAssertEqual(inverse &* 0xda94_2042_e4dd_58b5, 1)
+        let topState = UInt64.max &* inverse
+        let topIndices = RatelessSketch.indices(of: SketchItem(key: [], tag: topState), below: 1000)
+        XCTAssertEqual(Array(topIndices.prefix(2)), [0, 1], "a gap that rounds to zero still moves one index on")
+        for tag: UInt64 in [0, 1, .max, topState, 0x8000_0000_0000_0000] {
+            for limit in [Int.min, -1, 0, 1, 2, 1 << 40, Int.max] {
+                let indices = RatelessSketch.indices(of: SketchItem(key: [], tag: tag), below: limit)
+                XCTAssertEqual(indices.first, limit > 0 ? 0 : nil)
+                XCTAssertTrue(zip(indices, indices.dropFirst()).allSatisfy { $0 < $1 })
+                XCTAssertTrue(indices.allSatisfy { $0 < limit })
+            }
+        }
+    }
+
+    // MARK: Upkeep
+
+    func testAddingThenRemovingEveryItemLeavesEverySymbolZero() {
+        var random = SeededGenerator(seed: 13)
+        let items = (0..<300).map { _ in
+            let length = Int(random.next() % 40)
+            return Self.item(&random, keyLength: length)
+        }
+        var sketch = RatelessSketch(capacity: 512)
+        for item in items { sketch.apply(item, direction: 1) }
+        XCTAssertFalse(sketch.symbols.allSatisfy(\.isZero))
+        for item in items.shuffled(using: &random) { sketch.apply(item, direction: -1) }
+        XCTAssertEqual(sketch, RatelessSketch(capacity: 512))
+        XCTAssertTrue(sketch.symbols.allSatisfy { $0.isZero && $0.keySum.isEmpty && $0 == .zero })
+    }
+
+    func testTheSketchDependsOnTheSetNotTheOrderOfUpdates() {
+        var random = SeededGenerator(seed: 14)
+        let kept = (0..<400).map { _ in Self.item(&random) }
+        let dropped = (0..<50).map { _ in Self.item(&random) }
+        var forward = RatelessSketch(capacity: 700)
+        for item in kept + dropped { forward.apply(item, direction: 1) }
+        for item in dropped { forward.apply(item, direction: -1) }
+        var backward = RatelessSketch(capacity: 700)
+        for item in dropped.reversed() { backward.apply(item, direction: -1) }
+        for item in (kept + dropped).shuffled(using: &random) { backward.apply(item, direction: 1) }
+        XCTAssertEqual(forward, backward)
+        XCTAssertEqual(forward.symbols.count, 700)
+        var prefix = RatelessSketch(capacity: 100)
+        for item in kept { prefix.apply(item, direction: 1) }
+        XCTAssertEqual(prefix.symbols, Array(forward.symbols.prefix(100)), "a smaller capacity keeps a prefix")
+    }
+
+    func testApplyTouchesExactlyTheMappedIndicesOnce() {
+        var random = SeededGenerator(seed: 15)
+        var sketch = RatelessSketch()
+        XCTAssertEqual(sketch.capacity, RatelessSketch.standardCapacity)
+        for _ in 0..<200 {
+            let item = Self.item(&random)
+            var touched: [Int] = []
+            let before = sketch.symbols
+            sketch.apply(item, direction: 1) { touched.append($0) }
+            XCTAssertEqual(touched, RatelessSketch.indices(of: item, below: sketch.capacity))
+            let changed = (0..<sketch.capacity).filter { before[$0] != sketch.symbols[$0] }
+            XCTAssertEqual(changed, touched)
+        }
+        sketch.setSymbol(CodedSymbol(count: 3, keySum: [1, 0], tagSum: 4), at: 7)
+        XCTAssertEqual(sketch.symbols[7], CodedSymbol(count: 3, keySum: [1], tagSum: 4))
+        XCTAssertEqual(RatelessSketch(capacity: -3).symbols, [])
+    }
+
+    // MARK: Decoding
+
+    /// Decodes differences of several sizes over 20 seeds, asserts every recovery is exact and
+    /// that 1.5 d + 10 symbols suffice for d = 1000, and prints the symbols each needed (with the
+    /// share of seeds 1.5 d + 10 would have served: at d = 100 it is only about 90%).
+    func testDecodingRecoversTheExactDifferenceAndReportsSymbolsNeeded() {
+        let sizes = [1, 2, 3, 5, 10, 100, 1000]
+        let seeds = 20
+        let capacity = 3 * 1000 + 64
+        var needed = [Int: [Int]]()
+        for seed in 0..<seeds {
+            var random = SeededGenerator(seed: 0x5eed_0000 + UInt64(seed))
+            var shared = RatelessSketch(capacity: capacity)
+            for _ in 0..<2000 { shared.apply(Self.item(&random), direction: 1) }
+            for size in sizes {
+                let pairs = size >= 2 && seed % 2 == 1 ? max(1, size / 3) : size / 3
+                let singles = size - 2 * pairs
+                var remoteOnly = (0..<(singles + 1) / 2).map { _ in Self.item(&random) }
+                var localOnly = (0..<singles / 2).map { _ in Self.item(&random) }
+                for _ in 0..<pairs {
+                    let key = random.bytes(1 + Int(random.next() % 24))
+                    remoteOnly.append(SketchItem(key: key, itemHash: random.bytes(32)))
+                    localOnly.append(SketchItem(key: key, itemHash: random.bytes(32)))
+                }
+                var remote = shared
+                var local = shared
+                for item in remoteOnly { remote.apply(item, direction: 1) }
+                for item in localOnly { local.apply(item, direction: 1) }
+                let truth = SketchDifference(remoteOnly: Self.sorted(remoteOnly), localOnly: Self.sorted(localOnly))
+                func decodes(_ width: Int) -> SketchDifference? {
+                    SketchDecoder.decode(remote: Array(remote.symbols.prefix(width)), local: local.symbols[...])
+                }
+                guard decodes(capacity) == truth else {
+                    XCTFail("d \(size) seed \(seed): \(capacity) symbols do not decode")
+                    continue
+                }
+                var low = 0
+                var high = capacity
+                while high - low > 1 {
+                    let middle = (low + high) / 2
+                    if decodes(middle) == nil { low = middle } else { high = middle }
+                }
+                XCTAssertEqual(decodes(high), truth, "d \(size) seed \(seed) at \(high) symbols")
+                needed[size, default: []].append(high)
+                if size >= 1000 {
+                    let budget = (3 * size + 1) / 2 + 10
+                    XCTAssertEqual(decodes(budget), truth, "d \(size) seed \(seed) within 1.5 d + 10 = \(budget)")
+                }
+            }
+        }
+        var table = "rateless sketch: smallest prefix that decodes, over \(seeds) seeds, 2000 shared items\n"
+        table += "     d   mean m   mean m/d   min m   p90 m   max m   max m/d   within 1.5d+10\n"
+        for size in sizes {
+            let values = needed[size, default: []].sorted()
+            guard let least = values.first, let worst = values.last else { continue }
+            let mean = Double(values.reduce(0, +)) / Double(values.count)
+            let p90 = values[(values.count * 9 + 9) / 10 - 1]
+            let served = values.filter { $0 <= (3 * size + 1) / 2 + 10 }.count
+            table += String(format: "%6d %8.1f %10.3f %7d %7d %7d %9.3f   %d/%d\n", size, mean, mean / Double(size),
+                            least, p90, worst, Double(worst) / Double(size), served, values.count)
+        }
+        print(table)
+    }
+
+    func testDecodingFailsCleanlyOnTooFewShortOrGarbageSymbols() {
+        var random = SeededGenerator(seed: 16)
+        var remote = RatelessSketch(capacity: 256)
+        var local = RatelessSketch(capacity: 256)
+        for _ in 0..<500 {
+            let item = Self.item(&random)
+            remote.apply(item, direction: 1)
+            local.apply(item, direction: 1)
+        }
+        for _ in 0..<60 { remote.apply(Self.item(&random), direction: 1) }
+        XCTAssertNil(SketchDecoder.decode(remote: Array(remote.symbols.prefix(20)), local: local.symbols[...]),
+                     "20 symbols cannot carry 60 items")
+        XCTAssertNotNil(SketchDecoder.decode(remote: remote.symbols, local: local.symbols[...]))
+        XCTAssertNil(SketchDecoder.decode(remote: remote.symbols, local: local.symbols.prefix(255)),
+                     "local shorter than remote")
+        XCTAssertNil(SketchDecoder.decode(remote: remote.symbols, local: local.symbols[...], maxItems: 59),
+                     "more items than allowed")
+        XCTAssertEqual(SketchDecoder.decode(remote: remote.symbols, local: local.symbols[...], maxItems: 60)?
+            .remoteOnly.count, 60, "exactly as many items as allowed")
+        XCTAssertEqual(SketchDecoder.decode(remote: [], local: []), SketchDifference(remoteOnly: [], localOnly: []))
+        XCTAssertEqual(SketchDecoder.decode(remote: Array(local.symbols.prefix(9)), local: local.symbols[...]),
+                       SketchDifference(remoteOnly: [], localOnly: []), "equal sets decode to nothing")
+
+        let zeros = [CodedSymbol](repeating: .zero, count: 64)
+        for round in 0..<300 {
+            let garbage = (0..<64).map { _ in
+                CodedSymbol(count: Int64(bitPattern: random.next()) >> (random.next() % 64),
+                            keySum: random.bytes(Int(random.next() % 30)), tagSum: random.next())
+            }
+            XCTAssertNil(SketchDecoder.decode(remote: garbage, local: zeros[...]), "garbage round \(round)")
+            XCTAssertNil(SketchDecoder.decode(remote: zeros, local: garbage[...]), "garbage round \(round)")
+        }
+        let extremes = [CodedSymbol(count: .min, keySum: [0x80], tagSum: .max), CodedSymbol(count: .max)]
+        XCTAssertNil(SketchDecoder.decode(remote: extremes, local: extremes.reversed()[...]), "counts wrap, never trap")
+
+        let lone = Self.item(&random)
+        var twice = [CodedSymbol](repeating: .zero, count: 64)
+        twice[0].apply(lone, direction: 1)
+        XCTAssertGreaterThan(RatelessSketch.indices(of: lone, below: 64).count, 1)
+        XCTAssertNil(SketchDecoder.decode(remote: twice, local: zeros[...]),
+                     "an item that peels out of symbols it was never in comes out twice")
+    }
+
+    // MARK: Items and pure symbols
+
+    func testKeysOfEveryShapeRoundTripThroughPureSymbols() throws {
+        var random = SeededGenerator(seed: 17)
+        let keys: [[UInt8]] = [
+            [], [0], [7], random.bytes(16), random.bytes(200), [1, 2, 0, 0], [0, 0, 0],
+            [UInt8](repeating: 0, count: 200),
+            random.bytes(127) + [0], random.bytes(128), random.bytes(SketchItem.maxKeyBytes),
+            random.bytes(SketchItem.maxKeyBytes - 1) + [0],
+        ]
+        for key in keys {
+            let item = SketchItem(key: key, itemHash: random.bytes(32))
+            for direction: Int64 in [1, -1] {
+                var symbol = CodedSymbol.zero
+                symbol.apply(item, direction: direction)
+                XCTAssertNotEqual(symbol.keySum.last, 0, "trimmed")
+                XCTAssertEqual(symbol.count, direction)
+                XCTAssertEqual(symbol.pureItem, item, "key of \(key.count) bytes")
+                let reloaded = try CodedSymbol(decoding: symbol.encoded())
+                XCTAssertEqual(reloaded, symbol)
+                XCTAssertEqual(reloaded.pureItem, item)
+                symbol.apply(item, direction: -direction)
+                XCTAssertEqual(symbol, .zero)
+            }
+        }
+    }
+
+    func testItemTagsJoinTheItemHashAndTheKeyCheck() {
+        let hash: [UInt8] = [0xde, 0xad, 0xbe, 0xef] + [UInt8](repeating: 0x55, count: 28)
+        let item = SketchItem(key: [1, 2, 3], itemHash: hash)
+        XCTAssertEqual(item.tag >> 32, 0xdead_beef)
+        XCTAssertEqual(UInt32(truncatingIfNeeded: item.tag), SketchItem.keyCheck([1, 2, 3], identity: 0xdead_beef))
+        XCTAssertEqual(SketchItem.keyCheck([1, 2, 3], identity: 0xdead_beef), 0x0c79_f322,
+                       "SipHash-2-4 keyed by the identity's big-endian bytes, then zeros")
+        XCTAssertEqual(SketchItem(key: [1, 2, 3], itemHash: [0xde, 0xad]).tag >> 32, 0xdead_0000)
+        XCTAssertEqual(SketchItem.keyCheck([1, 2, 3]), SketchItem.keyCheck([1, 2, 3]))
+        XCTAssertNotEqual(SketchItem.keyCheck([1, 2, 3]), SketchItem.keyCheck([1, 2, 3, 0]))
+        XCTAssertEqual(SketchItem.keyCheck([]), 0x7377_00d7, "low half of SipHash-2-4 of nothing, zero key")
+        XCTAssertEqual(SketchItem.keyCheck([1, 2, 3]), 0x4540_77fd)
+        XCTAssertEqual(SketchItem(key: [1, 2], tag: 0).framedKey, [2, 1, 2])
+        XCTAssertEqual(SketchItem(key: [UInt8](repeating: 9, count: 300), tag: 0).framedKey.prefix(3), [0xac, 0x02, 9])
+    }
+
+    func testMixturesAndBadChecksAreNotPure() {
+        var random = SeededGenerator(seed: 18)
+        let first = Self.item(&random)
+        let second = Self.item(&random)
+        var symbol = CodedSymbol.zero
+        symbol.apply(first, direction: 1)
+        symbol.apply(second, direction: 1)
+        symbol.apply(Self.item(&random), direction: -1)
+        XCTAssertEqual(symbol.count, 1)
+        XCTAssertNil(symbol.pureItem)
+        XCTAssertNil(CodedSymbol(count: 1, keySum: first.framedKey, tagSum: first.tag ^ 1).pureItem, "bad check")
+        XCTAssertNil(CodedSymbol(count: 1, keySum: first.framedKey, tagSum: first.tag ^ 1 << 40).pureItem,
+                     "the check covers the identity")
+        for _ in 0..<1000 {
+            let key = random.bytes(16)
+            var edited = CodedSymbol.zero
+            edited.apply(SketchItem(key: key, itemHash: random.bytes(32)), direction: 1)
+            edited.apply(SketchItem(key: key, itemHash: random.bytes(32)), direction: -1)
+            edited.apply(first, direction: 1)
+            XCTAssertEqual(edited.keySum, first.framedKey, "the edited row's keys cancel")
+            XCTAssertNil(edited.pureItem, "but its check bits do not, so the symbol is not taken for pure")
+        }
+        XCTAssertNil(CodedSymbol(count: 2, keySum: first.framedKey, tagSum: first.tag).pureItem, "count 2")
+        XCTAssertNil(CodedSymbol(count: 0, keySum: first.framedKey, tagSum: first.tag).pureItem, "count 0")
+        XCTAssertNil(CodedSymbol(count: 1, keySum: first.framedKey + [1], tagSum: first.tag).pureItem, "too long")
+        XCTAssertNil(CodedSymbol(count: 1, keySum: [0x81], tagSum: 0).pureItem, "length varint cut short")
+        XCTAssertNil(CodedSymbol(count: 1, keySum: [0x81, 0x40], tagSum: 0).pureItem, "key longer than allowed")
+        XCTAssertNil(CodedSymbol(count: -1, keySum: [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7f],
+                                 tagSum: 0).pureItem, "length wider than 64 bits")
+        XCTAssertEqual(CodedSymbol(count: 1, keySum: [0, 0, 0], tagSum: UInt64(SketchItem.keyCheck([]))).pureItem,
+                       SketchItem(key: [], tag: UInt64(SketchItem.keyCheck([]))), "an untrimmed input is trimmed")
+        var sum = CodedSymbol(count: 5, keySum: first.framedKey, tagSum: 9)
+        sum.subtract(CodedSymbol(count: 5, keySum: first.framedKey, tagSum: 9))
+        XCTAssertTrue(sum.isZero)
+        XCTAssertEqual(sum, .zero)
+    }
+
+    // MARK: Codec and persisted blobs
+
+    func testCodecRoundTripsSymbols() throws {
+        var random = SeededGenerator(seed: 19)
+        var sketch = RatelessSketch(capacity: 200)
+        for _ in 0..<150 {
+            let length = Int(random.next() % 300)
+            sketch.apply(Self.item(&random, keyLength: length), direction: 1)
+        }
+        sketch.setSymbol(CodedSymbol(count: .min, keySum: [1], tagSum: .max), at: 3)
+        sketch.setSymbol(CodedSymbol(count: .max), at: 4)
+        let bytes = SketchCodec.encode(sketch.symbols)
+        XCTAssertEqual(try SketchCodec.decode(bytes, maxSymbols: 200), sketch.symbols)
+        XCTAssertEqual(try SketchCodec.decode(SketchCodec.encode(sketch.symbols[10..<20]), maxSymbols: 10),
+                       Array(sketch.symbols[10..<20]))
+        XCTAssertEqual(SketchCodec.encode([CodedSymbol]()), [0])
+        XCTAssertEqual(try SketchCodec.decode([0], maxSymbols: 0), [])
+        XCTAssertEqual(CodedSymbol(count: -1, keySum: [5], tagSum: 0x0102).encoded(),
+                       [0x01, 0x01, 0x05, 0, 0, 0, 0, 0, 0, 0x01, 0x02])
+        for symbol in sketch.symbols {
+            XCTAssertEqual(try CodedSymbol(decoding: symbol.encoded()), symbol)
+        }
+    }
+
+    func testRejectTruncatedInput() {
+        var random = SeededGenerator(seed: 20)
+        var sketch = RatelessSketch(capacity: 6)
+        for _ in 0..<4 { sketch.apply(Self.item(&random), direction: 1) }
+        let bytes = SketchCodec.encode(sketch.symbols)
+        for length in 0..<bytes.count {
+            Self.assertMalformed(Array(bytes.prefix(length)), "prefix of \(length) bytes")
+        }
+        let blob = sketch.symbols[0].encoded()
+        for length in 0..<blob.count {
+            Self.assertCorrupt(Array(blob.prefix(length)), "blob prefix of \(length) bytes")
+        }
+    }
+
+    func testRejectTrailingBytes() {
+        let bytes = SketchCodec.encode([CodedSymbol(count: 1, keySum: [3], tagSum: 7)])
+        Self.assertMalformed(bytes + [0], "a byte after the symbols")
+        Self.assertCorrupt(CodedSymbol(count: 1, keySum: [3], tagSum: 7).encoded() + [0], "a byte after the blob")
+        Self.assertMalformed([0x01, 0x0c, 0x02, 0x01, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x07, 0x00],
+                             "a symbol longer than its parts")
+    }
+
+    func testRejectNonMinimalVarint() {
+        let symbol: [UInt8] = [0x02, 0x01, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x07]
+        XCTAssertNoThrow(try CodedSymbol(decoding: symbol))
+        Self.assertMalformed([0x81, 0x00, 0x0b] + symbol, "symbol count in two bytes")
+        Self.assertMalformed([0x01, 0x8b, 0x00] + symbol, "symbol length in two bytes")
+        Self.assertCorrupt([0x82, 0x00, 0x01, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x07], "count in two bytes")
+        Self.assertCorrupt([0x02, 0x81, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x07], "key-sum length in two bytes")
+        var offset = 0
+        XCTAssertThrowsError(try LEB128.read([0x80, 0x80, 0x00], at: &offset))
+        XCTAssertEqual(offset, 0, "a refused read leaves the offset")
+    }
+
+    func testRejectKeySumEndingInZero() {
+        Self.assertCorrupt([0x02, 0x02, 0x03, 0x00, 0, 0, 0, 0, 0, 0, 0, 0x07], "key sum ending in 0x00")
+        Self.assertMalformed([0x01, 0x0c, 0x02, 0x02, 0x03, 0x00, 0, 0, 0, 0, 0, 0, 0, 0x07], "on the wire too")
+    }
+
+    func testRejectOversizedKeySum() throws {
+        var accepted: [UInt8] = [0x02]
+        LEB128.append(UInt64(CodedSymbol.maxKeySumBytes), to: &accepted)
+        accepted += [UInt8](repeating: 1, count: CodedSymbol.maxKeySumBytes) + [UInt8](repeating: 0, count: 8)
+        XCTAssertEqual(try CodedSymbol(decoding: accepted).keySum.count, SketchItem.maxKeyBytes + 5)
+        var refused: [UInt8] = [0x02]
+        LEB128.append(UInt64(CodedSymbol.maxKeySumBytes + 1), to: &refused)
+        refused += [UInt8](repeating: 1, count: CodedSymbol.maxKeySumBytes + 1) + [UInt8](repeating: 0, count: 8)
+        Self.assertCorrupt(refused, "key sum over the limit")
+    }
+
+    func testRejectSymbolCountAboveMaxSymbols() throws {
+        let bytes = SketchCodec.encode([CodedSymbol](repeating: .zero, count: 5))
+        XCTAssertEqual(try SketchCodec.decode(bytes, maxSymbols: 5).count, 5)
+        Self.assertMalformed(bytes, maxSymbols: 4, "five symbols, four allowed")
+        Self.assertMalformed(bytes, maxSymbols: -1, "a negative limit allows none")
+        Self.assertMalformed([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], maxSymbols: .max,
+                             "a count the input cannot hold")
+    }
+
+    func testRejectHugeLengthPrefix() {
+        var bytes: [UInt8] = [0x01]
+        LEB128.append(1 << 62, to: &bytes)
+        Self.assertMalformed(bytes + [0x02, 0x00], maxSymbols: .max, "a symbol length of 2^62")
+        Self.assertMalformed([0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], maxSymbols: 1,
+                             "a symbol length of 2^64 - 1")
+        Self.assertCorrupt([0x02, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0, 0, 0, 0, 0, 0], "a key-sum length of 2^32 - 1")
+    }
+
+    func testLEB128RoundTripsAndRefusesWideValues() throws {
+        for value: UInt64 in [0, 1, 127, 128, 255, 300, 16383, 16384, 1 << 32, 1 << 63, .max - 1, .max] {
+            var bytes: [UInt8] = []
+            LEB128.append(value, to: &bytes)
+            XCTAssertEqual(bytes.count, LEB128.byteCount(value))
+            var offset = 0
+            XCTAssertEqual(try LEB128.read(bytes, at: &offset), value)
+            XCTAssertEqual(offset, bytes.count)
+        }
+        for wide: [UInt8] in [[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02],
+                              [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81, 0x00],
+                              [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]] {
+            var offset = 0
+            XCTAssertThrowsError(try LEB128.read(wide, at: &offset)) { error in
+                XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame)
+            }
+        }
+        var offset = 3
+        XCTAssertThrowsError(try LEB128.read([1, 2], at: &offset), "an offset past the end")
+        offset = -1
+        XCTAssertThrowsError(try LEB128.read([1, 2], at: &offset), "a negative offset")
+    }
+
+    // MARK: Helpers
+
+    /// A random item: a random key of `keyLength` bytes and a tag from a random item hash.
+    private static func item(_ random: inout SeededGenerator, keyLength: Int = 16) -> SketchItem {
+        SketchItem(key: random.bytes(keyLength), itemHash: random.bytes(32))
+    }
+
+    /// Items in a difference's order: by key, then tag.
+    private static func sorted(_ items: [SketchItem]) -> [SketchItem] {
+        items.sorted { $0.key == $1.key ? $0.tag < $1.tag : $0.key.lexicographicallyPrecedes($1.key) }
+    }
+
+    /// Asserts the wire decoder refuses `bytes` with `.malformedFrame`.
+    private static func assertMalformed(_ bytes: [UInt8], maxSymbols: Int = 100, _ message: String,
+                                        file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try SketchCodec.decode(bytes, maxSymbols: maxSymbols), message, file: file, line: line) {
+            XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame, message, file: file, line: line)
+        }
+    }
+
+    /// Asserts the persisted-blob decoder refuses `bytes` with `.corruptBookkeeping`.
+    private static func assertCorrupt(_ bytes: [UInt8], _ message: String,
+                                      file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try CodedSymbol(decoding: bytes), message, file: file, line: line) {
+            XCTAssertEqual(($0 as? SyncKernelError)?.code, .corruptBookkeeping, message, file: file, line: line)
+        }
+    }
+}
