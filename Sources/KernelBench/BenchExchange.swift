@@ -143,11 +143,11 @@ final class BenchExchange {
                 try store.respond(to: request).map { .reconcileResponse($0) }
             }
         case .reconcileResponse(let response):
-            let shipBack = try measure(side, \.detectNanoseconds) { () throws(SyncKernelError) in try store.keysToShipBack(response) }
-            try measure(side, \.applyNanoseconds) { () throws(SyncKernelError) in _ = try store.apply(response) }
+            let outcome = try measure(side, \.applyNanoseconds) { () throws(SyncKernelError) in try store.apply(response) }
+            let shipBack = mode == .fast && !response.isFinal ? outcome.keysToShipBack : []
             guard !shipBack.isEmpty else { return [] }
             return try measure(side, \.transferNanoseconds) { () throws(SyncKernelError) in
-                try store.respond(toKeys: shipBack, namespace: response.namespace).map { .reconcileResponse($0) }
+                try store.respond(toKeys: shipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
             }
         case .sketch(let request):
             let decision = try measure(side, \.detectNanoseconds) { () throws(SyncKernelError) in

@@ -1,3 +1,5 @@
+import SyncKernel
+
 /// Where a run's differences go: half of the inserts on each side, and a third of the
 /// differences as edits of shared rows, split across both sides.
 ///
@@ -29,5 +31,14 @@ struct DifferencePlan {
         }
         editsOnA = Array(positions.prefix((edits + 1) / 2))
         editsOnB = Array(positions.dropFirst((edits + 1) / 2))
+    }
+
+    /// The keys whose leaves differ between the two sides after the plan is applied, each once,
+    /// read from the plan itself (no store is scanned).
+    func differingKeys(_ source: RowSource) -> [[UInt8]] {
+        let inserted = (0..<insertsOnA).map { source.row(.insertedOnA, $0, stamp: RowSource.diffStamp).id }
+            + (0..<insertsOnB).map { source.row(.insertedOnB, $0, stamp: RowSource.diffStamp).id }
+        let edited = (editsOnA + editsOnB).map { source.row(.shared, $0, stamp: RowSource.loadStamp).id }
+        return Array(Set(inserted + edited)).sorted(by: [UInt8].keyPrecedes)
     }
 }

@@ -42,7 +42,7 @@ public enum KernelBench {
             for index in 0..<plan.insertsOnB { try tx.save(source.row(.insertedOnB, index, stamp: RowSource.diffStamp)) }
             for index in plan.editsOnB { try tx.save(source.edited(index)) }
         }
-        let differing = differingKeys(try a.leaves(namespace: BenchNamespace.name), try b.leaves(namespace: BenchNamespace.name))
+        let differing = plan.differingKeys(source)
 
         let started = ContinuousClock.now
         let finished = exchange.run(roundLimit: config.roundLimit)
@@ -78,26 +78,6 @@ public enum KernelBench {
         let store = try KernelStore(path: path, namespaces: NamespaceSet([BenchNamespace.self]))
         try store.configureDevice(try BenchDevices.device(label))
         return store
-    }
-
-    /// The keys whose leaf is missing on one side or differs, from two key-sorted leaf lists.
-    static func differingKeys(_ first: [Leaf], _ second: [Leaf]) -> [[UInt8]] {
-        var keys: [[UInt8]] = []
-        var (i, j) = (0, 0)
-        while i < first.count || j < second.count {
-            if j == second.count || (i < first.count && [UInt8].keyPrecedes(first[i].key, second[j].key)) {
-                keys.append(first[i].key)
-                i += 1
-            } else if i == first.count || [UInt8].keyPrecedes(second[j].key, first[i].key) {
-                keys.append(second[j].key)
-                j += 1
-            } else {
-                if first[i].hash != second[j].hash { keys.append(first[i].key) }
-                i += 1
-                j += 1
-            }
-        }
-        return keys
     }
 
     /// A fresh folder under the system's temporary directory.

@@ -32,7 +32,12 @@ package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
         }
         try execute("PRAGMA synchronous=FULL")
         try execute("PRAGMA foreign_keys=ON")
+        try execute("PRAGMA cache_size=-\(SQLiteConnection.pageCacheKibibytes)")
     }
+
+    /// The page cache each connection may fill, in KiB: large enough that writes at random keys
+    /// into tables of a million rows find their B-tree pages cached, small next to the data.
+    package static var pageCacheKibibytes: Int { 32 * 1024 }
 
     deinit {
         close()

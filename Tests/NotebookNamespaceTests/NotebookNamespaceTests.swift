@@ -51,36 +51,57 @@ final class NotebookNamespaceTests: XCTestCase {
     func testNotebookCausalEditBeatsWallClock() throws {
         let deviceA = try store(a, "a")
         let deviceB = try store(b, "b")
-        try save(Note(id: noteID, title: "v1", body: "", createdAt: at(100), updatedAt: at(100)), deviceA)
-        XCTAssertEqual(try vector(deviceA), VersionVector([a: 1]))
+        let original = Note(id: noteID, title: "v1", body: "", createdAt: at(100), updatedAt: at(100))
+        let created = DeviceID.creation(key: noteID, leaf: NotebookNamespace.leaf(of: original).hash)
+        try save(original, deviceA)
+        XCTAssertEqual(try vector(deviceA), VersionVector([created: 1]))
         try pull(deviceB, from: deviceA)
         XCTAssertEqual(try note(deviceB)?.title, "v1")
-        XCTAssertEqual(try vector(deviceB), VersionVector([a: 1]))
+        XCTAssertEqual(try vector(deviceB), VersionVector([created: 1]))
 
         var edited = try XCTUnwrap(try note(deviceB))
         edited.title = "v2"
         edited.updatedAt = at(50)
         try save(edited, deviceB)
-        XCTAssertEqual(try vector(deviceB), VersionVector([a: 1, b: 1]))
+        XCTAssertEqual(try vector(deviceB), VersionVector([created: 1, b: 1]))
 
         try pull(deviceA, from: deviceB)
         XCTAssertEqual(try note(deviceA)?.title, "v2", "the descendant wins; 100 vs 50 played no part")
         XCTAssertEqual(try note(deviceA)?.updatedAt, at(50))
-        XCTAssertEqual(try vector(deviceA), VersionVector([a: 1, b: 1]))
+        XCTAssertEqual(try vector(deviceA), VersionVector([created: 1, b: 1]))
         XCTAssertEqual(deviceA.stateDigest(), deviceB.stateDigest())
     }
 
     func testIndependentlyMaterialisedRowsAreConcurrentAndResolveAlikeOnBothSides() throws {
         let deviceA = try store(a, "a")
         let deviceB = try store(b, "b")
-        try save(Note(id: noteID, title: "from A", body: "x", createdAt: at(1), updatedAt: at(500)), deviceA)
-        try save(Note(id: noteID, title: "from B", body: "y", createdAt: at(1), updatedAt: at(10)), deviceB)
+        let fromA = Note(id: noteID, title: "from A", body: "x", createdAt: at(1), updatedAt: at(500))
+        let fromB = Note(id: noteID, title: "from B", body: "y", createdAt: at(1), updatedAt: at(10))
+        try save(fromA, deviceA)
+        try save(fromB, deviceB)
         XCTAssertEqual(try vector(deviceA)?.relation(to: try XCTUnwrap(try vector(deviceB))), .concurrent)
         try pull(deviceA, from: deviceB)
         try pull(deviceB, from: deviceA)
         XCTAssertEqual(try note(deviceA), try note(deviceB))
         XCTAssertEqual(deviceA.stateDigest(), deviceB.stateDigest())
-        XCTAssertEqual(try vector(deviceA), VersionVector([a: 1, b: 1]))
+        XCTAssertEqual(try vector(deviceA), VersionVector([DeviceID.creation(key: noteID, leaf: NotebookNamespace.leaf(of: fromA).hash): 1,
+                                                           DeviceID.creation(key: noteID, leaf: NotebookNamespace.leaf(of: fromB).hash): 1]),
+                       "different content created on two devices: two creations, concurrent")
+    }
+
+    func testTheSameContentCreatedOnTwoDevicesIsOneWriteThatADeleteReplacesEverywhere() throws {
+        let deviceA = try store(a, "a")
+        let deviceB = try store(b, "b")
+        let imported = Note(id: noteID, title: "imported", body: "same", createdAt: at(1), updatedAt: at(1))
+        try save(imported, deviceA)
+        try save(imported, deviceB)
+        XCTAssertEqual(try vector(deviceA), try vector(deviceB), "one creation, counted alike")
+        try deviceA.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: noteID) }
+        try pull(deviceB, from: deviceA)
+        try pull(deviceA, from: deviceB)
+        XCTAssertNil(try note(deviceA), "the delete replaced the copy B made too")
+        XCTAssertNil(try note(deviceB))
+        XCTAssertEqual(deviceA.stateDigest(), deviceB.stateDigest())
     }
 
     func testOffloadingKeepsTheLeafAndIsNotAnEdit() throws {

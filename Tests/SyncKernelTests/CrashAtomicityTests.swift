@@ -47,6 +47,7 @@ final class CrashAtomicityTests: XCTestCase {
             let titles = Set(notes.map(\.title))
             XCTAssertEqual(titles.count, 1, "round \(round): a mix of generations \(titles.sorted().prefix(3))")
             XCTAssertEqual(try store.recomputedStateDigest(), store.stateDigest(), "round \(round)")
+            XCTAssertNoThrow(try store.verifyStructures(), "round \(round): the persisted structure is the rows' own")
             let generation = Int(titles.first?.dropFirst(4) ?? "") ?? 0
             XCTAssertGreaterThanOrEqual(generation, killAfter, "round \(round): a reported commit was lost")
             generations.append(generation)

@@ -12,6 +12,11 @@ final class RowClockStoreTests: XCTestCase {
         try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(row) }
     }
 
+    /// The creation dimension of `row` (its first save on any device).
+    private func created(_ row: Row) -> DeviceID {
+        DeviceID.creation(key: Array(row.id.utf8), leaf: RecordNamespace.leaf(of: row).hash)
+    }
+
     private func vector(_ store: KernelStore, _ id: String) throws -> VersionVector? {
         try store.version(namespace: RecordNamespace.name, key: Array(id.utf8))?.vector
     }
@@ -29,12 +34,13 @@ final class RowClockStoreTests: XCTestCase {
     func testRowClockBumpsOnAChangedStampEvenWhenTheClockRunsBackwards() throws {
         let world = try TestWorld()
         let store = try world.store(device: 0)
-        try save(Row(id: "n", value: "v1", updatedAt: 100), store)
-        XCTAssertEqual(try vector(store, "n"), VersionVector([a: 1]))
+        let original = Row(id: "n", value: "v1", updatedAt: 100)
+        try save(original, store)
+        XCTAssertEqual(try vector(store, "n"), VersionVector([created(original): 1]), "a creation is counted by what it created")
         try save(Row(id: "n", value: "v1", updatedAt: 100, observedBy: "x"), store)
-        XCTAssertEqual(try vector(store, "n"), VersionVector([a: 1]), "same stamp: no bump")
+        XCTAssertEqual(try vector(store, "n"), VersionVector([created(original): 1]), "same stamp: no bump")
         try save(Row(id: "n", value: "v2", updatedAt: 50), store)
-        XCTAssertEqual(try vector(store, "n"), VersionVector([a: 2]), "an earlier stamp is still a change")
+        XCTAssertEqual(try vector(store, "n"), VersionVector([created(original): 1, a: 1]), "an earlier stamp is still a change")
         XCTAssertEqual(try store.version(namespace: RecordNamespace.name, key: Array("n".utf8))?.syncedAt, 50)
     }
 
@@ -42,14 +48,15 @@ final class RowClockStoreTests: XCTestCase {
         let world = try TestWorld()
         let first = try world.store(device: 0)
         let second = try world.store(device: 1)
-        try save(Row(id: "n", value: "v1", updatedAt: 100), first)
+        let original = Row(id: "n", value: "v1", updatedAt: 100)
+        try save(original, first)
         let outcome = try XCTUnwrap(try pull(second, from: first))
         XCTAssertEqual(outcome.rowsApplied, 1)
         XCTAssertTrue(outcome.digestChanged)
-        XCTAssertEqual(try vector(second, "n"), VersionVector([a: 1]))
+        XCTAssertEqual(try vector(second, "n"), VersionVector([created(original): 1]))
         let adopted = try XCTUnwrap(try second.row(RecordNamespace.self, key: Array("n".utf8)))
         try save(adopted, second)
-        XCTAssertEqual(try vector(second, "n"), VersionVector([a: 1]), "re-saving an adopted row is not an edit")
+        XCTAssertEqual(try vector(second, "n"), VersionVector([created(original): 1]), "re-saving an adopted row is not an edit")
         XCTAssertNil(try pull(second, from: first), "equal content: the responder stays silent")
     }
 
@@ -74,10 +81,11 @@ final class RowClockStoreTests: XCTestCase {
         let world = try TestWorld()
         let first = try world.store(device: 0)
         let second = try world.store(device: 1)
-        try save(Row(id: "d", value: "v", updatedAt: 1), first)
+        let doomed = Row(id: "d", value: "v", updatedAt: 1)
+        try save(doomed, first)
         _ = try pull(second, from: first)
         try first.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: Array("d".utf8)) }
-        XCTAssertEqual(try first.tombstones(namespace: RecordNamespace.name).first?.vector, VersionVector([a: 2]))
+        XCTAssertEqual(try first.tombstones(namespace: RecordNamespace.name).first?.vector, VersionVector([created(doomed): 1, a: 1]))
         _ = try pull(first, from: second)
         XCTAssertNil(try first.row(RecordNamespace.self, key: Array("d".utf8)), "the stale row does not come back")
         _ = try pull(second, from: first)
@@ -190,7 +198,7 @@ extension RowClockStoreTests {
         let second = Row(id: "k", value: "B", updatedAt: 1)
         let other = Row(id: "j", value: "J", updatedAt: 1)
         try save(first, store)
-        XCTAssertEqual(try vector(store, "k"), VersionVector([a: 1]))
+        XCTAssertEqual(try vector(store, "k"), VersionVector([created(first): 1]))
         try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
             try tx.save(second)
             try tx.save(first)
@@ -198,7 +206,7 @@ extension RowClockStoreTests {
             try tx.save(other)
             try tx.save(first)
         }
-        XCTAssertEqual(try vector(store, "k"), VersionVector([a: 5]),
+        XCTAssertEqual(try vector(store, "k"), VersionVector([created(first): 1, a: 4]),
                        "every save saw the leaf staged just before it: the committed or first staged leaf would miss a bump")
         XCTAssertEqual(try store.leaves(namespace: RecordNamespace.name),
                        [RecordNamespace.leaf(of: other), RecordNamespace.leaf(of: first)])
@@ -215,7 +223,7 @@ extension RowClockStoreTests {
         XCTAssertEqual(store.stateDigest(), committedDigest)
         let outcome = try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(second) }
         XCTAssertEqual(outcome.changedNamespaces, [RecordNamespace.name])
-        XCTAssertEqual(try vector(store, "k"), VersionVector([a: 6]),
+        XCTAssertEqual(try vector(store, "k"), VersionVector([created(first): 1, a: 5]),
                        "the next transaction compares against the committed leaf, not the rolled-back one")
     }
 }

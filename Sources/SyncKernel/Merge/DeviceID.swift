@@ -12,6 +12,20 @@ public struct DeviceID: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.publicKey = publicKey
     }
 
+    private init(validated publicKey: [UInt8]) {
+        self.publicKey = publicKey
+    }
+
+    /// The dimension a creation is counted under (`RowClock`): a hash of the row key and the
+    /// created leaf, shaped as a device identity, so every device that creates the same content
+    /// for a key counts the same write.
+    public static func creation(key: [UInt8], leaf: [UInt8]) -> DeviceID {
+        DeviceID(validated: SHA256.hash(domain: creationDomain, key, leaf))
+    }
+
+    /// The domain of creation dimensions.
+    private static let creationDomain = Array("synckernel.creation".utf8)
+
     /// Lower-case hex of the key.
     public var hex: String { Hex.encode(publicKey) }
 

@@ -39,8 +39,8 @@ extension KernelStore {
     }
 
     /// The responses shipping exactly the rows of `keys` this store holds and their delete
-    /// versions (none when there is nothing to give).
-    package func respond(toKeys keys: [[UInt8]], namespace: String) throws(SyncKernelError) -> [ReconcileResponse] {
+    /// versions (none when there is nothing to give); `isFinal` marks them as a ship-back.
+    package func respond(toKeys keys: [[UInt8]], namespace: String, isFinal: Bool = false) throws(SyncKernelError) -> [ReconcileResponse] {
         let driver = try namespaces.driver(named: namespace)
         var rows: [ShippedRow] = []
         var tombstones: [Tombstone] = []
@@ -50,7 +50,7 @@ extension KernelStore {
             }
             tombstones += try deleteVersions(key, driver: driver)
         }
-        let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones)
+        let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones, isFinal: isFinal)
         return response.isEmpty ? [] : response.split()
     }
 
@@ -75,7 +75,8 @@ extension KernelStore {
         return ShippedRow(row: bytes, vector: vector, contentVector: content == vector ? nil : content, siblings: siblings)
     }
 
-    /// Merges a peer's response under the namespace's rule, in one transaction.
+    /// Merges a peer's response under the namespace's rule, in one transaction, and says which
+    /// keys to ship back (`ApplyOutcome.keysToShipBack`).
     ///
     /// Either every row and tombstone is merged or, on any malformed row, none is (typed error).
     @discardableResult
@@ -83,18 +84,31 @@ extension KernelStore {
         let driver = try namespaces.driver(named: response.namespace)
         let writer = makeWriter()
         let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(books: books, clock: clock))
+        var shipped: Set<[UInt8]> = []
+        var shipBack: Set<[UInt8]> = []
         let counts = try db.transaction { () throws(SyncKernelError) -> (rows: Int, tombstones: Int) in
             var rowsApplied = 0
-            for shipped in response.rows where try merger.merge(shipped) { rowsApplied += 1 }
+            for row in response.rows {
+                let merged = try merger.merge(row)
+                shipped.insert(merged.key)
+                if merged.changed { rowsApplied += 1 }
+                if merged.senderLacks { shipBack.insert(merged.key) }
+            }
             var tombstonesApplied = 0
             if driver.isCausal {
-                for tombstone in response.tombstones where try merger.merge(tombstone) { tombstonesApplied += 1 }
+                for tombstone in response.tombstones {
+                    let merged = try merger.merge(tombstone)
+                    if merged.changed { tombstonesApplied += 1 }
+                    if merged.senderLacks { shipBack.insert(merged.key) }
+                }
             }
             try persist(writer)
             return (rowsApplied, tombstonesApplied)
         }
         let changed = adopt(writer)
+        shipBack.formUnion(response.want.filter { !shipped.contains($0) })
         return ApplyOutcome(namespace: driver.name, rowsApplied: counts.rows, tombstonesApplied: counts.tombstones,
-                            digestChanged: changed.contains(driver.name))
+                            digestChanged: changed.contains(driver.name),
+                            keysToShipBack: shipBack.sorted(by: [UInt8].keyPrecedes))
     }
 }

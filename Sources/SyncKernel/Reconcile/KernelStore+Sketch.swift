@@ -65,7 +65,7 @@ extension KernelStore {
     /// last moved at or before `mark`: the peer held that very version then and has replaced or
     /// deleted it since, so the peer's is newer and the key is only wanted. Without a mark, or
     /// for a row moved since, the row is offered, and the peer ships its own back only when it is
-    /// not covered by the offered one (`keysToShipBack`).
+    /// not covered by the offered one (`ApplyOutcome.keysToShipBack`).
     package func decide(_ request: SketchRequest, mark: UInt64?) throws(SyncKernelError) -> SketchDecision {
         let driver = try namespaces.driver(named: request.namespace)
         let local = structure(driver.name)
@@ -116,32 +116,6 @@ extension KernelStore {
         }
         let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones, want: wanted)
         return response.isEmpty ? [] : response.split()
-    }
-
-    /// The keys this store ships back for a response, read before the response is applied:
-    /// each wanted key and each key the response ships a row for, unless what this store knows
-    /// of the key (its row's vector and its delete versions) is already covered by the vector
-    /// the response shipped for it. So a wanted key whose shipped row is newer or equal goes
-    /// nowhere, a key this store deleted after the shipped version gets its delete version sent
-    /// back, and a key held concurrently is shipped back, so neither write is lost. In an
-    /// untracked namespace every wanted key is shipped back (its merge is symmetric).
-    package func keysToShipBack(_ response: ReconcileResponse) throws(SyncKernelError) -> [[UInt8]] {
-        let driver = try namespaces.driver(named: response.namespace)
-        guard driver.isCausal else { return response.want }
-        var incoming: [[UInt8]: VersionVector] = [:]
-        for shipped in response.rows {
-            guard let key = try? driver.inspect(shipped.row).key else { continue }
-            incoming[key] = shipped.vector ?? VersionVector()
-        }
-        var keys: [[UInt8]] = []
-        for key in Set(response.want).union(incoming.keys).sorted(by: [UInt8].keyPrecedes) {
-            var known = try books.version(driver.name, key)?.vector ?? VersionVector()
-            for version in try books.versions(driver.name, key) { known = known.merged(with: version.vector) }
-            guard !known.isEmpty else { continue }
-            if let theirs = incoming[key], [.dominates, .equal].contains(theirs.relation(to: known)) { continue }
-            keys.append(key)
-        }
-        return keys
     }
 
     /// A trie comparison carrying this store's fingerprints of `nodes`.

@@ -5,24 +5,40 @@
 /// causally later write or delete replaced it, and every device shows the version the
 /// namespace's tie-break prefers; the stored vector afterwards covers everything merged and the
 /// content vector is the visible version's; an adopted row records its post-merge stamp so RowClock does not
-/// re-bump it; every row write goes through the store's single `RowWriter`.
+/// re-bump it; every row write goes through the store's single `RowWriter`. Each merge also
+/// says whether the sender lacks something this store held for the key (`Merged.senderLacks`):
+/// what this store knew of the key before the merge (every version's vector, deletes included)
+/// is not covered by the shipped vector, or, for an untracked rule, the merged row is not the
+/// shipped one. That is exactly when the sender needs this store's version back.
 struct Merger {
+    /// One merge's result.
+    struct Merged {
+        /// The merged key.
+        let key: [UInt8]
+        /// Whether the stored row changed.
+        let changed: Bool
+        /// Whether the sender lacks something this store held for the key.
+        let senderLacks: Bool
+    }
+
     let driver: NamespaceDriver
     let writer: RowWriter
     let rowClock: RowClock
 
     private var books: Bookkeeping { writer.books }
 
-    /// Merges a shipped row; returns whether the stored row changed.
-    func merge(_ shipped: ShippedRow) throws(SyncKernelError) -> Bool {
+    /// Merges a shipped row.
+    func merge(_ shipped: ShippedRow) throws(SyncKernelError) -> Merged {
         let incoming = try driver.inspect(shipped.row)
-        guard !incoming.isDeviceDerived else { return false }
+        guard !incoming.isDeviceDerived else { return Merged(key: incoming.key, changed: false, senderLacks: false) }
         guard driver.isCausal else {
             let local = try books.row(driver.name, incoming.key).map { (bytes: [UInt8]) throws(SyncKernelError) in
                 try driver.inspect(bytes)
             }
-            guard let bytes = try driver.mergeUntracked(local, incoming) else { return false }
-            return try store(bytes)
+            guard let bytes = try driver.mergeUntracked(local, incoming) else {
+                return Merged(key: incoming.key, changed: false, senderLacks: local.map { $0.bytes != incoming.bytes } ?? false)
+            }
+            return Merged(key: incoming.key, changed: try store(bytes), senderLacks: bytes != incoming.bytes)
         }
         let context = shipped.vector ?? VersionVector()
         var versions = [StoredVersion(vector: shipped.contentVector ?? context, row: incoming.bytes)]
@@ -36,8 +52,8 @@ struct Merger {
         return try mergeVersions(key: incoming.key, incoming: versions, context: context)
     }
 
-    /// Merges a shipped delete version; returns whether it deleted the visible row.
-    func merge(_ tombstone: Tombstone) throws(SyncKernelError) -> Bool {
+    /// Merges a shipped delete version; `changed` says whether it deleted the visible row.
+    func merge(_ tombstone: Tombstone) throws(SyncKernelError) -> Merged {
         try mergeVersions(key: tombstone.key, incoming: [StoredVersion(vector: tombstone.vector, row: nil)],
                           context: tombstone.vector)
     }
@@ -46,13 +62,15 @@ struct Merger {
     /// antichain of versions no other version dominates (`resolveMerge` over sets), the visible
     /// row becomes the live version the tie-break prefers (add-wins: any live version keeps the
     /// key alive), and the rest are kept beside it. Returns whether the visible row changed.
-    private func mergeVersions(key: [UInt8], incoming: [StoredVersion], context: VersionVector) throws(SyncKernelError) -> Bool {
+    private func mergeVersions(key: [UInt8], incoming: [StoredVersion], context: VersionVector) throws(SyncKernelError) -> Merged {
         let localBytes = try books.row(driver.name, key)
         let localVersion = try books.version(driver.name, key)
         var local = try books.versions(driver.name, key)
         if let localBytes {
             local.append(StoredVersion(vector: localVersion?.contentVector ?? VersionVector(), row: localBytes))
         }
+        let known = local.reduce(localVersion?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
+        let senderLacks = !known.isEmpty && ![.dominates, .equal].contains(context.relation(to: known))
         var inspected: [[UInt8]: InspectedRow] = [:]
         func inspect(_ bytes: [UInt8]) throws(SyncKernelError) -> InspectedRow {
             if let row = inspected[bytes] { return row }
@@ -86,7 +104,7 @@ struct Merger {
             try books.removeVersion(driver.name, key)
         }
         try books.replaceVersions(driver.name, key, with: merged.others)
-        return changed
+        return Merged(key: key, changed: changed, senderLacks: senderLacks)
     }
 
     private func store(_ bytes: [UInt8]) throws(SyncKernelError) -> Bool {

@@ -16,18 +16,22 @@ package struct ReconcileResponse: Sendable, Hashable {
     package let listings: [RangeListing]
     /// Keys whose rows (and delete versions) the sender asks the receiver to ship back.
     package let want: [[UInt8]]
+    /// Whether this response is itself a ship-back: its receiver merges it and ships nothing
+    /// back, so an exchange ends after at most one ship-back whatever the rule's merge does.
+    package let isFinal: Bool
 
     /// The encoded row bytes one response carries at most before the rest go in another.
     package static let rowBytesPerFrame = 4 << 20
 
     /// Creates a response.
     package init(namespace: String, rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing] = [],
-                 want: [[UInt8]] = []) {
+                 want: [[UInt8]] = [], isFinal: Bool = false) {
         self.namespace = namespace
         self.rows = rows
         self.tombstones = tombstones
         self.listings = listings
         self.want = want
+        self.isFinal = isFinal
     }
 
     /// Whether the response carries nothing.
@@ -48,8 +52,9 @@ package struct ReconcileResponse: Sendable, Hashable {
             bytes += size
         }
         return parts.enumerated().map { index, rows in
-            index == 0 ? ReconcileResponse(namespace: namespace, rows: rows, tombstones: tombstones, listings: listings, want: want)
-                : ReconcileResponse(namespace: namespace, rows: rows, tombstones: [])
+            index == 0 ? ReconcileResponse(namespace: namespace, rows: rows, tombstones: tombstones, listings: listings, want: want,
+                                           isFinal: isFinal)
+                : ReconcileResponse(namespace: namespace, rows: rows, tombstones: [], isFinal: isFinal)
         }
     }
 }

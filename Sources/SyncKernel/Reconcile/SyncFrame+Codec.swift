@@ -50,6 +50,7 @@ extension SyncFrame {
                 if !response.want.isEmpty {
                     map.entry("want") { $0.writeArray(response.want) { $0.write(bytes: $1) } }
                 }
+                if response.isFinal { map.entry("final") { $0.write(true) } }
             case .heartbeat:
                 break
             case .sketch(let sketch):
@@ -118,7 +119,8 @@ extension SyncFrame {
             for item in try value["want"]?.array() ?? [] { want.append(try item.bytes()) }
             body = .reconcileResponse(ReconcileResponse(namespace: try value.required("ns").text(),
                                                         rows: rows, tombstones: tombstones,
-                                                        listings: try SyncFrame.decodeListings(value["listings"]), want: want))
+                                                        listings: try SyncFrame.decodeListings(value["listings"]), want: want,
+                                                        isFinal: try value["final"]?.bool() ?? false))
         case "heartbeat":
             body = .heartbeat
         case "sketch_req":

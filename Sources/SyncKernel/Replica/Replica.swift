@@ -320,8 +320,8 @@ public final class Replica {
         peers[sender]?.awaiting[response.namespace] = nil
         var shipBack: [[UInt8]] = []
         do {
-            shipBack = try store.keysToShipBack(response)
             let outcome = try store.apply(response)
+            if mode == .sketch, peers[sender]?.speaksSketch == true, !response.isFinal { shipBack = outcome.keysToShipBack }
             report(.applied(peer: sender, outcome: outcome))
             if outcome.digestChanged {
                 peers[sender]?.storm.recordProgress()
@@ -332,7 +332,7 @@ public final class Replica {
         }
         if !shipBack.isEmpty {
             answer(from: sender, namespace: response.namespace) { () throws(SyncKernelError) in
-                try store.respond(toKeys: shipBack, namespace: response.namespace).map { .reconcileResponse($0) }
+                try store.respond(toKeys: shipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
             }
             if peers[sender]?.pushedSinceDigest == true { return }
         }

@@ -44,6 +44,16 @@ struct Bookkeeping {
 
     // MARK: rows
 
+    /// A stored row with its leaf hash (nil for a device-derived row), in one read.
+    func rowAndLeaf(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> (row: [UInt8], leaf: [UInt8]?)? {
+        let statement = try db.statement("SELECT row, leaf FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
+        statement.bind(1, key)
+        return try statement.first { stored in
+            let leaf = stored.isNull(1) ? nil : stored.blob(1)
+            return (stored.blob(0), leaf.flatMap { $0.isEmpty ? nil : $0 })
+        }
+    }
+
     func row(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
         let statement = try db.statement("SELECT row FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
         statement.bind(1, key)
@@ -252,11 +262,11 @@ struct Bookkeeping {
         try db.statement("DELETE FROM sk_row_version WHERE ns = ? AND key = ?").bind(1, namespace).bind(2, key).run()
     }
 
-    func versionCount(_ namespace: String) throws(SyncKernelError) -> Int {
-        let statement = try db.statement("SELECT COUNT(*) FROM sk_row_version WHERE ns = ?")
-        statement.bind(1, namespace)
-        return try statement.first { Int($0.int64(0)) } ?? 0
+    /// Whether any row of the namespace has RowVersion bookkeeping (one indexed probe).
+    func hasVersions(_ namespace: String) throws(SyncKernelError) -> Bool {
+        try db.statement("SELECT EXISTS(SELECT 1 FROM sk_row_version WHERE ns = ?)").bind(1, namespace).first { $0.int64(0) != 0 } ?? false
     }
+
 
     // MARK: other versions (concurrent siblings and deletes)
 

@@ -33,7 +33,9 @@ public final class KernelStore {
     /// Opens (or creates) the store at `path` and loads every namespace's structure.
     ///
     /// Each row is stored beside its leaf hash and each namespace's structure is persisted, so
-    /// opening reads a fixed number of symbols and buckets per namespace and no row. A namespace
+    /// opening a store that has its structures reads a fixed number of symbols and buckets per
+    /// namespace and no row (the structure is written in the same transaction as every row, so
+    /// its presence vouches for the rows' leaves and bookkeeping). A namespace
     /// whose stored rows were written in an earlier row format is migrated first, in one
     /// transaction, through the namespace's `RowMigration` for that format; with none, the store
     /// refuses to open with `rowFormatChanged` naming the namespace and the format. Rows from a
@@ -52,14 +54,15 @@ public final class KernelStore {
         for driver in namespaces.drivers {
             try books.createRowTable(driver.name)
             let migrated = try migrateRowFormat(driver)
-            let filled = try storeMissingLeaves(driver)
-            if driver.isCausal, try books.versionCount(driver.name) == 0, try !books.isEmpty(driver.name) {
+            let loaded = migrated ? nil : try NamespaceStructure.load(driver.name, from: books)
+            if loaded == nil { try storeMissingLeaves(driver) }
+            if driver.isCausal, try !books.hasVersions(driver.name), try !books.isEmpty(driver.name) {
                 let rows = try inspectAll(driver)
                 try db.transaction { () throws(SyncKernelError) in
                     try RowClock(books: books, clock: clock).registerIfFirstSeen(driver.name, rows: rows)
                 }
             }
-            if !migrated, !filled, let loaded = try NamespaceStructure.load(driver.name, from: books) {
+            if let loaded {
                 structures[driver.name] = loaded
             } else {
                 structures[driver.name] = try rebuildStructure(driver.name)

@@ -112,11 +112,13 @@ struct NamespaceStructure: Sendable, Equatable {
         return structure
     }
 
-    /// The structure of `leaves` built from scratch (the audit and the one-time rebuild).
+    /// The structure of `leaves` built from scratch (the audit and the one-time rebuild), every
+    /// part marked changed so `persist` writes it whole, header included.
     static func building(_ leaves: some Sequence<Leaf>, changes: UInt64 = 0) -> NamespaceStructure {
         var structure = NamespaceStructure()
         for leaf in leaves { structure.move(key: leaf.key, from: nil, to: leaf.hash) }
         structure.changes = changes
+        structure.metaDirty = true
         return structure
     }
 

@@ -40,7 +40,7 @@ public struct NamespaceTransaction<N: SyncNamespace> {
     /// or turn a synced row device-derived or back (a key is one or the other for life).
     public func save(_ row: N.Row) throws(SyncKernelError) {
         let inspected = try InspectedRow(validating: row, namespace: N.self, stamp: nil)
-        let stored = try writer.books.row(N.name, inspected.key)
+        let stored = try writer.storedRow(N.name, inspected.key)
         guard stored != inspected.bytes else { return }
         if stored != nil {
             let storedLeaf = try writer.leafHash(N.name, inspected.key)
@@ -52,7 +52,7 @@ public struct NamespaceTransaction<N: SyncNamespace> {
             }
         }
         if case .causal(let changeStamp, _, _) = N.mergeRule.kind, !inspected.isDeviceDerived {
-            try rowClock.observe(N.name, key: inspected.key, stamp: changeStamp(row),
+            try rowClock.observe(N.name, key: inspected.key, stamp: changeStamp(row), leaf: inspected.leaf.hash,
                                  leafChanged: try writer.leafHash(N.name, inspected.key) != inspected.leaf.hash)
         }
         try writer.put(N.name, row: inspected)

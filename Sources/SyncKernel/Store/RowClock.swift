@@ -1,8 +1,12 @@
 /// Spots local edits of causally tracked rows and keeps their RowVersion bookkeeping.
 ///
-/// Invariants: a local save bumps the device's own dimension exactly when the row is new to
-/// this device, its change stamp differs from the recorded `syncedAt` (inequality only, so a
-/// skewed clock still registers a change and never orders anything), or its leaf changed; the
+/// Invariants: a key new to this device (no version, no delete) starts at its creation vector,
+/// `{DeviceID.creation(key, leaf): 1}`, named by what was created rather than by who created it, so two
+/// devices that create the same content independently made one write (an importer that runs on
+/// every device, a row derived from shared input), and a later delete of it dominates every
+/// copy. A local save then bumps the device's own dimension exactly when its change stamp
+/// differs from the recorded `syncedAt` (inequality only, so a skewed clock still registers a
+/// change and never orders anything) or its leaf changed; the
 /// bumped vector extends everything the key's versions had seen, so a local edit or delete
 /// supersedes every concurrent sibling this device holds. An applied merge records the
 /// post-merge stamp so an adopted row is not mistaken for a local edit; a namespace seen for the
@@ -19,13 +23,18 @@ struct RowClock {
     /// unchanged stamp is an edit too: two saves inside one second of a coarse clock, or a device
     /// whose clock happens to read the stamp it adopted, must still advance the vector, or the
     /// edit would tie with the version it replaced and could lose to it.
-    func observe(_ namespace: String, key: [UInt8], stamp: Int64, leafChanged: Bool) throws(SyncKernelError) {
+    func observe(_ namespace: String, key: [UInt8], stamp: Int64, leaf: [UInt8], leafChanged: Bool) throws(SyncKernelError) {
         let version = try books.version(namespace, key)
         if let version, version.syncedAt == stamp, !leafChanged { return }
-        let bumped = try clock.bump(try context(namespace, key, version))
+        let seen = try context(namespace, key, version)
+        guard clock.device != nil else { throw SyncKernelError(.deviceIdentityNotConfigured) }
+        let bumped = seen.isEmpty && version == nil
+            ? VersionVector([DeviceID.creation(key: key, leaf: leaf): 1])
+            : try clock.bump(seen)
         try books.putVersion(namespace, key, RowVersion(vector: bumped, syncedAt: stamp))
         try books.replaceVersions(namespace, key, with: [])
     }
+
 
     /// Accounts for a local delete: one delete version that extends everything the key had seen.
     func observeDelete(_ namespace: String, key: [UInt8]) throws(SyncKernelError) {
@@ -43,7 +52,7 @@ struct RowClock {
 
     /// Registers every stored row of a namespace that has no bookkeeping yet with an empty vector.
     func registerIfFirstSeen(_ namespace: String, rows: [InspectedRow]) throws(SyncKernelError) {
-        guard try books.versionCount(namespace) == 0 else { return }
+        guard try !books.hasVersions(namespace) else { return }
         for row in rows where !row.isDeviceDerived {
             try books.putVersion(namespace, row.key, RowVersion(vector: VersionVector(), syncedAt: row.stamp ?? 0))
         }

@@ -23,6 +23,9 @@ final class RowWriter {
     private(set) var structures: [String: NamespaceStructure] = [:]
     /// The last staged leaf hash of each staged row (nil: no item).
     private var latestStaged: [StagedKey: [UInt8]?] = [:]
+    /// Leaf hashes read from the store in this transaction (nil: no item), so a save that reads
+    /// its row once does not read its leaf again.
+    private var readLeaves: [StagedKey: [UInt8]?] = [:]
     private(set) var rowsWritten = 0
     /// Time spent moving items in the working structures (the structure's share of each write).
     private(set) var moveTime: Duration = .zero
@@ -35,8 +38,19 @@ final class RowWriter {
     /// The leaf hash of row `key` as this transaction sees it (staged changes first), without
     /// decoding the row; nil for no row or a device-derived one.
     func leafHash(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
-        if let staged = latestStaged[StagedKey(namespace: namespace, key: key)] { return staged }
-        return try books.leaf(namespace, key)
+        let staged = StagedKey(namespace: namespace, key: key)
+        if let leaf = latestStaged[staged] ?? readLeaves[staged] { return leaf }
+        let leaf = try books.leaf(namespace, key)
+        readLeaves[staged] = .some(leaf)
+        return leaf
+    }
+
+    /// The stored row of `key` as this transaction sees it, read once together with its leaf.
+    func storedRow(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
+        let stored = try books.rowAndLeaf(namespace, key)
+        let staged = StagedKey(namespace: namespace, key: key)
+        if latestStaged[staged] == nil { readLeaves[staged] = .some(stored?.leaf) }
+        return stored?.row
     }
 
     /// Stores `row` in `namespace` and moves its item (a device-derived row has none), recording

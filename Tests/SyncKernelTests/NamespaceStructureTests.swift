@@ -1,0 +1,139 @@
+import CSQLite
+import Foundation
+import SyncKernel
+import SyncKernelSimulator
+import XCTest
+
+/// The persisted per-namespace structure: always the rows' own (after random writes, deletes and
+/// rolled-back transactions, across reopening, for a store from before it existed), and
+/// history-independent (equal leaf sets, equal roots, whatever order the writes came in).
+final class NamespaceStructureTests: XCTestCase {
+    private typealias Row = RecordNamespace.Row
+
+    func testTheStructureEqualsARebuildAfterRandomWritesDeletesAndRollbacks() throws {
+        for seed: UInt64 in [3, 17, 29] {
+            let world = try TestWorld()
+            let path = world.path()
+            let store = try world.store(path: path)
+            var random = SeededGenerator(seed: seed)
+            for step in 0..<60 {
+                let rollback = random.next() % 5 == 0
+                let before = store.stateDigest()
+                let outcome = Result { () throws -> WriteOutcome in
+                    try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+                        for _ in 0..<(1 + random.next() % 20) {
+                            let id = "k\(random.next() % 80)"
+                            switch random.next() % 4 {
+                            case 0: try tx.delete(key: Array(id.utf8))
+                            case 1: try tx.save(Row(id: id, value: "v\(step)", updatedAt: Int64(step), observedBy: "d\(step)"))
+                            default: try tx.save(Row(id: id, value: "v\(random.next() % 3)", updatedAt: Int64(step)))
+                            }
+                        }
+                        if rollback { throw SyncKernelError(.storeClosed, "rolled back on purpose") }
+                    }
+                }
+                if rollback {
+                    XCTAssertThrowsError(try outcome.get())
+                    XCTAssertEqual(store.stateDigest(), before, "seed \(seed) step \(step): a rollback leaves no trace")
+                }
+                XCTAssertNoThrow(try store.verifyStructures(), "seed \(seed) step \(step)")
+            }
+            let digest = store.stateDigest()
+            let counters = store.changeCounters()
+            store.close()
+            let reopened = try world.store(path: path)
+            XCTAssertEqual(reopened.stateDigest(), digest, "seed \(seed)")
+            XCTAssertEqual(reopened.changeCounters(), counters, "seed \(seed): the change counter is persisted")
+            XCTAssertEqual(try reopened.recomputedStateDigest(), digest, "seed \(seed)")
+            XCTAssertNoThrow(try reopened.verifyStructures(), "seed \(seed)")
+        }
+    }
+
+    func testEqualLeafSetsGiveEqualRootsWhateverTheWriteOrder() throws {
+        let world = try TestWorld()
+        let rows = (0..<200).map { Row(id: "row-\($0)", value: "v\($0 % 7)", updatedAt: 1) }
+        let first = try world.store(device: 0)
+        let second = try world.store(device: 0)
+        try first.write(RecordNamespace.self) { tx throws(SyncKernelError) in for row in rows { try tx.save(row) } }
+        try second.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            for row in rows.reversed() { try tx.save(Row(id: row.id, value: "other", updatedAt: 0)) }
+            try tx.save(Row(id: "extra", value: "x", updatedAt: 1))
+        }
+        var shuffler = SeededGenerator(seed: 5)
+        let shuffled = rows.shuffled(using: &shuffler)
+        try second.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            try tx.delete(key: Array("extra".utf8))
+            for row in shuffled { try tx.save(row) }
+        }
+        XCTAssertEqual(first.stateDigest(), second.stateDigest())
+        XCTAssertNotEqual(first.changeCounters(), second.changeCounters(), "only the counters remember the history")
+
+        let root = first.stateDigest()
+        let outcome = try first.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(Row(id: "row-3", value: "v3", updatedAt: 1, observedBy: "this device"))
+        }
+        XCTAssertEqual(outcome.changedNamespaces, [], "an excluded field moves no leaf")
+        XCTAssertEqual(first.stateDigest(), root, "the root stays while the leaf set stays")
+        try first.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(Row(id: "row-3", value: "new", updatedAt: 2)) }
+        XCTAssertNotEqual(first.stateDigest(), root, "the root moves when a leaf moves")
+    }
+
+    func testAStoreFromBeforeTheStructureGainsItOnceAtOpen() throws {
+        let world = try TestWorld()
+        let path = world.path()
+        let store = try world.store(path: path)
+        try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            for index in 0..<50 { try tx.save(Row(id: "r\(index)", value: "v", updatedAt: 1)) }
+        }
+        let digest = store.stateDigest()
+        store.close()
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(path, &db), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(db, "DELETE FROM sk_structure; DELETE FROM sk_symbol; DELETE FROM sk_bucket;", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(db)
+        let upgraded = try world.store(path: path)
+        XCTAssertEqual(upgraded.stateDigest(), digest)
+        XCTAssertNoThrow(try upgraded.verifyStructures())
+        XCTAssertGreaterThan(try upgraded.structureBytes(namespace: RecordNamespace.name), 0, "built and persisted")
+    }
+
+    func testADamagedPersistedSymbolRefusesTheStoreWithATypedError() throws {
+        let world = try TestWorld()
+        let path = world.path()
+        let store = try world.store(path: path)
+        try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(Row(id: "r", value: "v", updatedAt: 1)) }
+        store.close()
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(path, &db), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(db, "UPDATE sk_symbol SET symbol = x'ff00' WHERE idx = 0", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(db)
+        XCTAssertThrowsError(try world.store(path: path)) {
+            XCTAssertEqual(($0 as? SyncKernelError)?.code, .corruptBookkeeping)
+        }
+    }
+
+    func testRejectSavingAKeyLongerThanTheSketchCarries() throws {
+        let world = try TestWorld()
+        let store = try world.store()
+        let long = String(repeating: "k", count: SketchItem.maxKeyBytes + 1)
+        XCTAssertThrowsError(try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(Row(id: long, value: "v", updatedAt: 1))
+        }) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .rowRejected) }
+        XCTAssertEqual(try store.rows(RecordNamespace.self), [])
+    }
+
+    func testTheStructureStaysAConstantSizeAndMemoryNeverHoldsTheLeaves() throws {
+        let world = try TestWorld()
+        let store = try world.store()
+        var sizes: [Int] = []
+        for batch in 0..<4 {
+            try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+                for index in 0..<2_500 { try tx.save(Row(id: "r\(batch)-\(index)", value: "v", updatedAt: 1)) }
+            }
+            sizes.append(try store.structureBytes(namespace: RecordNamespace.name))
+        }
+        let bound = 2 * SetHash.byteCount + RatelessSketch.standardCapacity * 40 + PrefixNode.bucketCount * 40
+        XCTAssertTrue(sizes.allSatisfy { $0 < bound }, "\(sizes) against \(bound)")
+        XCTAssertLessThan(Double(sizes[3]) / Double(sizes[1]), 1.2, "\(sizes): the structure does not grow with the rows")
+    }
+}

@@ -1,0 +1,52 @@
+import SyncKernel
+import XCTest
+
+/// Drives two stores through any exchange frame by frame, answering each frame as `Replica`
+/// does, with every frame encoded and decoded on the way; records the kinds sent.
+struct ExchangePump {
+    let a: KernelStore
+    let b: KernelStore
+    private(set) var kinds: [String] = []
+
+    /// Sends `first` from `a` to `b` and answers until no frame is left; fails past `limit` frames.
+    mutating func run(_ first: SyncFrame.Body, limit: Int = 200, file: StaticString = #filePath, line: UInt = #line) throws {
+        var queue: [(body: SyncFrame.Body, receiver: KernelStore)] = [(first, b)]
+        while !queue.isEmpty {
+            let (body, receiver) = queue.removeFirst()
+            kinds.append(body.kind)
+            guard kinds.count <= limit else {
+                XCTFail("the exchange did not end within \(limit) frames", file: file, line: line)
+                return
+            }
+            let other = receiver === a ? b : a
+            let frame = SyncFrame(account: [UInt8](repeating: 1, count: 32), schema: a.namespaces.schema, body: body,
+                                  compactVectors: true)
+            for reply in try answer(try SyncFrame(decoding: frame.encoded()).body, at: receiver) {
+                queue.append((reply, other))
+            }
+        }
+    }
+
+    private func answer(_ body: SyncFrame.Body, at store: KernelStore) throws -> [SyncFrame.Body] {
+        switch body {
+        case .sketch(let request):
+            switch try store.answer(request, mark: nil) {
+            case .responses(let responses): return responses.map { .reconcileResponse($0) }
+            case .sketch(let larger): return [.sketch(larger)]
+            case .ranges(let compare): return [.rangeCompare(compare)]
+            case .whole(let whole): return [.reconcileRequest(whole)]
+            }
+        case .rangeCompare(let compare):
+            let (responses, next) = try store.answer(compare)
+            return responses.map { .reconcileResponse($0) } + (next.map { [.rangeCompare($0)] } ?? [])
+        case .reconcileRequest(let request):
+            return try store.respond(to: request).map { .reconcileResponse($0) }
+        case .reconcileResponse(let response):
+            let outcome = try store.apply(response)
+            guard !response.isFinal else { return [] }
+            return try store.respond(toKeys: outcome.keysToShipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
+        case .stateDigest, .heartbeat:
+            return []
+        }
+    }
+}
