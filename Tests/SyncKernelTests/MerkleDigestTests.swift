@@ -26,7 +26,7 @@ final class MerkleDigestTests: XCTestCase {
         try first.write(RecordNamespace.self) { tx throws(SyncKernelError) in for row in rows { try tx.save(row) } }
         try second.write(RecordNamespace.self) { tx throws(SyncKernelError) in for row in rows.reversed() { try tx.save(row) } }
         XCTAssertEqual(first.stateDigest().encoded(), second.stateDigest().encoded())
-        XCTAssertEqual(first.stateDigest().encoded().count, 9 + 32)
+        XCTAssertEqual(first.stateDigest().encoded().count, 1 + 32, "a set-hash digest: the layout byte and one root")
     }
 
     func testAChangeInAnExcludedFieldLeavesTheRootUnchanged() throws {
@@ -77,8 +77,11 @@ final class MerkleDigestTests: XCTestCase {
         }
         XCTAssertEqual(code(digest.encoded(), records), .schemaMismatch)
         XCTAssertEqual(code([3] + digest.encoded().dropFirst(), both), .unsupportedLayout)
-        XCTAssertEqual(try StateDigest(decoding: [2] + digest.encoded().dropFirst(), expecting: both.schema, namespaces: both.names).layout,
-                       .setHash)
+        let setHash = StateDigest(layout: .setHash, schema: both.schema, namespaces: both.names, roots: digest.roots)
+        XCTAssertEqual(setHash.encoded().count, 1 + 32 * 2, "layout 2 names no schema: the frame does")
+        XCTAssertEqual(try StateDigest(decoding: setHash.encoded(), expecting: both.schema, namespaces: both.names), setHash)
+        XCTAssertNil(StateDigest.claimedSchema(of: setHash.encoded()))
+        XCTAssertEqual(code(Array(setHash.encoded().dropLast()), both), .malformedDigest)
         XCTAssertEqual(code(Array(digest.encoded().dropLast()), both), .malformedDigest)
         XCTAssertEqual(code([1, 2, 3], both), .malformedDigest)
         XCTAssertNil(code(digest.encoded(), both))

@@ -1,10 +1,12 @@
 /// The "are we in sync?" advertisement: one root per registered namespace.
 ///
-/// Layout: a layout byte, the 8-byte `SchemaFingerprint` of the sender's namespace set, then one
-/// 32-byte root per namespace in name order. Layout 1 (`merkle`) is the spec's: each root is the
-/// `MerkleTree` root over the namespace's sorted leaves, which costs a scan of every leaf to
-/// produce. Layout 2 (`setHash`) carries the root of each namespace's persisted `SetHash`, kept
-/// current by every write, and is sent only to a peer that announced it can read it.
+/// Layout 1 (`merkle`) is the spec's: a layout byte, the 8-byte `SchemaFingerprint` of the
+/// sender's namespace set, then one 32-byte `MerkleTree` root per namespace in name order, each
+/// over the namespace's sorted leaves, which costs a scan of every leaf to produce. Layout 2
+/// (`setHash`) is a layout byte then one 32-byte root of each namespace's persisted `SetHash`,
+/// kept current by every write; it carries no fingerprint of its own (the frame's schema field,
+/// checked before the digest is read, vouches for it) and is sent only to a peer that announced
+/// it can read it.
 /// Invariants: two devices holding the same content under the same schema encode byte-identical
 /// digests of a layout; a digest from another schema is refused at decoding with
 /// `schemaMismatch`, never compared root by root; digests of different layouts never compare
@@ -36,12 +38,15 @@ public struct StateDigest: Sendable, Hashable {
         self.roots = roots
     }
 
-    /// The fixed-size wire form: 9 + 32 × namespace-count bytes.
+    /// The fixed-size wire form: 9 + 32 × namespace-count bytes (layout 1) or 1 + 32 ×
+    /// namespace-count bytes (layout 2).
     public func encoded() -> [UInt8] {
         var out: [UInt8] = [layout.rawValue]
         out.reserveCapacity(9 + 32 * roots.count)
-        for shift in stride(from: 56, through: 0, by: -8) {
-            out.append(UInt8(truncatingIfNeeded: schema.value >> UInt64(shift)))
+        if layout == .merkle {
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: schema.value >> UInt64(shift)))
+            }
         }
         for root in roots { out.append(contentsOf: root) }
         return out
@@ -53,20 +58,25 @@ public struct StateDigest: Sendable, Hashable {
     /// for another schema fingerprint (the peer runs a different namespace set or leaf encoding),
     /// and `malformedDigest` for a wrong length.
     public init(decoding bytes: [UInt8], expecting schema: SchemaFingerprint, namespaces: [String]) throws(SyncKernelError) {
-        guard bytes.count >= 9 else { throw SyncKernelError(.malformedDigest, "too short") }
-        guard let layout = Layout(rawValue: bytes[0]) else { throw SyncKernelError(.unsupportedLayout) }
-        let remote = SchemaFingerprint(value: bytes[1..<9].reduce(0) { $0 << 8 | UInt64($1) })
-        guard remote == schema else { throw SyncKernelError(.schemaMismatch, "peer schema \(remote)") }
-        guard bytes.count == 9 + 32 * namespaces.count else { throw SyncKernelError(.malformedDigest, "wrong length") }
+        guard let first = bytes.first else { throw SyncKernelError(.malformedDigest, "too short") }
+        guard let layout = Layout(rawValue: first) else { throw SyncKernelError(.unsupportedLayout) }
+        let header = layout == .merkle ? 9 : 1
+        guard bytes.count >= header else { throw SyncKernelError(.malformedDigest, "too short") }
+        if layout == .merkle {
+            let remote = SchemaFingerprint(value: bytes[1..<9].reduce(0) { $0 << 8 | UInt64($1) })
+            guard remote == schema else { throw SyncKernelError(.schemaMismatch, "peer schema \(remote)") }
+        }
+        guard bytes.count == header + 32 * namespaces.count else { throw SyncKernelError(.malformedDigest, "wrong length") }
         self.layout = layout
         self.schema = schema
         self.namespaces = namespaces
-        roots = namespaces.indices.map { Array(bytes[(9 + 32 * $0)..<(41 + 32 * $0)]) }
+        roots = namespaces.indices.map { Array(bytes[(header + 32 * $0)..<(header + 32 + 32 * $0)]) }
     }
 
-    /// The schema fingerprint a digest claims, read without validating the rest.
+    /// The schema fingerprint a layout-1 digest claims, read without validating the rest (nil
+    /// for layout 2, which names none).
     public static func claimedSchema(of bytes: [UInt8]) -> SchemaFingerprint? {
-        guard bytes.count >= 9, Layout(rawValue: bytes[0]) != nil else { return nil }
+        guard bytes.count >= 9, Layout(rawValue: bytes[0]) == .merkle else { return nil }
         return SchemaFingerprint(value: bytes[1..<9].reduce(0) { $0 << 8 | UInt64($1) })
     }
 

@@ -5,15 +5,27 @@
 struct FieldList<Value: Sendable>: Sendable {
     let blank: Value
     let fields: [Field<Value>]
+    /// Every field's row writer, in order (kept apart so writing a row copies no declaration).
+    private let rowWriters: [@Sendable (Value, inout CanonicalWriter) -> Void]
+    /// The hashed fields' leaf writers, in order.
+    private let leafWriters: [@Sendable (Value, inout CanonicalWriter) -> Void]
+
+    /// A list over `fields`, whose absent values are those of `blank`.
+    init(blank: Value, fields: [Field<Value>]) {
+        self.blank = blank
+        self.fields = fields
+        rowWriters = fields.map(\.writeRow)
+        leafWriters = fields.filter { $0.role == .hashed }.map(\.writeLeaf)
+    }
 
     /// Writes every field's row item, in order.
     func writeRow(_ value: Value, into writer: inout CanonicalWriter) {
-        for field in fields { field.writeRow(value, &writer) }
+        for write in rowWriters { write(value, &writer) }
     }
 
     /// Writes the hashed fields' leaf items, in order.
     func writeLeaf(_ value: Value, into writer: inout CanonicalWriter) {
-        for field in fields where field.role == .hashed { field.writeLeaf(value, &writer) }
+        for write in leafWriters { write(value, &writer) }
     }
 
     /// Reads `items` (one per field) into a copy of `blank`.

@@ -25,14 +25,18 @@ extension KernelStore {
         return min(RatelessSketch.standardCapacity, wanted)
     }
 
+    /// The most differing items a full sketch decodes reliably (4,096 symbols at about 1.4 per item).
+    package static let decodableItems = 2_800
+
     /// The first frame of the sketch exchange for a divergent namespace: a sketch of
     /// `sketchSymbols(forExpectedItems:)` symbols, or a request for the whole namespace when it
-    /// is reconciled whole or when the expected difference is at least half of what this store
-    /// holds.
+    /// is reconciled whole, or when the expected difference is more than a full sketch decodes and
+    /// at least half of what this store holds (then the rows are the cheapest description).
     package func sketchStart(for namespace: String, expectedItems: Int?) throws(SyncKernelError) -> SyncFrame.Body {
         let driver = try namespaces.driver(named: namespace)
         let held = Int(structure(namespace).count)
-        if driver.granularity == .wholeNamespace || (expectedItems.map { $0 > 0 && 2 * $0 >= held && held > 0 } ?? false) {
+        let large = expectedItems.map { $0 > KernelStore.decodableItems && 2 * $0 >= held } ?? false
+        if driver.granularity == .wholeNamespace || large {
             return .reconcileRequest(ReconcileRequest(namespace: namespace, buckets: []))
         }
         let count = KernelStore.sketchSymbols(forExpectedItems: expectedItems)
@@ -80,7 +84,8 @@ extension KernelStore {
         }
         let size = request.symbols.count
         let decoded = SketchDecoder.decode(remote: request.symbols, local: local.sketch.symbols[0..<size])
-        if let decoded, decoded.remoteOnly.isEmpty, decoded.localOnly.isEmpty, request.root == local.root {
+        if let decoded, decoded.remoteOnly.isEmpty, decoded.localOnly.isEmpty,
+           request.root == Array(local.root.prefix(SketchRequest.rootPrefixBytes)) {
             return .differs(wanted: [], offered: [])
         }
         guard let difference = decoded, !(difference.remoteOnly.isEmpty && difference.localOnly.isEmpty) else {

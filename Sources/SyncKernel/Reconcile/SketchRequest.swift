@@ -9,15 +9,19 @@
 package struct SketchRequest: Sendable, Hashable {
     /// The namespace to reconcile.
     package let namespace: String
-    /// The sender's set-hash root of the namespace when it took the symbols (32 bytes).
+    /// The first `rootPrefixBytes` bytes of the sender's set-hash root of the namespace when it
+    /// took the symbols: enough to tell "we converged meanwhile" from a collision.
     package let root: [UInt8]
+
+    /// How much of the root a sketch carries.
+    package static let rootPrefixBytes = 16
     /// The sender's first coded symbols.
     package let symbols: [CodedSymbol]
 
     /// Creates a request.
     package init(namespace: String, root: [UInt8], symbols: [CodedSymbol]) {
         self.namespace = namespace
-        self.root = root
+        self.root = Array(root.prefix(SketchRequest.rootPrefixBytes))
         self.symbols = symbols
     }
 }

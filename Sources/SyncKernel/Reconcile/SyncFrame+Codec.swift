@@ -125,7 +125,7 @@ extension SyncFrame {
             body = .heartbeat
         case "sketch_req":
             let symbols = try SketchCodec.decode(try value.required("symbols").bytes(), maxSymbols: RatelessSketch.standardCapacity)
-            body = .sketch(SketchRequest(namespace: try value.required("ns").text(), root: try value.required("root").bytes(count: 32),
+            body = .sketch(SketchRequest(namespace: try value.required("ns").text(), root: try value.required("root").bytes(count: SketchRequest.rootPrefixBytes),
                                          symbols: symbols))
         case "range_req":
             var nodes: [RangeCompare.NodeFingerprint] = []

@@ -26,13 +26,14 @@ struct RowClock {
     func observe(_ namespace: String, key: [UInt8], stamp: Int64, leaf: [UInt8], leafChanged: Bool) throws(SyncKernelError) {
         let version = try books.version(namespace, key)
         if let version, version.syncedAt == stamp, !leafChanged { return }
-        let seen = try context(namespace, key, version)
+        let others = try books.versions(namespace, key)
+        let seen = others.reduce(version?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
         guard clock.device != nil else { throw SyncKernelError(.deviceIdentityNotConfigured) }
         let bumped = seen.isEmpty && version == nil
             ? VersionVector([DeviceID.creation(key: key, leaf: leaf): 1])
             : try clock.bump(seen)
         try books.putVersion(namespace, key, RowVersion(vector: bumped, syncedAt: stamp))
-        try books.replaceVersions(namespace, key, with: [])
+        if !others.isEmpty { try books.replaceVersions(namespace, key, with: []) }
     }
 
 

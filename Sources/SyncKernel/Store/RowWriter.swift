@@ -5,9 +5,10 @@
 /// the structure, and `persist` (called last inside the transaction) writes the changed symbols,
 /// buckets and header beside the rows, so a crash or rollback leaves rows and structure
 /// consistent. The store adopts the working copies only after the transaction commits
-/// (`structures`), so a rolled-back write leaves no trace in memory either. `latestStaged`
-/// holds the last leaf staged per (namespace, key), so `leafHash` costs O(1) for a row this
-/// transaction wrote and one indexed read otherwise.
+/// (`structures`), so a rolled-back write leaves no trace in memory either. `knownLeaves`
+/// holds the leaf this transaction last wrote or read per (namespace, key), so `leafHash` costs
+/// O(1) for a row it touched and one indexed read otherwise (the transaction's own reads see
+/// its own writes, so a read never contradicts a staged leaf).
 final class RowWriter {
     /// A row's identity across the namespaces one transaction may touch.
     private struct StagedKey: Hashable {
@@ -21,11 +22,9 @@ final class RowWriter {
     private let committed: (_ namespace: String) -> NamespaceStructure
     /// Working copies of the structures this transaction touched.
     private(set) var structures: [String: NamespaceStructure] = [:]
-    /// The last staged leaf hash of each staged row (nil: no item).
-    private var latestStaged: [StagedKey: [UInt8]?] = [:]
-    /// Leaf hashes read from the store in this transaction (nil: no item), so a save that reads
-    /// its row once does not read its leaf again.
-    private var readLeaves: [StagedKey: [UInt8]?] = [:]
+    /// The leaf hash of every row this transaction wrote or read (nil: no item), the last one
+    /// written winning, so a save that reads its row once does not read its leaf again.
+    private var knownLeaves: [StagedKey: [UInt8]?] = [:]
     private(set) var rowsWritten = 0
     /// Time spent moving items in the working structures (the structure's share of each write).
     private(set) var moveTime: Duration = .zero
@@ -39,17 +38,16 @@ final class RowWriter {
     /// decoding the row; nil for no row or a device-derived one.
     func leafHash(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
         let staged = StagedKey(namespace: namespace, key: key)
-        if let leaf = latestStaged[staged] ?? readLeaves[staged] { return leaf }
+        if let leaf = knownLeaves[staged] { return leaf }
         let leaf = try books.leaf(namespace, key)
-        readLeaves[staged] = .some(leaf)
+        knownLeaves[staged] = .some(leaf)
         return leaf
     }
 
     /// The stored row of `key` as this transaction sees it, read once together with its leaf.
     func storedRow(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
         let stored = try books.rowAndLeaf(namespace, key)
-        let staged = StagedKey(namespace: namespace, key: key)
-        if latestStaged[staged] == nil { readLeaves[staged] = .some(stored?.leaf) }
+        knownLeaves[StagedKey(namespace: namespace, key: key)] = .some(stored?.leaf)
         return stored?.row
     }
 
@@ -77,7 +75,7 @@ final class RowWriter {
     }
 
     private func move(_ namespace: String, _ key: [UInt8], from old: [UInt8]?, to new: [UInt8]?) {
-        latestStaged[StagedKey(namespace: namespace, key: key)] = .some(new)
+        knownLeaves[StagedKey(namespace: namespace, key: key)] = .some(new)
         rowsWritten += 1
         let started = ContinuousClock.now
         defer { moveTime += started.duration(to: .now) }
