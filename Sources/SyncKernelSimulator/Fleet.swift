@@ -18,6 +18,11 @@ public final class Fleet {
     public private(set) var events: [(time: Int64, device: DeviceID, event: ReplicaEvent)] = []
     /// Every frame published, with its time, link and kind (not its bytes).
     public private(set) var sent: [(time: Int64, from: DeviceID, to: DeviceID, kind: String)] = []
+    /// Whether frames published from now on are kept with their bytes in `sentFrames` (off by
+    /// default: a long simulation would keep every frame alive).
+    public var recordsFrames = false
+    /// Every frame published while `recordsFrames` was on, with its time, link and bytes.
+    public private(set) var sentFrames: [(time: Int64, from: DeviceID, to: DeviceID, frame: [UInt8])] = []
     /// Since when all digests have matched, if they do.
     public private(set) var convergedAt: Int64?
 
@@ -106,6 +111,7 @@ public final class Fleet {
             switch action {
             case .send(let recipient, let kind, let frame):
                 sent.append((now, replica.device, recipient, kind))
+                if recordsFrames { sentFrames.append((now, replica.device, recipient, frame)) }
                 relay.publish(from: replica.device, to: recipient, kind: kind, frame: frame, now: now)
             case .event(let event):
                 events.append((now, replica.device, event))

@@ -2,6 +2,9 @@ import SyncKernel
 import SyncKernelSimulator
 import XCTest
 
+/// The `sync_delta` frame codec: every kind round-trips to the same canonical bytes, keys a newer
+/// peer adds are ignored and missing optionals default, and malformed frames are refused with a
+/// typed `SyncKernelError`, never a trap.
 final class FrameCodecTests: XCTestCase {
     private let account = [UInt8](repeating: 0xab, count: 32)
     private let schema = SchemaFingerprint(value: 0x0102_0304_0506_0708)
@@ -130,5 +133,148 @@ final class FrameCodecTests: XCTestCase {
             if random.chance(0.3) { mutated = Array(mutated.prefix(Int(random.next() % UInt64(mutated.count)))) }
             _ = try? SyncFrame(decoding: mutated)
         }
+    }
+}
+
+/// The sketch exchange's frames: `sketch_req`, `range_req` and a `reconcile_resp` with wanted
+/// keys, a ship-back mark and compact vectors round-trip; each malformed variant is refused with
+/// a typed error, never a trap.
+extension FrameCodecTests {
+    private func symbols(_ count: Int, seed: UInt64) -> [CodedSymbol] {
+        var random = SeededGenerator(seed: seed)
+        var sketch = RatelessSketch(capacity: count)
+        for index in 0..<(count / 2 + 1) {
+            sketch.apply(SketchItem(key: Array("key-\(index)".utf8), itemHash: random.bytes(32)), direction: random.chance(0.3) ? -1 : 1)
+        }
+        return sketch.symbols
+    }
+
+    /// Two sorted devices, and a response whose vectors name them often enough that a compact
+    /// device table makes the frame smaller.
+    private func compactResponse() -> (devices: [DeviceID], response: ReconcileResponse) {
+        let devices = [TestWorld.device(0), TestWorld.device(1), TestWorld.device(2)].sorted()
+        let sibling = ShippedRow(row: RecordNamespace.rowEncoding(of: RecordNamespace.Row(id: "r1", value: "w", updatedAt: 3)),
+                                 vector: VersionVector([devices[2]: 5]))
+        var rows: [ShippedRow] = []
+        for index in 0..<4 {
+            let row = RecordNamespace.rowEncoding(of: RecordNamespace.Row(id: "r\(index)", value: "v", updatedAt: 4))
+            let vector = VersionVector([devices[0]: UInt64(index + 1), devices[1]: 2])
+            let content: VersionVector? = index == 0 ? VersionVector([devices[0]: 1]) : nil
+            rows.append(ShippedRow(row: row, vector: vector, contentVector: content, siblings: index == 1 ? [sibling] : []))
+        }
+        let response = ReconcileResponse(namespace: "records", rows: rows,
+                                         tombstones: [Tombstone(key: [7], vector: VersionVector([devices[1]: 3, devices[2]: 1]))],
+                                         want: [[1], [2, 3]], isFinal: true)
+        return (devices, response)
+    }
+
+    func testSketchRangeAndCompactResponseFramesRoundTrip() throws {
+        let root = [UInt8](repeating: 0x5a, count: 32)
+        try roundTrip(.sketch(SketchRequest(namespace: "records", root: root, symbols: symbols(40, seed: 1))))
+        try roundTrip(.sketch(SketchRequest(namespace: "records", root: root, symbols: [.zero])))
+        try roundTrip(.sketch(SketchRequest(namespace: "records", root: root,
+                                            symbols: symbols(RatelessSketch.standardCapacity, seed: 2))))
+        let nodes = try [[], [3], [0, 15, 7], [UInt8](repeating: 9, count: 20)].map { nibbles in
+            RangeCompare.NodeFingerprint(node: try XCTUnwrap(PrefixNode(nibbles: nibbles)),
+                                         fingerprint: RangeFingerprint(count: Int64(nibbles.count), sum: UInt128(nibbles.count) << 100 | 7))
+        }
+        let leaves = [Leaf(key: [0x30], hash: [UInt8](repeating: 1, count: 32)),
+                      Leaf(key: [0x30, 0], hash: [UInt8](repeating: 2, count: 32))]
+        try roundTrip(.rangeCompare(RangeCompare(namespace: "records", nodes: nodes)))
+        try roundTrip(.rangeCompare(RangeCompare(namespace: "records", nodes: [],
+                                                 listings: [RangeListing(range: KeyRange(lo: [0x30], hi: [0x40]), leaves: leaves),
+                                                            RangeListing(range: KeyRange(lo: [0xF0], hi: nil), leaves: [])])))
+
+        let (_, response) = compactResponse()
+        let compact = SyncFrame(account: account, schema: schema, body: .reconcileResponse(response),
+                                capabilities: [SyncFrame.sketchCapability], compactVectors: true)
+        let decoded = try SyncFrame(decoding: compact.encoded())
+        XCTAssertEqual(decoded, compact)
+        XCTAssertTrue(decoded.compactVectors, "the frame carried a device table")
+        XCTAssertEqual(decoded.capabilities, [SyncFrame.sketchCapability])
+        XCTAssertEqual(decoded.encoded(), compact.encoded())
+        let plain = SyncFrame(account: account, schema: schema, body: .reconcileResponse(response))
+        XCTAssertEqual(try SyncFrame(decoding: plain.encoded()).body, .reconcileResponse(response))
+        XCTAssertLessThan(compact.encoded().count, plain.encoded().count, "the table is used only when it saves bytes")
+        try roundTrip(.reconcileResponse(ReconcileResponse(namespace: "records", rows: [], tombstones: [], want: [[9]])))
+    }
+
+    func testRejectASketchOfMoreSymbolsThanTheCapacity() throws {
+        let symbols = symbols(RatelessSketch.standardCapacity + 1, seed: 3)
+        let frame = SyncFrame(account: account, schema: schema,
+                              body: .sketch(SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 32), symbols: symbols)))
+        assertRejected(frame.encoded(), .malformedFrame)
+    }
+
+    func testRejectASketchRootThatIsNot32Bytes() {
+        for length in [0, 31, 33] {
+            let frame = SyncFrame(account: account, schema: schema,
+                                  body: .sketch(SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: length),
+                                                              symbols: symbols(4, seed: 4))))
+            assertRejected(frame.encoded(), .unexpectedType)
+        }
+        assertRejected(frameBytes { map in
+            map.entry("kind") { $0.write("sketch_req") }
+            map.entry("ns") { $0.write("records") }
+            map.entry("symbols") { $0.write(bytes: SketchCodec.encode(self.symbols(4, seed: 4))) }
+        }, .missingField)
+    }
+
+    /// A `reconcile_resp` with a device table of `devices` and one row whose vector is `vector`.
+    private func compactFrame(devices: [DeviceID], vector: [UInt64], tombstoneVector: [UInt64] = []) -> [UInt8] {
+        let row = RecordNamespace.rowEncoding(of: .init(id: "a", value: "b", updatedAt: 4))
+        return frameBytes { map in
+            map.entry("kind") { $0.write("reconcile_resp") }
+            map.entry("ns") { $0.write("records") }
+            map.entry("devices") { $0.writeArray(devices) { $0.write(bytes: $1.publicKey) } }
+            map.entry("rows") { writer in
+                writer.writeArrayHeader(count: 1)
+                writer.writeMap { entry in
+                    entry.entry("r") { $0.write(encodedItem: row) }
+                    entry.entry("v") { $0.writeArray(vector) { $0.write($1) } }
+                }
+            }
+            if !tombstoneVector.isEmpty {
+                map.entry("tombstones") { writer in
+                    writer.writeArrayHeader(count: 1)
+                    writer.writeArrayHeader(count: 2)
+                    writer.write(bytes: [7])
+                    writer.writeArray(tombstoneVector) { $0.write($1) }
+                }
+            }
+        }
+    }
+
+    func testRejectADeviceTableOutOfOrderOrWithARepeat() throws {
+        let (devices, _) = compactResponse()
+        let valid = try SyncFrame(decoding: compactFrame(devices: devices, vector: [0, 1, 2, 4]))
+        guard case .reconcileResponse(let response) = valid.body else { return XCTFail("a response") }
+        XCTAssertEqual(response.rows.first?.vector, VersionVector([devices[0]: 1, devices[2]: 4]), "the hand-made frame is valid")
+        assertRejected(compactFrame(devices: [devices[1], devices[0]], vector: [0, 1]), .malformedFrame)
+        assertRejected(compactFrame(devices: [devices[0], devices[0]], vector: [0, 1]), .malformedFrame)
+        assertRejected(compactFrame(devices: [devices[0], devices[2], devices[1]], vector: [0, 1]), .malformedFrame)
+    }
+
+    func testRejectACompactVectorPastTheTableOddOutOfOrderOrZero() throws {
+        let (devices, _) = compactResponse()
+        let table = Array(devices.prefix(2))
+        XCTAssertNoThrow(try SyncFrame(decoding: compactFrame(devices: table, vector: [0, 3, 1, 1], tombstoneVector: [1, 2])))
+        for vector: [UInt64] in [[2, 1], [0, 1, 5, 1], [0], [0, 1, 1], [1, 1, 0, 1], [0, 1, 0, 2], [0, 0], [0, 1, 1, 0]] {
+            assertRejected(compactFrame(devices: table, vector: vector), .malformedFrame)
+        }
+        assertRejected(compactFrame(devices: table, vector: [0, 1], tombstoneVector: [2, 1]), .malformedFrame)
+        assertRejected(compactFrame(devices: table, vector: [0, 1], tombstoneVector: [1, 0]), .malformedFrame)
+    }
+
+    func testRejectMoreThanSixteenCapabilities() throws {
+        func frame(capabilities count: Int) -> [UInt8] {
+            frameBytes { map in
+                map.entry("kind") { $0.write("heartbeat") }
+                map.entry("caps") { $0.writeArray((0..<count).map { "cap\($0)" }) { $0.write($1) } }
+            }
+        }
+        XCTAssertEqual(try SyncFrame(decoding: frame(capabilities: 16)).capabilities.count, 16)
+        assertRejected(frame(capabilities: 17), .malformedFrame)
+        assertRejected(frame(capabilities: 1_000), .malformedFrame)
     }
 }

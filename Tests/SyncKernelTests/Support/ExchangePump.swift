@@ -2,11 +2,14 @@ import SyncKernel
 import XCTest
 
 /// Drives two stores through any exchange frame by frame, answering each frame as `Replica`
-/// does, with every frame encoded and decoded on the way; records the kinds sent.
+/// does, with every frame encoded and decoded on the way; records the kinds sent and the size of
+/// each sketch.
 struct ExchangePump {
     let a: KernelStore
     let b: KernelStore
     private(set) var kinds: [String] = []
+    /// The symbol count of each `sketch_req` sent, in order.
+    private(set) var sketchSizes: [Int] = []
 
     /// Sends `first` from `a` to `b` and answers until no frame is left; fails past `limit` frames.
     mutating func run(_ first: SyncFrame.Body, limit: Int = 200, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -14,6 +17,7 @@ struct ExchangePump {
         while !queue.isEmpty {
             let (body, receiver) = queue.removeFirst()
             kinds.append(body.kind)
+            if case .sketch(let sketch) = body { sketchSizes.append(sketch.symbols.count) }
             guard kinds.count <= limit else {
                 XCTFail("the exchange did not end within \(limit) frames", file: file, line: line)
                 return

@@ -72,14 +72,16 @@ final class TestWorld {
         return store
     }
 
-    /// `count` replicas over fresh stores, joined in a fleet.
+    /// `count` replicas over fresh stores, joined in a fleet; `modes` gives each device's
+    /// reconcile mode in device order (nil: every device `.sketch`).
     func fleet(_ count: Int, namespaces: [any SyncNamespace.Type] = [RecordNamespace.self],
                conditions: RelayConditions = RelayConditions(), seed: UInt64 = 7,
-               timing: LoopTiming = LoopTiming()) throws -> Fleet {
+               timing: LoopTiming = LoopTiming(), modes: [ReconcileMode]? = nil) throws -> Fleet {
+        precondition(modes.map { $0.count == count } ?? true, "one mode per device")
         let devices = (0..<count).map(TestWorld.device)
         let replicas = try (0..<count).map { index in
             try Replica(device: devices[index], account: account, siblings: devices,
-                        store: store(namespaces, device: nil), timing: timing)
+                        store: store(namespaces, device: nil), timing: timing, mode: modes?[index] ?? .sketch)
         }
         return Fleet(replicas: replicas, conditions: conditions, seed: seed)
     }
