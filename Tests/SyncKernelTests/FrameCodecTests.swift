@@ -206,12 +206,14 @@ extension FrameCodecTests {
         assertRejected(frame.encoded(), .malformedFrame)
     }
 
-    func testRejectASketchRootThatIsNot32Bytes() {
-        for length in [0, 31, 33] {
-            let frame = SyncFrame(account: account, schema: schema,
-                                  body: .sketch(SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: length),
-                                                              symbols: symbols(4, seed: 4))))
-            assertRejected(frame.encoded(), .unexpectedType)
+    func testRejectASketchRootOfAnotherLength() {
+        for length in [0, SketchRequest.rootPrefixBytes - 1, SketchRequest.rootPrefixBytes + 1, 32] {
+            assertRejected(frameBytes { map in
+                map.entry("kind") { $0.write("sketch_req") }
+                map.entry("ns") { $0.write("records") }
+                map.entry("root") { $0.write(bytes: [UInt8](repeating: 1, count: length)) }
+                map.entry("symbols") { $0.write(bytes: SketchCodec.encode(self.symbols(4, seed: 4))) }
+            }, .unexpectedType)
         }
         assertRejected(frameBytes { map in
             map.entry("kind") { $0.write("sketch_req") }
