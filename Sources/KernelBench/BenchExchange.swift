@@ -150,13 +150,12 @@ final class BenchExchange {
                 try store.respond(toKeys: shipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
             }
         case .sketch(let request):
-            let decision = try measure(side, \.detectNanoseconds) { () throws(SyncKernelError) in
-                try store.decide(request, mark: marks[side].myCounter(at: request.namespace))
-            }
+            let decision = try measure(side, \.detectNanoseconds) { () throws(SyncKernelError) in try store.decide(request) }
             switch decision {
             case .differs(let wanted, let offered):
                 return try measure(side, \.transferNanoseconds) { () throws(SyncKernelError) in
-                    try store.responses(request.namespace, wanted: wanted, offered: offered).map { .reconcileResponse($0) }
+                    try store.responses(request.namespace, wanted: wanted, offered: offered,
+                                        mark: marks[side].myCounter(at: request.namespace)).map { .reconcileResponse($0) }
                 }
             case .answer(.responses(let responses)): return responses.map { .reconcileResponse($0) }
             case .answer(.sketch(let larger)): return [.sketch(larger)]

@@ -49,7 +49,7 @@ final class SketchExchangeTests: XCTestCase {
             return XCTFail("an expected difference of 2 out of 400 items starts with a sketch")
         }
         XCTAssertEqual(small.symbols.count, 6)
-        guard case .answer(.sketch(let larger)) = try b.decide(small, mark: nil) else {
+        guard case .answer(.sketch(let larger)) = try b.decide(small) else {
             return XCTFail("6 symbols cannot decode 300 items")
         }
         XCTAssertEqual(larger.symbols.count, 12, "the receiver answers with twice as many of its own symbols")
@@ -101,11 +101,11 @@ final class SketchExchangeTests: XCTestCase {
             return XCTFail("a sketch")
         }
         XCTAssertEqual(request.root, Array(a.stateDigest().roots[0].prefix(SketchRequest.rootPrefixBytes)))
-        XCTAssertEqual(try b.decide(request, mark: nil), .differs(wanted: [], offered: []))
+        XCTAssertEqual(try b.decide(request), .differs(wanted: [], offered: []))
         XCTAssertEqual(try b.answer(request, mark: nil), .responses([]))
 
         let otherRoot = SketchRequest(namespace: namespace, root: [UInt8](repeating: 7, count: 32), symbols: request.symbols)
-        guard case .answer(.ranges(let compare)) = try b.decide(otherRoot, mark: nil) else {
+        guard case .answer(.ranges(let compare)) = try b.decide(otherRoot) else {
             return XCTFail("equal symbols under another root mean a collision: the trie comparison takes over")
         }
         XCTAssertEqual(compare.nodes.map(\.node), PrefixNode.root.children)
@@ -122,12 +122,12 @@ final class SketchExchangeTests: XCTestCase {
         for count in [0, RatelessSketch.standardCapacity + 1] {
             let hostile = SketchRequest(namespace: namespace, root: request.root,
                                         symbols: (0..<count).map { symbols[$0 % symbols.count] })
-            XCTAssertThrowsError(try b.decide(hostile, mark: nil), "\(count) symbols") { error in
+            XCTAssertThrowsError(try b.decide(hostile), "\(count) symbols") { error in
                 XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame)
             }
         }
         let elsewhere = SketchRequest(namespace: "nope", root: request.root, symbols: symbols)
-        XCTAssertThrowsError(try b.decide(elsewhere, mark: nil)) { error in
+        XCTAssertThrowsError(try b.decide(elsewhere)) { error in
             XCTAssertEqual((error as? SyncKernelError)?.code, .unknownNamespace)
         }
         XCTAssertEqual(a.stateDigest(), b.stateDigest(), "nothing moved")
@@ -142,7 +142,7 @@ final class SketchExchangeTests: XCTestCase {
             let empty = try world.store(device: 1)
             try full.write(RecordNamespace.self) { tx throws(SyncKernelError) in for row in rows { try tx.save(row) } }
             guard case .sketch(let request) = try full.sketchStart(for: namespace, expectedItems: nil) else { return XCTFail("a sketch") }
-            XCTAssertEqual(try empty.decide(request, mark: nil),
+            XCTAssertEqual(try empty.decide(request),
                            .answer(.whole(ReconcileRequest(namespace: namespace, buckets: []))))
             var pump = ExchangePump(a: full, b: empty)
             try pump.run(.sketch(request))
@@ -158,7 +158,7 @@ final class SketchExchangeTests: XCTestCase {
             try full.write(RecordNamespace.self) { tx throws(SyncKernelError) in for row in rows { try tx.save(row) } }
             guard case .sketch(let request) = try empty.sketchStart(for: namespace, expectedItems: nil) else { return XCTFail("a sketch") }
             XCTAssertEqual(request.symbols.first?.count, 0)
-            guard case .answer(.responses(let responses)) = try full.decide(request, mark: nil) else {
+            guard case .answer(.responses(let responses)) = try full.decide(request) else {
                 return XCTFail("a full store answers an empty one with its rows")
             }
             XCTAssertEqual(responses.flatMap(\.rows).count, rows.count)
@@ -265,15 +265,20 @@ extension SketchExchangeTests {
             try tx.save(Row(id: "row-00002", value: "newer on b", updatedAt: 3))
         }
         guard case .sketch(let request) = try a.sketchStart(for: namespace, expectedItems: nil) else { return XCTFail("a sketch") }
-        guard case .differs(let wanted, let offered) = try b.decide(request, mark: mark) else {
+        guard case .differs(let wanted, let offered) = try b.decide(request) else {
             return XCTFail("four differing items decode from 64 symbols")
         }
-        XCTAssertEqual(offered, [key("row-00002")], "b's row-00001 last moved before the mark: a replaced it since")
+        XCTAssertEqual(offered, [key("row-00001"), key("row-00002")], "the decode names both of b's versions")
         XCTAssertEqual(wanted, [key("row-00001"), key("row-00002")])
-        guard case .differs(_, let offeredWithoutMark) = try b.decide(request, mark: nil) else { return XCTFail("decodes") }
-        XCTAssertEqual(offeredWithoutMark, [key("row-00001"), key("row-00002")], "without a mark every held version is offered")
-        guard case .differs(_, let offeredAtAnEarlierMark) = try b.decide(request, mark: before) else { return XCTFail("decodes") }
-        XCTAssertEqual(offeredAtAnEarlierMark, [key("row-00001"), key("row-00002")],
+        func shipped(_ mark: UInt64?) throws -> (rows: [[UInt8]], want: [[UInt8]]) {
+            let parts = try b.responses(namespace, wanted: wanted, offered: offered, mark: mark)
+            let keys = try parts.flatMap(\.rows).map { try RecordNamespace.decodeRow(bytes: $0.row).id }.map { Array($0.utf8) }
+            return (keys, parts.first?.want ?? [])
+        }
+        XCTAssertEqual(try shipped(mark).rows, [key("row-00002")], "b's row-00001 last moved before the mark: a replaced it since")
+        XCTAssertEqual(try shipped(mark).want, [key("row-00001"), key("row-00002")])
+        XCTAssertEqual(try shipped(nil).rows, [key("row-00001"), key("row-00002")], "without a mark every held version is offered")
+        XCTAssertEqual(try shipped(before).rows, [key("row-00001"), key("row-00002")],
                        "b's row-00001 moved after an earlier mark: the peer never held it then")
 
         // The rest of the exchange under the mark: b ships row-00002 and wants row-00001 back.

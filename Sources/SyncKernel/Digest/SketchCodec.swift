@@ -1,12 +1,13 @@
 /// The wire form of a run of coded symbols: a LEB128 symbol count, then each symbol's
-/// `CodedSymbol.encoded()` bytes behind their LEB128 length.
+/// `CodedSymbol.encoded()` bytes, one after the other (each is self-delimiting: its key sum's
+/// length is inside it and its tag sum is 8 bytes).
 ///
 /// Invariants: one run of symbols has one encoding, and `decode` accepts exactly the encodings
 /// `encode` writes (within `maxSymbols`); decoding treats every byte as hostile, never traps,
 /// and allocates in proportion to the input's length, never to a count or length it claims.
 package enum SketchCodec {
-    /// The fewest bytes one symbol takes on the wire: length prefix, count, key-sum length, tag sum.
-    private static let minimumSymbolBytes = 11
+    /// The fewest bytes one symbol takes on the wire: count, key-sum length, tag sum.
+    private static let minimumSymbolBytes = 10
 
     /// Packs `symbols` for the wire.
     ///
@@ -15,11 +16,7 @@ package enum SketchCodec {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(LEB128.maxBytes + symbols.count * minimumSymbolBytes)
         LEB128.append(UInt64(symbols.count), to: &bytes)
-        for symbol in symbols {
-            let encoded = symbol.encoded()
-            LEB128.append(UInt64(encoded.count), to: &bytes)
-            bytes.append(contentsOf: encoded)
-        }
+        for symbol in symbols { bytes.append(contentsOf: symbol.encoded()) }
         return bytes
     }
 
@@ -37,12 +34,14 @@ package enum SketchCodec {
         var symbols: [CodedSymbol] = []
         symbols.reserveCapacity(min(count, (bytes.count - offset) / minimumSymbolBytes))
         for _ in 0..<count {
-            let length = try LEB128.read(bytes, at: &offset)
-            guard length <= UInt64(bytes.count - offset) else {
+            let start = offset
+            _ = try LEB128.read(bytes, at: &offset)
+            let keySumLength = try LEB128.read(bytes, at: &offset)
+            guard keySumLength <= UInt64(CodedSymbol.maxKeySumBytes), keySumLength + 8 <= UInt64(bytes.count - offset) else {
                 throw SyncKernelError(.malformedFrame, "a sketch symbol runs past the end")
             }
-            let end = offset + Int(length)
-            guard let symbol = CodedSymbol.parse(bytes, from: offset, to: end) else {
+            let end = offset + Int(keySumLength) + 8
+            guard let symbol = CodedSymbol.parse(bytes, from: start, to: end) else {
                 throw SyncKernelError(.malformedFrame, "a sketch symbol is not canonical")
             }
             symbols.append(symbol)

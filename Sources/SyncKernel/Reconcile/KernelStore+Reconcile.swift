@@ -65,6 +65,11 @@ extension KernelStore {
         guard let bytes = try books.row(driver.name, key) else {
             throw SyncKernelError(.corruptBookkeeping, "leaf without a row in \(driver.name)")
         }
+        return try shippedRow(key, bytes: bytes, driver: driver)
+    }
+
+    /// The row `bytes` of `key`, already read, with its vectors and kept concurrent versions.
+    func shippedRow(_ key: [UInt8], bytes: [UInt8], driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
         guard driver.isCausal else { return ShippedRow(row: bytes, vector: nil) }
         let version = try books.version(driver.name, key)
         let vector = version?.vector ?? VersionVector()

@@ -51,28 +51,22 @@ extension KernelStore {
     ///
     /// Throws `malformedFrame` for a sketch with no symbol or more than the capacity.
     package func answer(_ request: SketchRequest, mark: UInt64?) throws(SyncKernelError) -> SketchAnswer {
-        switch try decide(request, mark: mark) {
+        switch try decide(request) {
         case .differs(let wanted, let offered):
-            return .responses(try responses(request.namespace, wanted: wanted, offered: offered))
+            return .responses(try responses(request.namespace, wanted: wanted, offered: offered, mark: mark))
         case .answer(let answer):
             return answer
         }
     }
 
     /// The detection half of `answer(_:mark:)`: the differing keys when the sketch decodes, or
-    /// the next step when it does not. Reads no row, only each differing key's change counter.
+    /// the next step when it does not. Reads no row.
     ///
     /// A sketch that decodes to no difference while the sender's root equals this store's means
     /// the two converged since the sender looked (nothing to send); with another root it means
     /// the symbols collided, and the trie comparison takes over, as it does when a sketch at full
     /// capacity does not decode.
-    ///
-    /// A differing key whose item this store holds is offered (its row shipped) unless its item
-    /// last moved at or before `mark`: the peer held that very version then and has replaced or
-    /// deleted it since, so the peer's is newer and the key is only wanted. Without a mark, or
-    /// for a row moved since, the row is offered, and the peer ships its own back only when it is
-    /// not covered by the offered one (`ApplyOutcome.keysToShipBack`).
-    package func decide(_ request: SketchRequest, mark: UInt64?) throws(SyncKernelError) -> SketchDecision {
+    package func decide(_ request: SketchRequest) throws(SyncKernelError) -> SketchDecision {
         let driver = try namespaces.driver(named: request.namespace)
         let local = structure(driver.name)
         guard let first = request.symbols.first, request.symbols.count <= local.sketch.capacity else {
@@ -97,31 +91,38 @@ extension KernelStore {
             }
             return .answer(.ranges(try rangeCompare(driver.name, nodes: PrefixNode.root.children)))
         }
-        var wanted = Set(difference.remoteOnly.map { $0.key })
-        var offered: [[UInt8]] = []
-        for key in Set(difference.localOnly.map { $0.key }).sorted(by: [UInt8].keyPrecedes) {
-            if let mark, let changed = try books.changed(driver.name, key), changed <= mark {
-                wanted.insert(key)
-            } else {
-                offered.append(key)
-            }
-        }
-        return .differs(wanted: wanted.sorted(by: [UInt8].keyPrecedes), offered: offered)
+        return .differs(wanted: Set(difference.remoteOnly.map { $0.key }).sorted(by: [UInt8].keyPrecedes),
+                        offered: Set(difference.localOnly.map { $0.key }).sorted(by: [UInt8].keyPrecedes))
     }
 
-    /// The transfer half of `answer(_:)`: the rows of `offered` this store holds, the delete
-    /// versions of every key in either list, and `wanted` as the keys to ship back.
-    package func responses(_ namespace: String, wanted: [[UInt8]], offered: [[UInt8]]) throws(SyncKernelError) -> [ReconcileResponse] {
+    /// The transfer half of `answer(_:mark:)`: the rows of `offered` this store holds, the delete
+    /// versions of every key in either list, and the keys to ship back (`want`).
+    ///
+    /// An offered key whose row last moved at or before `mark` (this store's change counter at its
+    /// last equal roots with the peer, `ChangeMarks.myCounter`) is wanted instead of offered: the
+    /// peer held that very version then and has replaced or deleted it since, so the peer's is
+    /// newer. Without a mark, or for a row moved since, the row is offered, and the peer ships its
+    /// own back only when it is not covered by the offered one (`ApplyOutcome.keysToShipBack`).
+    /// Each offered row is read once, with its change counter.
+    package func responses(_ namespace: String, wanted: [[UInt8]], offered: [[UInt8]],
+                           mark: UInt64? = nil) throws(SyncKernelError) -> [ReconcileResponse] {
         let driver = try namespaces.driver(named: namespace)
+        var want = Set(wanted)
         var rows: [ShippedRow] = []
-        for key in offered where try books.leaf(driver.name, key) != nil {
-            rows.append(try shippedRow(key, driver: driver))
+        for key in offered {
+            guard let stored = try books.rowLeafAndChanged(driver.name, key), stored.leaf != nil else { continue }
+            if let mark, let changed = stored.changed, changed <= mark {
+                want.insert(key)
+                continue
+            }
+            rows.append(try shippedRow(key, bytes: stored.row, driver: driver))
         }
         var tombstones: [Tombstone] = []
-        for key in Set(wanted + offered).sorted(by: [UInt8].keyPrecedes) {
+        for key in want.union(offered).sorted(by: [UInt8].keyPrecedes) {
             tombstones += try deleteVersions(key, driver: driver)
         }
-        let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones, want: wanted)
+        let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones,
+                                         want: want.sorted(by: [UInt8].keyPrecedes))
         return response.isEmpty ? [] : response.split()
     }
 

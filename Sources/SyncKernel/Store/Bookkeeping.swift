@@ -84,6 +84,18 @@ struct Bookkeeping {
         try statement.run()
     }
 
+    /// A stored row with its leaf hash (nil for a device-derived row) and the change counter
+    /// recorded when its item last moved (nil when unknown), in one read.
+    func rowLeafAndChanged(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> (row: [UInt8], leaf: [UInt8]?, changed: UInt64?)? {
+        let statement = try db.statement("SELECT row, leaf, changed FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
+        statement.bind(1, key)
+        return try statement.first { stored in
+            let leaf = stored.isNull(1) ? nil : stored.blob(1)
+            return (stored.blob(0), leaf.flatMap { $0.isEmpty ? nil : $0 },
+                    stored.isNull(2) ? nil : UInt64(bitPattern: stored.int64(2)))
+        }
+    }
+
     /// The change counter recorded when a row's item last moved; nil for no row or unknown.
     func changed(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> UInt64? {
         let statement = try db.statement("SELECT changed FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
@@ -165,41 +177,42 @@ struct Bookkeeping {
         }
     }
 
-    /// The stored (non-zero) sketch symbols of a namespace.
+    /// The stored (non-zero) sketch symbols of a namespace, by index.
     func symbols(_ namespace: String) throws(SyncKernelError) -> [(index: Int, bytes: [UInt8])] {
-        let statement = try db.statement("SELECT idx, symbol FROM sk_symbol WHERE ns = ?")
-        statement.bind(1, namespace)
-        var out: [(index: Int, bytes: [UInt8])] = []
-        while try statement.step() { out.append((Int(statement.int64(0)), statement.blob(1))) }
-        return out
+        try indexedBlobs(namespace, table: "sk_symbol", column: "symbol")
     }
 
     /// Stores a symbol, or removes it when nil (a zero symbol is not stored).
     func putSymbol(_ namespace: String, index: Int, _ bytes: [UInt8]?) throws(SyncKernelError) {
-        if let bytes {
-            try db.statement("INSERT OR REPLACE INTO sk_symbol(ns, idx, symbol) VALUES(?, ?, ?)")
-                .bind(1, namespace).bind(2, Int64(index)).bind(3, bytes).run()
-        } else {
-            try db.statement("DELETE FROM sk_symbol WHERE ns = ? AND idx = ?").bind(1, namespace).bind(2, Int64(index)).run()
-        }
+        try putIndexedBlob(namespace, index: index, bytes, table: "sk_symbol", column: "symbol")
     }
 
-    /// The stored (non-empty) bucket fingerprints of a namespace.
+    /// The stored (non-empty) bucket fingerprints of a namespace, by index.
     func buckets(_ namespace: String) throws(SyncKernelError) -> [(index: Int, bytes: [UInt8])] {
-        let statement = try db.statement("SELECT idx, fingerprint FROM sk_bucket WHERE ns = ?")
+        try indexedBlobs(namespace, table: "sk_bucket", column: "fingerprint")
+    }
+
+    /// Stores a bucket fingerprint, or removes it when nil (an empty bucket is not stored).
+    func putBucket(_ namespace: String, index: Int, _ bytes: [UInt8]?) throws(SyncKernelError) {
+        try putIndexedBlob(namespace, index: index, bytes, table: "sk_bucket", column: "fingerprint")
+    }
+
+    /// Every (index, blob) of one namespace in a structure table.
+    private func indexedBlobs(_ namespace: String, table: String, column: String) throws(SyncKernelError) -> [(index: Int, bytes: [UInt8])] {
+        let statement = try db.statement("SELECT idx, \(column) FROM \(table) WHERE ns = ?")
         statement.bind(1, namespace)
         var out: [(index: Int, bytes: [UInt8])] = []
         while try statement.step() { out.append((Int(statement.int64(0)), statement.blob(1))) }
         return out
     }
 
-    /// Stores a bucket fingerprint, or removes it when nil (an empty bucket is not stored).
-    func putBucket(_ namespace: String, index: Int, _ bytes: [UInt8]?) throws(SyncKernelError) {
+    /// Stores one indexed blob of a structure table, or deletes it when nil.
+    private func putIndexedBlob(_ namespace: String, index: Int, _ bytes: [UInt8]?, table: String, column: String) throws(SyncKernelError) {
         if let bytes {
-            try db.statement("INSERT OR REPLACE INTO sk_bucket(ns, idx, fingerprint) VALUES(?, ?, ?)")
+            try db.statement("INSERT OR REPLACE INTO \(table)(ns, idx, \(column)) VALUES(?, ?, ?)")
                 .bind(1, namespace).bind(2, Int64(index)).bind(3, bytes).run()
         } else {
-            try db.statement("DELETE FROM sk_bucket WHERE ns = ? AND idx = ?").bind(1, namespace).bind(2, Int64(index)).run()
+            try db.statement("DELETE FROM \(table) WHERE ns = ? AND idx = ?").bind(1, namespace).bind(2, Int64(index)).run()
         }
     }
 

@@ -6,9 +6,10 @@
 /// buckets and header beside the rows, so a crash or rollback leaves rows and structure
 /// consistent. The store adopts the working copies only after the transaction commits
 /// (`structures`), so a rolled-back write leaves no trace in memory either. `knownLeaves`
-/// holds the leaf this transaction last wrote or read per (namespace, key), so `leafHash` costs
-/// O(1) for a row it touched and one indexed read otherwise (the transaction's own reads see
-/// its own writes, so a read never contradicts a staged leaf).
+/// caches the leaf this transaction last wrote or read per (namespace, key), so `leafHash` costs
+/// O(1) for a row it just touched and one indexed read otherwise (the transaction's own reads see
+/// its own writes, so the cache never contradicts the store); its size is capped, so memory does
+/// not grow with the rows a transaction writes.
 final class RowWriter {
     /// A row's identity across the namespaces one transaction may touch.
     private struct StagedKey: Hashable {
@@ -22,9 +23,13 @@ final class RowWriter {
     private let committed: (_ namespace: String) -> NamespaceStructure
     /// Working copies of the structures this transaction touched.
     private(set) var structures: [String: NamespaceStructure] = [:]
-    /// The leaf hash of every row this transaction wrote or read (nil: no item), the last one
-    /// written winning, so a save that reads its row once does not read its leaf again.
+    /// The leaf hash of rows this transaction wrote or read lately (nil: no item), the last one
+    /// written winning, so a save that reads its row once does not read its leaf again. A cache
+    /// only (the transaction's own reads see its own writes), emptied past `knownLeafLimit`
+    /// entries so a transaction of a million rows holds no per-row state.
     private var knownLeaves: [StagedKey: [UInt8]?] = [:]
+    /// The most leaves `knownLeaves` holds.
+    private static let knownLeafLimit = 4_096
     private(set) var rowsWritten = 0
     /// Time spent moving items in the working structures (the structure's share of each write).
     private(set) var moveTime: Duration = .zero
@@ -40,15 +45,21 @@ final class RowWriter {
         let staged = StagedKey(namespace: namespace, key: key)
         if let leaf = knownLeaves[staged] { return leaf }
         let leaf = try books.leaf(namespace, key)
-        knownLeaves[staged] = .some(leaf)
+        remember(namespace, key, leaf)
         return leaf
     }
 
     /// The stored row of `key` as this transaction sees it, read once together with its leaf.
     func storedRow(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
         let stored = try books.rowAndLeaf(namespace, key)
-        knownLeaves[StagedKey(namespace: namespace, key: key)] = .some(stored?.leaf)
+        remember(namespace, key, stored?.leaf)
         return stored?.row
+    }
+
+    /// Caches the leaf this transaction now sees for a row.
+    private func remember(_ namespace: String, _ key: [UInt8], _ leaf: [UInt8]?) {
+        if knownLeaves.count >= RowWriter.knownLeafLimit { knownLeaves.removeAll(keepingCapacity: true) }
+        knownLeaves[StagedKey(namespace: namespace, key: key)] = .some(leaf)
     }
 
     /// Stores `row` in `namespace` and moves its item (a device-derived row has none), recording
@@ -75,7 +86,7 @@ final class RowWriter {
     }
 
     private func move(_ namespace: String, _ key: [UInt8], from old: [UInt8]?, to new: [UInt8]?) {
-        knownLeaves[StagedKey(namespace: namespace, key: key)] = .some(new)
+        remember(namespace, key, new)
         rowsWritten += 1
         let started = ContinuousClock.now
         defer { moveTime += started.duration(to: .now) }
