@@ -261,9 +261,14 @@ extension FrameCodecTests {
         let (devices, _) = compactResponse()
         let table = Array(devices.prefix(2))
         XCTAssertNoThrow(try SyncFrame(decoding: compactFrame(devices: table, vector: [0, 3, 1, 1], tombstoneVector: [1, 2])))
-        for vector: [UInt64] in [[2, 1], [0, 1, 5, 1], [0], [0, 1, 1], [1, 1, 0, 1], [0, 1, 0, 2], [0, 0], [0, 1, 1, 0]] {
+        let own = try SyncFrame(decoding: compactFrame(devices: table, vector: [0, 3, 2, 1]))
+        guard case .reconcileResponse(let response) = own.body else { return XCTFail("a response") }
+        XCTAssertEqual(response.rows.first?.vector, VersionVector([table[0]: 3, DeviceID.ownCreation: 1]),
+                       "one past the table is the row's own creation, resolved when it is merged")
+        for vector: [UInt64] in [[3, 1], [0, 1, 5, 1], [0], [0, 1, 1], [1, 1, 0, 1], [0, 1, 0, 2], [0, 0], [0, 1, 1, 0]] {
             assertRejected(compactFrame(devices: table, vector: vector), .malformedFrame)
         }
+        // A tombstone has no row to derive a creation from: one past the table is refused there.
         assertRejected(compactFrame(devices: table, vector: [0, 1], tombstoneVector: [2, 1]), .malformedFrame)
         assertRejected(compactFrame(devices: table, vector: [0, 1], tombstoneVector: [1, 0]), .malformedFrame)
     }

@@ -334,4 +334,24 @@ extension SketchExchangeTests {
         XCTAssertEqual(huge.rows.count, 1, "a row over the budget travels alone")
         XCTAssertEqual(ReconcileResponse(namespace: namespace, rows: [rows[0]], tombstones: []).split().count, 1)
     }
+
+    func testAShippedRowsOwnCreationTravelsAsAReferenceAndIsStoredResolved() throws {
+        let world = try TestWorld()
+        let (a, b) = try pair(rows: 10, world: world)
+        let fresh = Row(id: "fresh", value: "new on a", updatedAt: 5)
+        try a.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(fresh) }
+        let created = DeviceID.creation(key: key("fresh"), leaf: RecordNamespace.leaf(of: fresh).hash)
+        let shipped = try a.respond(toKeys: [key("fresh")], namespace: namespace)
+        let compact = SyncFrame(account: [UInt8](repeating: 1, count: 32), schema: a.namespaces.schema,
+                                body: .reconcileResponse(try XCTUnwrap(shipped.first)), compactVectors: true).encoded()
+        let plain = SyncFrame(account: [UInt8](repeating: 1, count: 32), schema: a.namespaces.schema,
+                              body: .reconcileResponse(try XCTUnwrap(shipped.first))).encoded()
+        XCTAssertLessThan(compact.count + 20, plain.count, "the creation costs a one-byte reference, not 32 bytes")
+        guard case .reconcileResponse(let received) = try SyncFrame(decoding: compact).body else { return XCTFail("a response") }
+        XCTAssertEqual(received.rows.first?.vector, VersionVector([DeviceID.ownCreation: 1]))
+        try b.apply(received)
+        XCTAssertEqual(try b.version(namespace: namespace, key: key("fresh"))?.vector, VersionVector([created: 1]),
+                       "the reference is resolved to the row's own creation before anything is stored")
+        XCTAssertEqual(a.stateDigest(), b.stateDigest())
+    }
 }

@@ -23,6 +23,11 @@ public struct DeviceID: Sendable, Hashable, Comparable, CustomStringConvertible 
         DeviceID(validated: SHA256.hash(domain: creationDomain, key, leaf))
     }
 
+    /// Stands, inside a decoded shipped row's vector, for the creation dimension of that row's
+    /// own content; the merge replaces it by `creation(key:leaf:)` of the row before any use, so
+    /// it is never stored (32 zero bytes, which no key pair yields).
+    package static let ownCreation = DeviceID(validated: [UInt8](repeating: 0, count: 32))
+
     /// The domain of creation dimensions.
     private static let creationDomain = Array("synckernel.creation".utf8)
 

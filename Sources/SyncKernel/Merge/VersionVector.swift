@@ -30,6 +30,15 @@ public struct VersionVector: Sendable, Hashable {
         counters[device, default: 0] += 1
     }
 
+    /// This vector with `device`'s counter moved to `replacement` (merged with any it has).
+    package func replacing(_ device: DeviceID, with replacement: DeviceID) -> VersionVector {
+        guard let count = counters[device] else { return self }
+        var moved = counters
+        moved[device] = nil
+        moved[replacement] = max(moved[replacement] ?? 0, count)
+        return VersionVector(moved)
+    }
+
     /// The elementwise maximum of both vectors.
     public func merged(with other: VersionVector) -> VersionVector {
         var result = counters

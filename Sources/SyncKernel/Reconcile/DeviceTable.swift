@@ -7,6 +7,9 @@
 /// same table (an index past the end, a repeat, a zero or an odd length is `malformedFrame`).
 /// Used only in frames to a peer that announced `SyncFrame.sketchCapability`, and only when it
 /// makes the frame smaller; the spec's frames keep the spec's vectors (maps keyed by device key).
+/// In a shipped row's vectors the index one past the table stands for the row's own creation
+/// dimension (`ShippedRow.creation`), which the receiver derives from the row, so a row created
+/// with its current content costs no table entry; anywhere else that index is refused.
 package struct DeviceTable: Sendable, Hashable {
     /// The most devices one table may list.
     package static let maxDevices = 4096
@@ -18,10 +21,12 @@ package struct DeviceTable: Sendable, Hashable {
     /// The table of every device the vectors of `response` name.
     package init(covering response: ReconcileResponse) {
         var seen: Set<DeviceID> = []
-        func visit(_ vector: VersionVector?) { seen.formUnion(vector?.counters.keys ?? [:].keys) }
+        func visit(_ vector: VersionVector?, own: DeviceID? = nil) {
+            seen.formUnion((vector?.counters.keys).map { $0.filter { $0 != own } } ?? [])
+        }
         func visit(_ row: ShippedRow) {
-            visit(row.vector)
-            visit(row.contentVector)
+            visit(row.vector, own: row.creation)
+            visit(row.contentVector, own: row.creation)
             row.siblings.forEach(visit)
         }
         response.rows.forEach(visit)
@@ -35,13 +40,14 @@ package struct DeviceTable: Sendable, Hashable {
     }
 
     /// This table when writing `response` against it is smaller than writing device keys in
-    /// every vector (more vector entries than devices, plus one), else nil.
+    /// every vector (an entry by key costs about 33 bytes more than one by position, a table
+    /// entry about 34), else nil.
     package func ifSmaller(for response: ReconcileResponse) -> DeviceTable? {
         func entries(_ row: ShippedRow) -> Int {
             (row.vector?.counters.count ?? 0) + (row.contentVector?.counters.count ?? 0) + row.siblings.reduce(0) { $0 + entries($1) }
         }
         let total = response.rows.reduce(0) { $0 + entries($1) } + response.tombstones.reduce(0) { $0 + $1.vector.counters.count }
-        return total > devices.count + 1 ? self : nil
+        return total * 33 > devices.count * 34 + 2 ? self : nil
     }
 
     /// Reads a table: 32-byte keys, sorted, no repeat, at most `maxDevices`.
@@ -64,9 +70,12 @@ package struct DeviceTable: Sendable, Hashable {
         writer.writeArray(devices) { $0.write(bytes: $1.publicKey) }
     }
 
-    /// Writes `vector` by position.
-    package func encode(_ vector: VersionVector, into writer: inout CanonicalWriter) {
-        let entries = vector.counters.compactMap { device, count in positions[device].map { ($0, count) } }.sorted { $0.0 < $1.0 }
+    /// Writes `vector` by position; `own` (a shipped row's creation dimension) by the index one
+    /// past the table.
+    package func encode(_ vector: VersionVector, own: DeviceID? = nil, into writer: inout CanonicalWriter) {
+        let entries = vector.counters.compactMap { device, count in
+            device == own ? (devices.count, count) : positions[device].map { ($0, count) }
+        }.sorted { $0.0 < $1.0 }
         writer.writeArrayHeader(count: 2 * entries.count)
         for (index, count) in entries {
             writer.write(UInt64(index))
@@ -74,8 +83,9 @@ package struct DeviceTable: Sendable, Hashable {
         }
     }
 
-    /// Reads a vector written by position against this table.
-    package func decodeVector(_ value: CBORValue) throws(SyncKernelError) -> VersionVector {
+    /// Reads a vector written by position against this table; with `allowsOwn` (a shipped row's
+    /// vectors) the index one past the table reads as `DeviceID.ownCreation`.
+    package func decodeVector(_ value: CBORValue, allowsOwn: Bool = false) throws(SyncKernelError) -> VersionVector {
         let items = try value.array()
         guard items.count % 2 == 0 else { throw SyncKernelError(.malformedFrame, "a vector needs index and count pairs") }
         var counters: [DeviceID: UInt64] = [:]
@@ -83,11 +93,12 @@ package struct DeviceTable: Sendable, Hashable {
         for pair in stride(from: 0, to: items.count, by: 2) {
             let index = try items[pair].uint()
             let count = try items[pair + 1].uint()
-            guard index < UInt64(devices.count), previous.map({ $0 < index }) ?? true, count > 0 else {
+            let limit = UInt64(devices.count) + (allowsOwn ? 1 : 0)
+            guard index < limit, previous.map({ $0 < index }) ?? true, count > 0 else {
                 throw SyncKernelError(.malformedFrame, "a vector entry out of the table, out of order or zero")
             }
             previous = index
-            counters[devices[Int(index)]] = count
+            counters[index == UInt64(devices.count) ? DeviceID.ownCreation : devices[Int(index)]] = count
         }
         return VersionVector(counters)
     }

@@ -62,14 +62,15 @@ extension KernelStore {
 
     /// A stored row with its vectors and kept concurrent versions, ready to ship.
     func shippedRow(_ key: [UInt8], driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
-        guard let bytes = try books.row(driver.name, key) else {
+        guard let stored = try books.rowAndLeaf(driver.name, key) else {
             throw SyncKernelError(.corruptBookkeeping, "leaf without a row in \(driver.name)")
         }
-        return try shippedRow(key, bytes: bytes, driver: driver)
+        return try shippedRow(key, bytes: stored.row, leaf: stored.leaf, driver: driver)
     }
 
-    /// The row `bytes` of `key`, already read, with its vectors and kept concurrent versions.
-    func shippedRow(_ key: [UInt8], bytes: [UInt8], driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
+    /// The row `bytes` of `key`, already read with its stored `leaf`, with its vectors, kept
+    /// concurrent versions and the creation dimension its own content would have.
+    func shippedRow(_ key: [UInt8], bytes: [UInt8], leaf: [UInt8]?, driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
         guard driver.isCausal else { return ShippedRow(row: bytes, vector: nil) }
         let version = try books.version(driver.name, key)
         let vector = version?.vector ?? VersionVector()
@@ -77,7 +78,8 @@ extension KernelStore {
         let siblings = try books.versions(driver.name, key).compactMap { sibling in
             sibling.row.map { ShippedRow(row: $0, vector: sibling.vector) }
         }
-        return ShippedRow(row: bytes, vector: vector, contentVector: content == vector ? nil : content, siblings: siblings)
+        return ShippedRow(row: bytes, vector: vector, contentVector: content == vector ? nil : content, siblings: siblings,
+                          creation: leaf.map { DeviceID.creation(key: key, leaf: $0) })
     }
 
     /// Merges a peer's response under the namespace's rule, in one transaction, and says which

@@ -115,7 +115,7 @@ extension KernelStore {
                 want.insert(key)
                 continue
             }
-            rows.append(try shippedRow(key, bytes: stored.row, driver: driver))
+            rows.append(try shippedRow(key, bytes: stored.row, leaf: stored.leaf, driver: driver))
         }
         var tombstones: [Tombstone] = []
         for key in want.union(offered).sorted(by: [UInt8].keyPrecedes) {

@@ -40,14 +40,17 @@ struct Merger {
             }
             return Merged(key: incoming.key, changed: try store(bytes), senderLacks: bytes != incoming.bytes)
         }
-        let context = shipped.vector ?? VersionVector()
-        var versions = [StoredVersion(vector: shipped.contentVector ?? context, row: incoming.bytes)]
+        let own = DeviceID.creation(key: incoming.key, leaf: incoming.leaf.hash)
+        let context = (shipped.vector ?? VersionVector()).replacing(.ownCreation, with: own)
+        var versions = [StoredVersion(vector: shipped.contentVector?.replacing(.ownCreation, with: own) ?? context, row: incoming.bytes)]
         for sibling in shipped.siblings {
             let row = try driver.inspect(sibling.row)
             guard row.key == incoming.key, !row.isDeviceDerived else {
                 throw SyncKernelError(.malformedFrame, "a sibling of another key")
             }
-            versions.append(StoredVersion(vector: sibling.vector ?? VersionVector(), row: row.bytes))
+            let siblingOwn = DeviceID.creation(key: row.key, leaf: row.leaf.hash)
+            versions.append(StoredVersion(vector: (sibling.vector ?? VersionVector()).replacing(.ownCreation, with: siblingOwn),
+                                          row: row.bytes))
         }
         return try mergeVersions(key: incoming.key, incoming: versions, context: context)
     }

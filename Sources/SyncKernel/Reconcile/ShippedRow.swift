@@ -9,13 +9,30 @@ package struct ShippedRow: Sendable, Hashable {
     /// Concurrent versions of the same key that lost the tie-break, each with its own vector
     /// (`contentVector` unused); kept so that no concurrent write is lost to a tie.
     package let siblings: [ShippedRow]
+    /// The creation dimension of this row's own content (`DeviceID.creation` of its key and
+    /// leaf), when the sender knows it: a vector entry under it is written as a one-byte
+    /// reference (`DeviceTable`), since the receiver can derive it from the row. Not compared.
+    package let creation: DeviceID?
 
     /// Creates a shipped row.
-    package init(row: [UInt8], vector: VersionVector?, contentVector: VersionVector? = nil, siblings: [ShippedRow] = []) {
+    package init(row: [UInt8], vector: VersionVector?, contentVector: VersionVector? = nil, siblings: [ShippedRow] = [],
+                 creation: DeviceID? = nil) {
         self.row = row
         self.vector = vector
         self.contentVector = contentVector
         self.siblings = siblings
+        self.creation = creation
+    }
+
+    package static func == (lhs: ShippedRow, rhs: ShippedRow) -> Bool {
+        lhs.row == rhs.row && lhs.vector == rhs.vector && lhs.contentVector == rhs.contentVector && lhs.siblings == rhs.siblings
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(row)
+        hasher.combine(vector)
+        hasher.combine(contentVector)
+        hasher.combine(siblings)
     }
 }
 

@@ -147,13 +147,14 @@ extension SyncFrame {
     }
 
     /// Writes a vector by device key, or by position in `table` when there is one.
-    private static func encode(_ vector: VersionVector, table: DeviceTable?, into writer: inout CanonicalWriter) {
-        if let table { table.encode(vector, into: &writer) } else { vector.encode(into: &writer) }
+    private static func encode(_ vector: VersionVector, table: DeviceTable?, own: DeviceID? = nil,
+                               into writer: inout CanonicalWriter) {
+        if let table { table.encode(vector, own: own, into: &writer) } else { vector.encode(into: &writer) }
     }
 
-    /// Reads a vector written by `encode(_:table:into:)` with the same table (or none).
-    private static func decodeVector(_ value: CBORValue, table: DeviceTable?) throws(SyncKernelError) -> VersionVector {
-        if let table { return try table.decodeVector(value) }
+    /// Reads a vector written by `encode(_:table:own:into:)` with the same table (or none).
+    private static func decodeVector(_ value: CBORValue, table: DeviceTable?, allowsOwn: Bool = false) throws(SyncKernelError) -> VersionVector {
+        if let table { return try table.decodeVector(value, allowsOwn: allowsOwn) }
         return try VersionVector(decoding: value)
     }
 
@@ -182,8 +183,10 @@ extension SyncFrame {
     private static func encode(_ shipped: ShippedRow, table: DeviceTable?, into writer: inout CanonicalWriter) {
         writer.writeMap { entry in
             entry.entry("r") { $0.write(encodedItem: shipped.row) }
-            if let vector = shipped.vector { entry.entry("v") { encode(vector, table: table, into: &$0) } }
-            if let content = shipped.contentVector { entry.entry("c") { encode(content, table: table, into: &$0) } }
+            if let vector = shipped.vector { entry.entry("v") { encode(vector, table: table, own: shipped.creation, into: &$0) } }
+            if let content = shipped.contentVector {
+                entry.entry("c") { encode(content, table: table, own: shipped.creation, into: &$0) }
+            }
             if !shipped.siblings.isEmpty {
                 entry.entry("s") { $0.writeArray(shipped.siblings) { writer, sibling in encode(sibling, table: table, into: &writer) } }
             }
@@ -192,8 +195,8 @@ extension SyncFrame {
 
     /// Reads one shipped row; siblings nest one level only.
     private static func decodeShippedRow(_ item: CBORValue, table: DeviceTable?, depth: Int) throws(SyncKernelError) -> ShippedRow {
-        let vector = try item["v"].map { (v: CBORValue) throws(SyncKernelError) in try decodeVector(v, table: table) }
-        let content = try item["c"].map { (c: CBORValue) throws(SyncKernelError) in try decodeVector(c, table: table) }
+        let vector = try item["v"].map { (v: CBORValue) throws(SyncKernelError) in try decodeVector(v, table: table, allowsOwn: true) }
+        let content = try item["c"].map { (c: CBORValue) throws(SyncKernelError) in try decodeVector(c, table: table, allowsOwn: true) }
         var siblings: [ShippedRow] = []
         if let nested = item["s"] {
             guard depth == 0 else { throw SyncKernelError(.malformedFrame, "siblings of a sibling") }
