@@ -54,3 +54,22 @@ struct ExchangePump {
         }
     }
 }
+
+/// The pump itself: it answers as a replica does and stops when nothing is left to send.
+final class ExchangePumpSelfTests: XCTestCase {
+    func testAWholeRequestIsAnsweredAppliedAndTheExchangeEnds() throws {
+        let world = try TestWorld()
+        let a = try world.store(device: 0)
+        let b = try world.store(device: 1)
+        try b.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(RecordNamespace.Row(id: "x", value: "v", updatedAt: 1))
+        }
+        var pump = ExchangePump(a: a, b: b)
+        try pump.run(.reconcileRequest(ReconcileRequest(namespace: RecordNamespace.name, buckets: [])))
+        XCTAssertEqual(pump.kinds, ["reconcile_req", "reconcile_resp"], "b answers with its row, a applies it, nothing is owed back")
+        XCTAssertEqual(a.stateDigest(), b.stateDigest())
+        var quiet = ExchangePump(a: a, b: b)
+        try quiet.run(.reconcileRequest(ReconcileRequest(namespace: RecordNamespace.name, buckets: [], keys: [Array("absent".utf8)])))
+        XCTAssertEqual(quiet.kinds, ["reconcile_req"], "a request for a key nobody holds is answered with silence")
+    }
+}
