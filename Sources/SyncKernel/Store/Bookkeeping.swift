@@ -260,15 +260,19 @@ struct Bookkeeping {
         let statement = try db.statement("SELECT vector, synced_at, content_vector FROM sk_row_version WHERE ns = ? AND key = ?")
         statement.bind(1, namespace).bind(2, key)
         return try statement.first { (row: SQLiteStatement<SyncKernelError>) throws(SyncKernelError) in
-            RowVersion(vector: try Bookkeeping.decodeVector(row.blob(0)), syncedAt: row.int64(1),
-                       contentVector: try Bookkeeping.decodeVector(row.blob(2)))
+            let vector = try Bookkeeping.decodeVector(row.blob(0))
+            let content = row.blob(2)
+            return RowVersion(vector: vector, syncedAt: row.int64(1),
+                              contentVector: content.isEmpty ? vector : try Bookkeeping.decodeVector(content))
         }
     }
 
+    /// Stores a row's RowVersion; a content vector equal to the vector (the usual case) is stored
+    /// as an empty blob, which no encoded vector is (an empty vector encodes as one byte).
     func putVersion(_ namespace: String, _ key: [UInt8], _ version: RowVersion) throws(SyncKernelError) {
         try db.statement("INSERT OR REPLACE INTO sk_row_version(ns, key, vector, synced_at, content_vector) VALUES(?, ?, ?, ?, ?)")
             .bind(1, namespace).bind(2, key).bind(3, version.vector.encoded()).bind(4, version.syncedAt)
-            .bind(5, version.contentVector.encoded()).run()
+            .bind(5, version.contentVector == version.vector ? [] : version.contentVector.encoded()).run()
     }
 
     func removeVersion(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {
