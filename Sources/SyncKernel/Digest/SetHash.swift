@@ -48,17 +48,18 @@ package struct SetHash: Sendable, Hashable {
     /// Adds (`direction` +1) or removes (-1) one 32-byte item hash.
     package mutating func apply(itemHash: [UInt8], direction: Int64) {
         precondition(itemHash.count == 32 && SHA256.ready)
-        var expanded = [UInt16](repeating: 0, count: SetHash.laneCount)
         let nonce = [UInt8](repeating: 0, count: Int(crypto_stream_chacha20_ietf_NONCEBYTES))
-        expanded.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            _ = crypto_stream_chacha20_ietf(base.assumingMemoryBound(to: UInt8.self), UInt64(buffer.count), nonce, itemHash)
-        }
-        lanes.withUnsafeMutableBufferPointer { lanes in
-            if direction > 0 {
-                for index in 0..<SetHash.laneCount { lanes[index] &+= UInt16(littleEndian: expanded[index]) }
-            } else {
-                for index in 0..<SetHash.laneCount { lanes[index] &-= UInt16(littleEndian: expanded[index]) }
+        withUnsafeTemporaryAllocation(of: UInt16.self, capacity: SetHash.laneCount) { expanded in
+            guard let base = expanded.baseAddress else { return }
+            base.withMemoryRebound(to: UInt8.self, capacity: SetHash.byteCount) { bytes in
+                _ = crypto_stream_chacha20_ietf(bytes, UInt64(SetHash.byteCount), nonce, itemHash)
+            }
+            lanes.withUnsafeMutableBufferPointer { lanes in
+                if direction > 0 {
+                    for index in 0..<SetHash.laneCount { lanes[index] &+= UInt16(littleEndian: expanded[index]) }
+                } else {
+                    for index in 0..<SetHash.laneCount { lanes[index] &-= UInt16(littleEndian: expanded[index]) }
+                }
             }
         }
     }

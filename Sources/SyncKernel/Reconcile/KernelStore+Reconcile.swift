@@ -45,8 +45,8 @@ extension KernelStore {
         var rows: [ShippedRow] = []
         var tombstones: [Tombstone] = []
         for key in Set(keys).sorted(by: [UInt8].keyPrecedes) {
-            if try books.leaf(driver.name, key) != nil {
-                rows.append(try shippedRow(key, driver: driver))
+            if let stored = try books.rowLeafAndChanged(driver.name, key), stored.leaf != nil {
+                rows.append(try shippedRow(key, bytes: stored.row, leaf: stored.leaf, driver: driver))
             }
             tombstones += try deleteVersions(key, driver: driver)
         }
@@ -62,7 +62,7 @@ extension KernelStore {
 
     /// A stored row with its vectors and kept concurrent versions, ready to ship.
     func shippedRow(_ key: [UInt8], driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
-        guard let stored = try books.rowAndLeaf(driver.name, key) else {
+        guard let stored = try books.rowLeafAndChanged(driver.name, key) else {
             throw SyncKernelError(.corruptBookkeeping, "leaf without a row in \(driver.name)")
         }
         return try shippedRow(key, bytes: stored.row, leaf: stored.leaf, driver: driver)

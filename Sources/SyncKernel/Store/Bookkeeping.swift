@@ -44,15 +44,6 @@ struct Bookkeeping {
 
     // MARK: rows
 
-    /// A stored row with its leaf hash (nil for a device-derived row), in one read.
-    func rowAndLeaf(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> (row: [UInt8], leaf: [UInt8]?)? {
-        let statement = try db.statement("SELECT row, leaf FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
-        statement.bind(1, key)
-        return try statement.first { stored in
-            let leaf = stored.isNull(1) ? nil : stored.blob(1)
-            return (stored.blob(0), leaf.flatMap { $0.isEmpty ? nil : $0 })
-        }
-    }
 
     func row(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
         let statement = try db.statement("SELECT row FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
@@ -96,13 +87,6 @@ struct Bookkeeping {
         }
     }
 
-    /// The change counter recorded when a row's item last moved; nil for no row or unknown.
-    func changed(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> UInt64? {
-        let statement = try db.statement("SELECT changed FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
-        statement.bind(1, key)
-        let stored: UInt64?? = try statement.first { $0.isNull(0) ? nil : UInt64(bitPattern: $0.int64(0)) }
-        return stored.flatMap { $0 }
-    }
 
     /// The stored leaves of a namespace (device-derived rows have none), in key order, read
     /// without decoding a row.

@@ -35,9 +35,6 @@ struct NamespaceStructure: Sendable, Equatable {
     /// The root the fast digest advertises.
     var root: [UInt8] { setHash.root(count: count) }
 
-    /// The namespace's whole-range fingerprint.
-    var total: RangeFingerprint { buckets.reduce(.empty) { $0.adding($1) } }
-
     /// Replaces the item (key, `old`) by (key, `new`); nil means no item (no row, or a
     /// device-derived one). Returns whether the item set changed.
     @discardableResult
@@ -80,11 +77,6 @@ struct NamespaceStructure: Sendable, Equatable {
             let bucket = buckets[index]
             try books.putBucket(namespace, index: index, bucket.isEmpty ? nil : bucket.encoded())
         }
-        markClean()
-    }
-
-    /// Forgets which parts changed (after `persist`, or for a structure just loaded).
-    mutating func markClean() {
         dirtySymbols.removeAll()
         dirtyBuckets.removeAll()
         metaDirty = false

@@ -51,7 +51,7 @@ final class RowWriter {
 
     /// The stored row of `key` as this transaction sees it, read once together with its leaf.
     func storedRow(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
-        let stored = try books.rowAndLeaf(namespace, key)
+        let stored = try books.rowLeafAndChanged(namespace, key)
         remember(namespace, key, stored?.leaf)
         return stored?.row
     }
