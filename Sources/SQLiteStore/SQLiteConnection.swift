@@ -37,7 +37,7 @@ package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
 
     /// The page cache each connection may fill, in KiB: large enough that writes at random keys
     /// into tables of a million rows find their B-tree pages cached, small next to the data.
-    package static var pageCacheKibibytes: Int { 32 * 1024 }
+    package static var pageCacheKibibytes: Int { 64 * 1024 }
 
     deinit {
         close()
@@ -54,6 +54,11 @@ package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
     }
 
     /// Runs one or more SQL statements that take no parameters; any rows they return are discarded.
+    /// How many rows the last finished INSERT, UPDATE or DELETE on this connection changed.
+    package var changedRows: Int {
+        Int(sqlite3_changes(handle))
+    }
+
     package func execute(_ sql: String) throws(Failure) {
         guard let handle else { throw Failure(sqlite: SQLiteError(.closed)) }
         let status = sqlite3_exec(handle, sql, nil, nil, nil)

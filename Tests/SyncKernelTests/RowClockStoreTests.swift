@@ -67,7 +67,8 @@ final class RowClockStoreTests: XCTestCase {
         try save(Row(id: "x", value: "old", updatedAt: 5), donor)
         try donor.checkpoint()
         donor.close()
-        try SQLiteTestHelper.execute("DELETE FROM sk_row_version", at: path)
+        try SQLiteTestHelper.execute("UPDATE ns_\(RecordNamespace.name) SET vector = NULL, synced_at = NULL, content_vector = NULL",
+                                     at: path)
         let restored = try world.store(device: 1, path: path)
         XCTAssertEqual(try vector(restored, "x"), VersionVector(), "first sight: empty vector")
         let fleet = try world.store(device: 2)
@@ -75,6 +76,30 @@ final class RowClockStoreTests: XCTestCase {
         _ = try pull(restored, from: fleet)
         XCTAssertEqual(try restored.row(RecordNamespace.self, key: Array("x".utf8))?.value, "fleet",
                        "a restored device cannot out-version the fleet")
+    }
+
+    func testVersionsKeptInTheOlderSeparateTableMoveIntoTheRowTableOnOpen() throws {
+        let world = try TestWorld()
+        let path = world.path()
+        let donor = try world.store(device: 0, path: path)
+        try save(Row(id: "x", value: "one", updatedAt: 5), donor)
+        try save(Row(id: "y", value: "two", updatedAt: 6), donor)
+        let before = try ["x", "y"].map { try XCTUnwrap(try donor.version(namespace: RecordNamespace.name, key: Array($0.utf8))) }
+        try donor.checkpoint()
+        donor.close()
+        let table = "ns_\(RecordNamespace.name)"
+        try SQLiteTestHelper.execute("""
+            CREATE TABLE sk_row_version(ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL, synced_at INTEGER NOT NULL,
+                content_vector BLOB NOT NULL, PRIMARY KEY(ns, key)) WITHOUT ROWID;
+            INSERT INTO sk_row_version SELECT '\(RecordNamespace.name)', key, vector, synced_at, content_vector FROM \(table);
+            UPDATE \(table) SET vector = NULL, synced_at = NULL, content_vector = NULL;
+            """, at: path)
+        let reopened = try world.store(device: 0, path: path)
+        let after = try ["x", "y"].map { try reopened.version(namespace: RecordNamespace.name, key: Array($0.utf8)) }
+        XCTAssertEqual(after, before, "each row gets back the RowVersion the older table kept, not an empty one")
+        reopened.close()
+        let leftover = try SQLiteTestHelper.integer("SELECT COUNT(*) FROM sqlite_master WHERE name = 'sk_row_version'", at: path)
+        XCTAssertEqual(leftover, 0, "the emptied older table is dropped")
     }
 
     func testDeleteLeavesATombstoneThatBeatsAStaleRowButNotAConcurrentEdit() throws {
@@ -184,6 +209,20 @@ enum SQLiteTestHelper {
         defer { sqlite3_close(handle) }
         let status = sqlite3_exec(handle, sql, nil, nil, nil)
         guard status == SQLITE_OK else { throw Failure(status: status) }
+    }
+
+    /// The integer in the first column of the first row `sql` returns.
+    static func integer(_ sql: String, at path: String) throws -> Int64 {
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw Failure(status: -1) }
+        defer { sqlite3_close(handle) }
+        var statement: OpaquePointer?
+        let prepared = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        guard prepared == SQLITE_OK else { throw Failure(status: prepared) }
+        let stepped = sqlite3_step(statement)
+        guard stepped == SQLITE_ROW else { throw Failure(status: stepped) }
+        return sqlite3_column_int64(statement, 0)
     }
 }
 

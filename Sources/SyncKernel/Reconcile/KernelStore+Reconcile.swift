@@ -45,8 +45,8 @@ extension KernelStore {
         var rows: [ShippedRow] = []
         var tombstones: [Tombstone] = []
         for key in Set(keys).sorted(by: [UInt8].keyPrecedes) {
-            if let stored = try books.rowLeafAndChanged(driver.name, key), stored.leaf != nil {
-                rows.append(try shippedRow(key, bytes: stored.row, leaf: stored.leaf, driver: driver))
+            if let stored = try books.record(driver.name, key), stored.leaf != nil {
+                rows.append(try shippedRow(key, stored: stored, driver: driver))
             }
             tombstones += try deleteVersions(key, driver: driver)
         }
@@ -62,17 +62,18 @@ extension KernelStore {
 
     /// A stored row with its vectors and kept concurrent versions, ready to ship.
     func shippedRow(_ key: [UInt8], driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
-        guard let stored = try books.rowLeafAndChanged(driver.name, key) else {
+        guard let stored = try books.record(driver.name, key) else {
             throw SyncKernelError(.corruptBookkeeping, "leaf without a row in \(driver.name)")
         }
-        return try shippedRow(key, bytes: stored.row, leaf: stored.leaf, driver: driver)
+        return try shippedRow(key, stored: stored, driver: driver)
     }
 
-    /// The row `bytes` of `key`, already read with its stored `leaf`, with its vectors, kept
+    /// The stored record of `key`, already read, as a shipped row with its vectors, kept
     /// concurrent versions and the creation dimension its own content would have.
-    func shippedRow(_ key: [UInt8], bytes: [UInt8], leaf: [UInt8]?, driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
+    func shippedRow(_ key: [UInt8], stored: StoredRecord, driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
+        let (bytes, leaf) = (stored.row, stored.leaf)
         guard driver.isCausal else { return ShippedRow(row: bytes, vector: nil) }
-        let version = try books.version(driver.name, key)
+        let version = stored.version
         let vector = version?.vector ?? VersionVector()
         let content = version?.contentVector ?? vector
         let siblings = try books.versions(driver.name, key).compactMap { sibling in

@@ -110,12 +110,12 @@ extension KernelStore {
         var want = Set(wanted)
         var rows: [ShippedRow] = []
         for key in offered {
-            guard let stored = try books.rowLeafAndChanged(driver.name, key), stored.leaf != nil else { continue }
+            guard let stored = try books.record(driver.name, key), stored.leaf != nil else { continue }
             if let mark, let changed = stored.changed, changed <= mark {
                 want.insert(key)
                 continue
             }
-            rows.append(try shippedRow(key, bytes: stored.row, leaf: stored.leaf, driver: driver))
+            rows.append(try shippedRow(key, stored: stored, driver: driver))
         }
         var tombstones: [Tombstone] = []
         for key in want.union(offered).sorted(by: [UInt8].keyPrecedes) {

@@ -7,9 +7,6 @@ struct Bookkeeping {
     let db: SQLiteConnection<SyncKernelError>
 
     static let schema = """
-        CREATE TABLE IF NOT EXISTS sk_row_version(
-            ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL, synced_at INTEGER NOT NULL,
-            content_vector BLOB NOT NULL, PRIMARY KEY(ns, key)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS sk_version(
             ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL, row BLOB,
             PRIMARY KEY(ns, key, vector)) WITHOUT ROWID;
@@ -27,19 +24,44 @@ struct Bookkeeping {
 
     /// Creates the namespace's row table: each row beside its leaf hash (`leaf`: 32 bytes, an
     /// empty blob for a device-derived row, which has none, or NULL in a table made before the
-    /// column existed, until `KernelStore` fills it in) and the namespace's item change counter
+    /// column existed, until `KernelStore` fills it in), the namespace's item change counter
     /// right after the row's item last moved (`changed`; NULL when unknown: a row written before
-    /// the column existed, or rewritten by a migration). A table from before gains the columns.
+    /// the column existed, or rewritten by a migration) and the row's RowVersion (`vector`,
+    /// `synced_at`, `content_vector`; all NULL for a row with none: a device-derived row, a row of
+    /// a namespace that keeps no vectors, or one not registered yet). Keeping the RowVersion in
+    /// the row's own record makes a write touch one B-tree, not two. A table from before gains
+    /// the columns.
     func createRowTable(_ namespace: String) throws(SyncKernelError) {
         let table = Bookkeeping.rowTable(namespace)
-        try db.execute("CREATE TABLE IF NOT EXISTS \(table)(key BLOB PRIMARY KEY, row BLOB NOT NULL, leaf BLOB, changed INTEGER) WITHOUT ROWID")
-        for column in ["leaf BLOB", "changed INTEGER"] {
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS \(table)(key BLOB PRIMARY KEY, row BLOB NOT NULL, leaf BLOB, changed INTEGER,
+                vector BLOB, synced_at INTEGER, content_vector BLOB) WITHOUT ROWID
+            """)
+        for column in ["leaf BLOB", "changed INTEGER", "vector BLOB", "synced_at INTEGER", "content_vector BLOB"] {
             let name = String(column.prefix { $0 != " " })
             let columns = try db.statement("SELECT COUNT(*) FROM pragma_table_info('\(table)') WHERE name = '\(name)'")
             if try columns.first({ $0.int64(0) }) == 0 {
                 try db.execute("ALTER TABLE \(table) ADD COLUMN \(column)")
             }
         }
+    }
+
+    /// Moves the namespace's RowVersions from the table older stores kept them in
+    /// (`sk_row_version`) into the row table, and drops that table once it holds nothing. The
+    /// caller runs it inside a transaction, after `createRowTable`.
+    func adoptLegacyVersions(_ namespace: String) throws(SyncKernelError) {
+        let exists = try db.statement("SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sk_row_version')")
+            .first { $0.int64(0) != 0 } ?? false
+        guard exists else { return }
+        let table = Bookkeeping.rowTable(namespace)
+        try db.statement("""
+            UPDATE \(table) SET vector = legacy.vector, synced_at = legacy.synced_at, content_vector = legacy.content_vector
+            FROM (SELECT key, vector, synced_at, content_vector FROM sk_row_version WHERE ns = ?) AS legacy
+            WHERE \(table).key = legacy.key
+            """).bind(1, namespace).run()
+        try db.statement("DELETE FROM sk_row_version WHERE ns = ?").bind(1, namespace).run()
+        let remaining = try db.statement("SELECT EXISTS(SELECT 1 FROM sk_row_version)").first { $0.int64(0) != 0 } ?? false
+        if !remaining { try db.execute("DROP TABLE sk_row_version") }
     }
 
     // MARK: rows
@@ -67,26 +89,45 @@ struct Bookkeeping {
     }
 
     /// Stores a row with its leaf hash (nil for a device-derived row, stored as an empty blob)
-    /// and the change counter after its item moved (nil: unknown).
-    func putRow(_ namespace: String, _ key: [UInt8], _ bytes: [UInt8], leaf: [UInt8]?, changed: UInt64? = nil) throws(SyncKernelError) {
-        let statement = try db.statement("INSERT OR REPLACE INTO \(Bookkeeping.rowTable(namespace))(key, row, leaf, changed) VALUES(?, ?, ?, ?)")
+    /// and the change counter after its item moved (nil: unknown). With a `version` the row's
+    /// RowVersion is written in the same statement; without one a row already stored keeps its
+    /// RowVersion and a new row has none.
+    func putRow(_ namespace: String, _ key: [UInt8], _ bytes: [UInt8], leaf: [UInt8]?, changed: UInt64? = nil,
+                version: RowVersion? = nil) throws(SyncKernelError) {
+        let table = Bookkeeping.rowTable(namespace)
+        let statement: SQLiteStatement<SyncKernelError>
+        if let version {
+            statement = try db.statement("""
+                INSERT INTO \(table)(key, row, leaf, changed, vector, synced_at, content_vector) VALUES(?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET row = excluded.row, leaf = excluded.leaf, changed = excluded.changed,
+                vector = excluded.vector, synced_at = excluded.synced_at, content_vector = excluded.content_vector
+                """)
+            Bookkeeping.bind(version, to: statement, from: 5)
+        } else {
+            statement = try db.statement("""
+                INSERT INTO \(table)(key, row, leaf, changed) VALUES(?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET row = excluded.row, leaf = excluded.leaf, changed = excluded.changed
+                """)
+        }
         statement.bind(1, key).bind(2, bytes).bind(3, leaf ?? [])
         if let changed { statement.bind(4, Int64(bitPattern: changed)) } else { statement.bind(4, .null) }
         try statement.run()
     }
 
-    /// A stored row with its leaf hash (nil for a device-derived row) and the change counter
-    /// recorded when its item last moved (nil when unknown), in one read.
-    func rowLeafAndChanged(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> (row: [UInt8], leaf: [UInt8]?, changed: UInt64?)? {
-        let statement = try db.statement("SELECT row, leaf, changed FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
+    /// The stored record of row `key` (bytes, leaf, change counter, RowVersion) in one read, nil
+    /// when there is no row.
+    func record(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> StoredRecord? {
+        let statement = try db.statement("""
+            SELECT row, leaf, changed, vector, synced_at, content_vector FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?
+            """)
         statement.bind(1, key)
-        return try statement.first { stored in
+        return try statement.first { (stored: SQLiteStatement<SyncKernelError>) throws(SyncKernelError) in
             let leaf = stored.isNull(1) ? nil : stored.blob(1)
-            return (stored.blob(0), leaf.flatMap { $0.isEmpty ? nil : $0 },
-                    stored.isNull(2) ? nil : UInt64(bitPattern: stored.int64(2)))
+            return StoredRecord(row: stored.blob(0), leaf: leaf.flatMap { $0.isEmpty ? nil : $0 },
+                                changed: stored.isNull(2) ? nil : UInt64(bitPattern: stored.int64(2)),
+                                version: try Bookkeeping.version(in: stored, from: 3))
         }
     }
-
 
     /// The stored leaves of a namespace (device-derived rows have none), in key order, read
     /// without decoding a row.
@@ -240,32 +281,60 @@ struct Bookkeeping {
 
     // MARK: RowVersion
 
+    /// The RowVersion stored with row `key`, nil when there is no row or the row has none.
     func version(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> RowVersion? {
-        let statement = try db.statement("SELECT vector, synced_at, content_vector FROM sk_row_version WHERE ns = ? AND key = ?")
-        statement.bind(1, namespace).bind(2, key)
-        return try statement.first { (row: SQLiteStatement<SyncKernelError>) throws(SyncKernelError) in
-            let vector = try Bookkeeping.decodeVector(row.blob(0))
-            let content = row.blob(2)
-            return RowVersion(vector: vector, syncedAt: row.int64(1),
-                              contentVector: content.isEmpty ? vector : try Bookkeeping.decodeVector(content))
+        let statement = try db.statement("""
+            SELECT vector, synced_at, content_vector FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ? AND vector IS NOT NULL
+            """)
+        statement.bind(1, key)
+        let found = try statement.first { (row: SQLiteStatement<SyncKernelError>) throws(SyncKernelError) in
+            try Bookkeeping.version(in: row, from: 0)
+        }
+        return found ?? nil
+    }
+
+    /// The RowVersion in columns `first` (vector), `first + 1` (synced_at) and `first + 2`
+    /// (content_vector) of the current result row; nil when the vector is NULL.
+    private static func version(in row: SQLiteStatement<SyncKernelError>, from first: Int32) throws(SyncKernelError) -> RowVersion? {
+        guard !row.isNull(first) else { return nil }
+        let vector = try Bookkeeping.decodeVector(row.blob(first))
+        let content = row.blob(first + 2)
+        return RowVersion(vector: vector, syncedAt: row.int64(first + 1),
+                          contentVector: content.isEmpty ? vector : try Bookkeeping.decodeVector(content))
+    }
+
+    /// Stores the RowVersion of the stored row `key`; a content vector equal to the vector (the
+    /// usual case) is stored as an empty blob, which no encoded vector is (an empty vector
+    /// encodes as one byte). A version belongs to a stored row: with no row there is nothing to
+    /// version, and the call throws `corruptBookkeeping` (a kernel bug, never peer input).
+    func putVersion(_ namespace: String, _ key: [UInt8], _ version: RowVersion) throws(SyncKernelError) {
+        let statement = try db.statement("""
+            UPDATE \(Bookkeeping.rowTable(namespace)) SET vector = ?, synced_at = ?, content_vector = ? WHERE key = ?
+            """)
+        Bookkeeping.bind(version, to: statement, from: 1)
+        try statement.bind(4, key).run()
+        guard db.changedRows == 1 else {
+            throw SyncKernelError(.corruptBookkeeping, "\(namespace): a RowVersion for a row that is not stored")
         }
     }
 
-    /// Stores a row's RowVersion; a content vector equal to the vector (the usual case) is stored
-    /// as an empty blob, which no encoded vector is (an empty vector encodes as one byte).
-    func putVersion(_ namespace: String, _ key: [UInt8], _ version: RowVersion) throws(SyncKernelError) {
-        try db.statement("INSERT OR REPLACE INTO sk_row_version(ns, key, vector, synced_at, content_vector) VALUES(?, ?, ?, ?, ?)")
-            .bind(1, namespace).bind(2, key).bind(3, version.vector.encoded()).bind(4, version.syncedAt)
-            .bind(5, version.contentVector == version.vector ? [] : version.contentVector.encoded()).run()
-    }
-
+    /// Clears the RowVersion of row `key` (nothing happens when the row is not stored).
     func removeVersion(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {
-        try db.statement("DELETE FROM sk_row_version WHERE ns = ? AND key = ?").bind(1, namespace).bind(2, key).run()
+        try db.statement("""
+            UPDATE \(Bookkeeping.rowTable(namespace)) SET vector = NULL, synced_at = NULL, content_vector = NULL WHERE key = ?
+            """).bind(1, key).run()
     }
 
-    /// Whether any row of the namespace has RowVersion bookkeeping (one indexed probe).
+    /// Binds a RowVersion's three columns at `first`, `first + 1` and `first + 2`.
+    private static func bind(_ version: RowVersion, to statement: SQLiteStatement<SyncKernelError>, from first: Int32) {
+        statement.bind(first, version.vector.encoded()).bind(first + 1, version.syncedAt)
+            .bind(first + 2, version.contentVector == version.vector ? [] : version.contentVector.encoded())
+    }
+
+    /// Whether any row of the namespace has RowVersion bookkeeping (stops at the first one).
     func hasVersions(_ namespace: String) throws(SyncKernelError) -> Bool {
-        try db.statement("SELECT EXISTS(SELECT 1 FROM sk_row_version WHERE ns = ?)").bind(1, namespace).first { $0.int64(0) != 0 } ?? false
+        try db.statement("SELECT EXISTS(SELECT 1 FROM \(Bookkeeping.rowTable(namespace)) WHERE vector IS NOT NULL)")
+            .first { $0.int64(0) != 0 } ?? false
     }
 
 

@@ -53,6 +53,7 @@ public final class KernelStore {
         try db.execute(Bookkeeping.schema)
         for driver in namespaces.drivers {
             try books.createRowTable(driver.name)
+            try db.transaction { () throws(SyncKernelError) in try books.adoptLegacyVersions(driver.name) }
             let migrated = try migrateRowFormat(driver)
             let loaded = migrated ? nil : try NamespaceStructure.load(driver.name, from: books)
             if loaded == nil { try storeMissingLeaves(driver) }

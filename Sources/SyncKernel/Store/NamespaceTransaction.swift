@@ -40,8 +40,8 @@ public struct NamespaceTransaction<N: SyncNamespace> {
     /// or turn a synced row device-derived or back (a key is one or the other for life).
     public func save(_ row: N.Row) throws(SyncKernelError) {
         let inspected = try InspectedRow(validating: row, namespace: N.self, stamp: nil)
-        let stored = try writer.storedRow(N.name, inspected.key)
-        guard stored != inspected.bytes else { return }
+        let stored = try writer.storedRecord(N.name, inspected.key)
+        guard stored?.row != inspected.bytes else { return }
         if stored != nil {
             let storedLeaf = try writer.leafHash(N.name, inspected.key)
             guard (storedLeaf == nil) == inspected.isDeviceDerived else {
@@ -51,11 +51,12 @@ public struct NamespaceTransaction<N: SyncNamespace> {
                 throw SyncKernelError(.operationNotSupportedByRule, "\(N.name): insert-if-absent rows are immutable once written")
             }
         }
+        var version: RowVersion?
         if case .causal(let changeStamp, _, _) = N.mergeRule.kind, !inspected.isDeviceDerived {
-            try rowClock.observe(N.name, key: inspected.key, stamp: changeStamp(row), leaf: inspected.leaf.hash,
-                                 leafChanged: try writer.leafHash(N.name, inspected.key) != inspected.leaf.hash)
+            version = try rowClock.observe(N.name, key: inspected.key, version: stored?.version, stamp: changeStamp(row),
+                                           leaf: inspected.leaf.hash, leafChanged: stored?.leaf != inspected.leaf.hash)
         }
-        try writer.put(N.name, row: inspected)
+        try writer.put(N.name, row: inspected, version: version)
     }
 
     /// Deletes the row with `key`.

@@ -16,26 +16,28 @@ struct RowClock {
     let books: Bookkeeping
     let clock: DeviceClock
 
-    /// Accounts for a local save of the row `key` whose change stamp is now `stamp`;
-    /// `leafChanged` says whether the save changed the row's leaf.
+    /// Accounts for a local save of the row `key`, whose stored RowVersion is `version`, and
+    /// whose change stamp is now `stamp`;
+    /// `leafChanged` says whether the save changed the row's leaf. Returns the RowVersion to
+    /// store with the row (the caller writes both in one statement), or nil when the save is no
+    /// edit and the stored version stands.
     ///
     /// A changed stamp is an edit (the spec's rule, inequality only). A changed leaf under an
     /// unchanged stamp is an edit too: two saves inside one second of a coarse clock, or a device
     /// whose clock happens to read the stamp it adopted, must still advance the vector, or the
     /// edit would tie with the version it replaced and could lose to it.
-    func observe(_ namespace: String, key: [UInt8], stamp: Int64, leaf: [UInt8], leafChanged: Bool) throws(SyncKernelError) {
-        let version = try books.version(namespace, key)
-        if let version, version.syncedAt == stamp, !leafChanged { return }
+    func observe(_ namespace: String, key: [UInt8], version: RowVersion?, stamp: Int64, leaf: [UInt8],
+                 leafChanged: Bool) throws(SyncKernelError) -> RowVersion? {
+        if let version, version.syncedAt == stamp, !leafChanged { return nil }
         let others = try books.versions(namespace, key)
         let seen = others.reduce(version?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
         guard clock.device != nil else { throw SyncKernelError(.deviceIdentityNotConfigured) }
         let bumped = seen.isEmpty && version == nil
             ? VersionVector([DeviceID.creation(key: key, leaf: leaf): 1])
             : try clock.bump(seen)
-        try books.putVersion(namespace, key, RowVersion(vector: bumped, syncedAt: stamp))
         if !others.isEmpty { try books.replaceVersions(namespace, key, with: []) }
+        return RowVersion(vector: bumped, syncedAt: stamp)
     }
-
 
     /// Accounts for a local delete: one delete version that extends everything the key had seen.
     func observeDelete(_ namespace: String, key: [UInt8]) throws(SyncKernelError) {

@@ -49,11 +49,12 @@ final class RowWriter {
         return leaf
     }
 
-    /// The stored row of `key` as this transaction sees it, read once together with its leaf.
-    func storedRow(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
-        let stored = try books.rowLeafAndChanged(namespace, key)
+    /// The stored record of `key` as this transaction sees it, read once with its leaf and
+    /// RowVersion.
+    func storedRecord(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> StoredRecord? {
+        let stored = try books.record(namespace, key)
         remember(namespace, key, stored?.leaf)
-        return stored?.row
+        return stored
     }
 
     /// Caches the leaf this transaction now sees for a row.
@@ -63,12 +64,13 @@ final class RowWriter {
     }
 
     /// Stores `row` in `namespace` and moves its item (a device-derived row has none), recording
-    /// the namespace's change counter after the move beside the row.
-    func put(_ namespace: String, row: InspectedRow) throws(SyncKernelError) {
+    /// the namespace's change counter after the move beside the row; with a `version`, the row's
+    /// RowVersion is written in the same statement, otherwise a stored row keeps its own.
+    func put(_ namespace: String, row: InspectedRow, version: RowVersion? = nil) throws(SyncKernelError) {
         let old = try leafHash(namespace, row.key)
         let leaf = row.isDeviceDerived ? nil : row.leaf.hash
         move(namespace, row.key, from: old, to: leaf)
-        try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes)
+        try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes, version: version)
     }
 
     /// Deletes the row `key` of `namespace` and removes its item.
