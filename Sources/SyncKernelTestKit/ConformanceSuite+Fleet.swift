@@ -214,8 +214,8 @@ extension ConformanceSuite {
                     problem = "the final row is not the join of every write: some write's information was lost"
                 }
             case .singleWriterLWW(let stamp, _, _):
-                let winner = writes.compactMap(\.row).max {
-                    stamp($0) != stamp($1) ? stamp($0) < stamp($1) : Namespace.incomingWinsTie($1, over: $0)
+                let winner = try writes.compactMap(\.row).max {
+                    stamp($0) != stamp($1) ? stamp($0) < stamp($1) : try Namespace.incomingWinsTie($1, over: $0)
                 }
                 if winner.map(Namespace.leafEncoding(of:)) != finalLeaf {
                     problem = "the final row is not the write with the greatest stamp"

@@ -82,8 +82,8 @@ extension ConformanceSuite {
                 }
             case .causal, .singleWriterLWW:
                 guard leaf(x) != leaf(y) else { continue }
-                let forward = Namespace.incomingWinsTie(y, over: x)
-                let backward = Namespace.incomingWinsTie(x, over: y)
+                let forward = try Namespace.incomingWinsTie(y, over: x)
+                let backward = try Namespace.incomingWinsTie(x, over: y)
                 guard forward != backward else {
                     throw failure(.mergeLaws, "the tie-break is not a strict order: for two different rows it answered \(forward) both ways, so two devices would keep different winners")
                 }

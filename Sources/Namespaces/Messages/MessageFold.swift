@@ -60,9 +60,19 @@ public enum MessageFold {
         return lhs.opID.lexicographicallyPrecedes(rhs.opID)
     }
 
-    /// The next causal counter for an operation made on `message` now.
-    public static func nextCausalOrder(after message: Message) -> UInt64 {
-        (message.ops.map(\.causalOrder).max() ?? 0) + 1
+    /// The next causal counter for an operation made on `message` now: one more than the
+    /// largest it holds.
+    ///
+    /// Throws `counterOutOfRange` when the largest held counter is already at
+    /// `MessageOp.maxCausalOrder` (never a trap): the edit or delete that needs it fails and its
+    /// write rolls back.
+    public static func nextCausalOrder(after message: Message) throws(SyncKernelError) -> UInt64 {
+        let held = message.ops.map(\.causalOrder).max() ?? 0
+        guard held < MessageOp.maxCausalOrder else {
+            throw SyncKernelError(.counterOutOfRange, "messages: an op's causal order at MessageOp.maxCausalOrder")
+        }
+        // Cannot overflow: held < maxCausalOrder < UInt64.max.
+        return held + 1
     }
 
     /// Clears every plaintext of a deleted message (body, media, edit payloads).

@@ -5,8 +5,16 @@ import SyncKernel
 ///
 /// Invariant: `causalOrder` is one more than the largest order among the operations the editing
 /// device held when it made this one, so an edit made after seeing another always orders after
-/// it, whatever either device's clock says.
+/// it, whatever either device's clock says; it is at most `maxCausalOrder` (a message holding an
+/// op above it is refused when decoded, so never stored).
 public struct MessageOp: Sendable, Hashable {
+    /// The largest causal counter an op may carry: 2^63 - 1, as `VersionVector.maxCounter` and for
+    /// the same reason: a new op's counter is one more than the largest held, which never
+    /// overflows from a held counter at most this bound, and a message from a peer holding a
+    /// larger one is refused (`counterOutOfRange`) before it is stored, so no peer can leave this
+    /// device a message it cannot edit without trapping.
+    public static let maxCausalOrder = UInt64(Int64.max)
+
     /// What the operation does.
     public enum Action: Sendable, Hashable {
         /// Replace the visible body and media.

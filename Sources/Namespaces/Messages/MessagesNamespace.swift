@@ -8,7 +8,9 @@ import SyncKernel
 /// grow-only set, the content fixed at sending never differs (`.greaterEncoding` settles a copy
 /// that does), and edits and deletes are immutable operations unioned by op id, ordered by a causal
 /// counter and then the op id, never by a clock. A delete purges the plaintext. Nothing here needs
-/// a vector.
+/// a vector. Every decoded message (a shipped one, a stored one, a local save read back) is
+/// validated: its sets sorted, and every op's causal counter at most `MessageOp.maxCausalOrder`
+/// (`counterOutOfRange` otherwise), so a peer cannot store a counter the next edit cannot pass.
 public enum MessagesNamespace: SyncNamespace {
     public static let name = "messages"
 
@@ -18,6 +20,9 @@ public enum MessagesNamespace: SyncNamespace {
             guard message.reactions == Array(Set(message.reactions)).sorted(),
                   zip(message.ops, message.ops.dropFirst()).allSatisfy({ $0.opID.lexicographicallyPrecedes($1.opID) }) else {
                 throw SyncKernelError(.nonCanonicalEncoding, "message sets out of order")
+            }
+            guard message.ops.allSatisfy({ $0.causalOrder <= MessageOp.maxCausalOrder }) else {
+                throw SyncKernelError(.counterOutOfRange, "messages: an op's causal order above MessageOp.maxCausalOrder")
             }
         }, [
             .hashed("messageID", \.messageID, .bytes(count: 16)),

@@ -13,17 +13,20 @@ extension NamespaceTransaction where N == MessagesNamespace {
     }
 
     /// Edits a message: the new operation orders after every operation this device holds.
+    /// Throws `counterOutOfRange`, writing nothing, when the message's causal counter is at its
+    /// bound (`MessageFold.nextCausalOrder(after:)`).
     public func edit(_ messageID: [UInt8], body: String, media: String? = nil, opID: [UInt8], editedAt: Date) throws(SyncKernelError) {
-        try append(to: messageID) { held in
+        try append(to: messageID) { (held) throws(SyncKernelError) in
             MessageOp(opID: opID, action: .edit(body: body, media: media),
-                      causalOrder: MessageFold.nextCausalOrder(after: held), editedAt: editedAt)
+                      causalOrder: try MessageFold.nextCausalOrder(after: held), editedAt: editedAt)
         }
     }
 
-    /// Deletes a message for `scope`; the plaintext is purged.
+    /// Deletes a message for `scope`; the plaintext is purged. Throws `counterOutOfRange`, writing
+    /// nothing, when the message's causal counter is at its bound.
     public func delete(_ messageID: [UInt8], scope: DeleteScope, opID: [UInt8], at date: Date) throws(SyncKernelError) {
-        try append(to: messageID) { held in
-            MessageOp(opID: opID, action: .delete(scope), causalOrder: MessageFold.nextCausalOrder(after: held), editedAt: date)
+        try append(to: messageID) { (held) throws(SyncKernelError) in
+            MessageOp(opID: opID, action: .delete(scope), causalOrder: try MessageFold.nextCausalOrder(after: held), editedAt: date)
         }
     }
 
@@ -50,9 +53,9 @@ extension NamespaceTransaction where N == MessagesNamespace {
         try save(held)
     }
 
-    private func append(to messageID: [UInt8], _ makeOp: (Message) -> MessageOp) throws(SyncKernelError) {
+    private func append(to messageID: [UInt8], _ makeOp: (Message) throws(SyncKernelError) -> MessageOp) throws(SyncKernelError) {
         guard var held = try row(forKey: messageID) else { throw SyncKernelError(.namespaceRefused, "no such message") }
-        held.ops.append(makeOp(held))
+        held.ops.append(try makeOp(held))
         held.ops.sort { $0.opID.lexicographicallyPrecedes($1.opID) }
         try save(MessageFold.purged(held))
     }

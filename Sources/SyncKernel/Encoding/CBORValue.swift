@@ -99,10 +99,16 @@ extension CBORValue {
         return value
     }
 
-    /// This value as a date written by `CanonicalWriter.write(_: Date)` (tag 1, whole seconds).
+    /// This value as a date written by `CanonicalWriter.write(_: Date)` (tag 1, whole seconds);
+    /// a date further than `CanonicalWriter.maxDateSeconds` from 1970 (which the writer never
+    /// produces) is refused with `limitExceeded`.
     public func date() throws(SyncKernelError) -> Date {
-        guard case .tagged(1, let seconds) = self else { throw SyncKernelError(.unexpectedType, "expected a date") }
-        return Date(timeIntervalSince1970: TimeInterval(try seconds.int64()))
+        guard case .tagged(1, let item) = self else { throw SyncKernelError(.unexpectedType, "expected a date") }
+        let seconds = try item.int64()
+        guard seconds >= -CanonicalWriter.maxDateSeconds, seconds <= CanonicalWriter.maxDateSeconds else {
+            throw SyncKernelError(.limitExceeded, "a date beyond CanonicalWriter.maxDateSeconds")
+        }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
     /// This value as an array of text strings.

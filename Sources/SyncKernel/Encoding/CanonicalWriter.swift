@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Invariants: integers and lengths use the shortest form; every length is definite; map keys
 /// are emitted in bytewise order of their encodings (RFC 8949 §4.2.1) and never repeat; dates
-/// are whole seconds since 1970 under tag 1 (sub-second parts are floored away); an optional is
+/// are whole seconds since 1970 under tag 1 (sub-second parts are floored away, and the value is
+/// clamped to `±maxDateSeconds`, the range a reader accepts); an optional is
 /// a presence marker (`0` absent, `1` present) followed by the value when present, so absent
 /// and empty never encode the same. Fields are written in the order the caller writes them, so
 /// a leaf encoder that writes them in a fixed order yields a fixed encoding.
@@ -66,18 +67,33 @@ public struct CanonicalWriter: Sendable {
         write(CanonicalWriter.wholeSeconds(date))
     }
 
-    /// The whole-second value a date encodes to (floored, so 10.9 s and 10.0 s agree).
+    /// The furthest a date may lie from 1970, in whole seconds: 100,000,000 days (the range of
+    /// an ECMAScript `Date`), 8.64 × 10^12 s.
+    ///
+    /// Invariant: the writer clamps every date into `-maxDateSeconds...maxDateSeconds` and the
+    /// reader refuses any other (`limitExceeded`), so a date read from a peer re-encodes to the
+    /// bytes it came in (every whole second in range, offset by the 978,307,200 s `Date` keeps
+    /// from 2001, is exact in a `Double`) and arithmetic on it (× 1000 for milliseconds) stays far
+    /// inside `Int64`.
+    public static let maxDateSeconds: Int64 = 8_640_000_000_000
+
+    /// `maxDateSeconds` in milliseconds (8.64 × 10^15, below 2^53).
+    public static let maxDateMilliseconds: Int64 = maxDateSeconds * 1000
+
+    /// The whole-second value a date encodes to (floored, so 10.9 s and 10.0 s agree), clamped
+    /// to `±maxDateSeconds`; a non-finite date encodes as 0.
     public static func wholeSeconds(_ date: Date) -> Int64 {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         guard seconds.isFinite else { return 0 }
-        return Int64(max(min(seconds, Double(Int64.max / 2)), Double(Int64.min / 2)))
+        return Int64(max(min(seconds, Double(maxDateSeconds)), Double(-maxDateSeconds)))
     }
 
-    /// The whole-millisecond value of a date (floored, clamped like `wholeSeconds`).
+    /// The whole-millisecond value of a date (floored, clamped to `±maxDateMilliseconds`; a
+    /// non-finite date encodes as 0).
     public static func wholeMilliseconds(_ date: Date) -> Int64 {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
         guard milliseconds.isFinite else { return 0 }
-        return Int64(max(min(milliseconds, Double(Int64.max / 2)), Double(Int64.min / 2)))
+        return Int64(max(min(milliseconds, Double(maxDateMilliseconds)), Double(-maxDateMilliseconds)))
     }
 
     /// Writes an optional: the presence marker, then the value through `body` when present.

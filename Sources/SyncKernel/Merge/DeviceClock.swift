@@ -20,10 +20,14 @@ package struct DeviceClock: Sendable {
     }
 
     /// Returns `vector` with the local device's counter advanced by one.
+    ///
+    /// Throws `deviceIdentityNotConfigured` before `configure`, and `counterOutOfRange` when the
+    /// device's counter in `vector` is already at `VersionVector.maxCounter` (never a trap): the
+    /// caller's write then fails and its transaction rolls back.
     package func bump(_ vector: VersionVector) throws(SyncKernelError) -> VersionVector {
         guard let device else { throw SyncKernelError(.deviceIdentityNotConfigured) }
         var bumped = vector
-        bumped.bump(device)
+        try bumped.bump(device)
         return bumped
     }
 }

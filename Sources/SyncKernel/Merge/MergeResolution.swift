@@ -56,9 +56,12 @@ extension VersionVector {
     /// or delete replaced it); versions with equal vectors are one version. Add-wins: if any
     /// surviving version is live, the key is live. Between surviving live versions, `wins` (the
     /// namespace's tie-break) picks the visible one, and the others are kept rather than
-    /// discarded, so the result is the same whatever order versions arrive in.
-    static func resolveMerge(versions: [StoredVersion],
-                             wins: (_ challenger: [UInt8], _ holder: [UInt8]) -> Bool) -> VersionSetResolution {
+    /// discarded, so the result is the same whatever order versions arrive in. An error `wins`
+    /// throws ends the merge and reaches the caller unchanged (a tie-break that cannot decide
+    /// never reads as "does not win").
+    static func resolveMerge<Failure: Error>(versions: [StoredVersion],
+                                             wins: (_ challenger: [UInt8], _ holder: [UInt8]) throws(Failure) -> Bool)
+        throws(Failure) -> VersionSetResolution {
         var byVector: [VersionVector: StoredVersion] = [:]
         for version in versions {
             guard let held = byVector[version.vector] else {
@@ -69,7 +72,7 @@ extension VersionVector {
             case (nil, .some):
                 byVector[version.vector] = version
             case (.some(let holder), .some(let challenger)) where challenger != holder:
-                if wins(challenger, holder) { byVector[version.vector] = version }
+                if try wins(challenger, holder) { byVector[version.vector] = version }
             default:
                 break
             }
@@ -85,7 +88,7 @@ extension VersionVector {
                 visible = version
                 continue
             }
-            if wins(row, best) { visible = version }
+            if try wins(row, best) { visible = version }
         }
         let others = survivors.filter { $0 != visible }
         return VersionSetResolution(visible: visible, others: others)

@@ -3,7 +3,20 @@
 /// Invariants: a missing device counts as zero and zero counters are never stored; only the
 /// owning device bumps its own dimension (`DeviceClock` enforces that); `merged(with:)` is the
 /// elementwise maximum, so it is commutative, associative and idempotent. No wall clock is read.
+/// No operation on a vector traps: merging and relating only compare counters, a bump refuses
+/// (`counterOutOfRange`) to advance a counter past `maxCounter`, and a vector read from a peer
+/// with a counter above `maxCounter` is refused.
 public struct VersionVector: Sendable, Hashable {
+    /// The largest counter a vector may hold: 2^63 - 1 (`Int64.max`).
+    ///
+    /// Invariant: a bump refuses to go past it, so a counter this build makes is at most
+    /// `maxCounter` and `counter + 1` never overflows a `UInt64` (it is at most 2^63); a counter
+    /// above it from a peer is refused on receipt (`counterOutOfRange`), so a hostile peer can
+    /// never hand this device a counter it cannot bump without trapping. Every counter also fits
+    /// a signed 64-bit integer (SQLite's and most hosts'). No honest history comes near it: a
+    /// device bumping one row a billion times a second would need 292 years.
+    public static let maxCounter = UInt64(Int64.max)
+
     /// The counters, by device.
     public private(set) var counters: [DeviceID: UInt64]
 
@@ -26,8 +39,30 @@ public struct VersionVector: Sendable, Hashable {
     public var isEmpty: Bool { counters.isEmpty }
 
     /// Adds one to `device`'s counter. Call only with the local device's own id.
-    package mutating func bump(_ device: DeviceID) {
-        counters[device, default: 0] += 1
+    ///
+    /// Throws `counterOutOfRange`, leaving the vector as it was, when the counter is already at
+    /// or above `maxCounter` (a store written by an older build that accepted such a counter):
+    /// the write that needs the bump fails instead of the process.
+    package mutating func bump(_ device: DeviceID) throws(SyncKernelError) {
+        let current = self[device]
+        guard current < VersionVector.maxCounter else {
+            throw SyncKernelError(.counterOutOfRange, "a version-vector counter at its bound cannot be bumped")
+        }
+        // Cannot overflow: current < maxCounter < UInt64.max.
+        counters[device] = current + 1
+    }
+
+    /// Whether every counter is at most `maxCounter`.
+    package var isWithinBounds: Bool {
+        counters.values.allSatisfy { $0 <= VersionVector.maxCounter }
+    }
+
+    /// Throws `counterOutOfRange` naming `what` (a fixed description such as "a tombstone") when
+    /// a counter is above `maxCounter`.
+    package func checkBounds(_ what: String) throws(SyncKernelError) {
+        guard isWithinBounds else {
+            throw SyncKernelError(.counterOutOfRange, "\(what): a version-vector counter above VersionVector.maxCounter")
+        }
     }
 
     /// This vector with `device`'s counter moved to `replacement` (merged with any it has).
@@ -77,13 +112,28 @@ extension VersionVector {
         }
     }
 
-    /// Reads a vector written by `encode(into:)`; zero counters are refused as non-canonical.
+    /// Reads a vector written by `encode(into:)` (from a peer): zero counters are refused as
+    /// non-canonical, counters above `maxCounter` with `counterOutOfRange`.
     public init(decoding value: CBORValue) throws(SyncKernelError) {
+        try self.init(decoding: value, bound: VersionVector.maxCounter)
+    }
+
+    /// Reads a vector this store wrote itself: any positive counter, so a counter an older build
+    /// stored above `maxCounter` still reads (and only a bump of it fails, with
+    /// `counterOutOfRange`).
+    package init(decodingStored value: CBORValue) throws(SyncKernelError) {
+        try self.init(decoding: value, bound: .max)
+    }
+
+    private init(decoding value: CBORValue, bound: UInt64) throws(SyncKernelError) {
         var counters: [DeviceID: UInt64] = [:]
         for entry in try value.mapEntries() {
             let device = try DeviceID(publicKey: try entry.key.bytes())
             let count = try entry.value.uint()
             guard count > 0 else { throw SyncKernelError(.nonCanonicalEncoding, "zero counter in a version vector") }
+            guard count <= bound else {
+                throw SyncKernelError(.counterOutOfRange, "a version-vector counter above VersionVector.maxCounter")
+            }
             counters[device] = count
         }
         self.counters = counters

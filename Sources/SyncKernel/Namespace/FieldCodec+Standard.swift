@@ -34,11 +34,18 @@ extension FieldCodec where Value == Date {
 
     /// A date as whole milliseconds since 1970, written as a plain integer: for timestamps that
     /// must keep sub-second order. Sub-millisecond parts are floored away, so a value that comes
-    /// back a hair off from a round trip encodes the same; reading gives the floored value.
+    /// back a hair off from a round trip encodes the same; reading gives the floored value and
+    /// refuses (`limitExceeded`) a value beyond `CanonicalWriter.maxDateMilliseconds`, which the
+    /// writer never produces.
     public static var dateMilliseconds: FieldCodec {
         FieldCodec(shape: .dateMilliseconds, write: { date, writer in writer.write(CanonicalWriter.wholeMilliseconds(date)) },
                    read: { value throws(SyncKernelError) in
-                       Date(timeIntervalSince1970: TimeInterval(try value.int64()) / 1000)
+                       let milliseconds = try value.int64()
+                       guard milliseconds >= -CanonicalWriter.maxDateMilliseconds,
+                             milliseconds <= CanonicalWriter.maxDateMilliseconds else {
+                           throw SyncKernelError(.limitExceeded, "a date beyond CanonicalWriter.maxDateMilliseconds")
+                       }
+                       return Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
                    },
                    perturb: { $0.addingTimeInterval(0.000_4) })
     }

@@ -69,12 +69,12 @@ struct NamespaceDriver: Sendable {
                 return joined == local.bytes ? nil : joined
             case .singleWriterLWW(let writerStamp, _, _):
                 let (mine, theirs) = (writerStamp(localRow), writerStamp(incomingRow))
-                let incomingWins = theirs > mine || (theirs == mine && N.incomingWinsTie(incomingRow, over: localRow))
+                let incomingWins = theirs != mine ? theirs > mine : try N.incomingWinsTie(incomingRow, over: localRow)
                 return incomingWins ? try adoptChecked(incomingRow, localRow) : nil
             }
         }
         incomingWinsTie = { incoming, local throws(SyncKernelError) in
-            N.incomingWinsTie(try incoming.typedRow(N.self), over: try local.typedRow(N.self))
+            try N.incomingWinsTie(try incoming.typedRow(N.self), over: try local.typedRow(N.self))
         }
         adopt = { incoming, local throws(SyncKernelError) in
             try adoptChecked(try incoming.typedRow(N.self), try local?.typedRow(N.self))

@@ -20,7 +20,9 @@
 /// - `adopt(_:over:)` may only carry fields that are excluded: the row it returns must have the
 ///   leaf of `incoming` (the kernel checks on every merge and refuses the response otherwise).
 /// - `incomingWinsTie` is a strict order that reads no clock: the same answer on every device,
-///   never true both ways.
+///   never true both ways. It may refuse a pair it cannot order (a value out of the range it
+///   compares) by throwing: the kernel fails the whole apply with that error and writes nothing
+///   of it, never reading the refusal as "does not win".
 /// - `isDeviceDerived` depends on fields excluded as `.deviceDerived` only.
 /// - Bump `schemaVersion` when a hook (`adopt`, `incomingWinsTie`, `isDeviceDerived`, a custom
 ///   codec's or merge's behaviour under an unchanged name, `validate`) changes what a device stores
@@ -48,8 +50,9 @@ public protocol SyncNamespace: Sendable {
     /// blank values when there is no local copy).
     static func adopt(_ incoming: Row, over local: Row?) -> Row
     /// Between two live rows that causality (or a single writer's stamp) cannot order, whether
-    /// `incoming` wins over `local`. Default: the greater leaf encoding wins.
-    static func incomingWinsTie(_ incoming: Row, over local: Row) -> Bool
+    /// `incoming` wins over `local`, or a typed error when the pair cannot be ordered. Default:
+    /// the greater leaf encoding wins.
+    static func incomingWinsTie(_ incoming: Row, over local: Row) throws(SyncKernelError) -> Bool
     /// Whether `row` is re-derived on each device from a local source of truth (a calendar, a
     /// file system). Device-derived rows are stored but get no leaf, are never shipped, and are
     /// dropped when a sibling ships one. Default: never.

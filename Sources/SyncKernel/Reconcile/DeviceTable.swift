@@ -4,7 +4,8 @@
 /// Invariants: `devices` is sorted and holds no repeat, so a table and every vector written
 /// against it are canonical; a vector is written as a flat array `[index, count, index, count,
 /// ...]` with strictly increasing indices and positive counts, and read back only against the
-/// same table (an index past the end, a repeat, a zero or an odd length is `malformedFrame`).
+/// same table (an index past the end, a repeat, a zero or an odd length is `malformedFrame`, a
+/// count above `VersionVector.maxCounter` is `counterOutOfRange`).
 /// Used only in frames to a peer that announced `SyncFrame.sketchCapability`, and only when it
 /// makes the frame smaller; the spec's frames keep the spec's vectors (maps keyed by device key).
 /// In a shipped row's vectors the index one past the table stands for the row's own creation
@@ -34,6 +35,9 @@ package struct DeviceTable: Sendable, Hashable {
         self.init(sorted: seen.sorted())
     }
 
+    /// A table over `devices`, which the caller guarantees sorted with no repeat (a `Set`'s
+    /// sorted members, or a decoded table whose order was checked), so the positions never see a
+    /// key twice.
     private init(sorted devices: [DeviceID]) {
         self.devices = devices
         positions = Dictionary(uniqueKeysWithValues: devices.enumerated().map { ($1, $0) })
@@ -84,7 +88,8 @@ package struct DeviceTable: Sendable, Hashable {
     }
 
     /// Reads a vector written by position against this table; with `allowsOwn` (a shipped row's
-    /// vectors) the index one past the table reads as `DeviceID.ownCreation`.
+    /// vectors) the index one past the table reads as `DeviceID.ownCreation`. A count above
+    /// `VersionVector.maxCounter` is refused with `counterOutOfRange`.
     package func decodeVector(_ value: CBORValue, allowsOwn: Bool = false) throws(SyncKernelError) -> VersionVector {
         let items = try value.array()
         guard items.count % 2 == 0 else { throw SyncKernelError(.malformedFrame, "a vector needs index and count pairs") }
@@ -96,6 +101,9 @@ package struct DeviceTable: Sendable, Hashable {
             let limit = UInt64(devices.count) + (allowsOwn ? 1 : 0)
             guard index < limit, previous.map({ $0 < index }) ?? true, count > 0 else {
                 throw SyncKernelError(.malformedFrame, "a vector entry out of the table, out of order or zero")
+            }
+            guard count <= VersionVector.maxCounter else {
+                throw SyncKernelError(.counterOutOfRange, "a version-vector counter above VersionVector.maxCounter")
             }
             previous = index
             counters[index == UInt64(devices.count) ? DeviceID.ownCreation : devices[Int(index)]] = count

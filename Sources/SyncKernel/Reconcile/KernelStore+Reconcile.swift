@@ -86,10 +86,15 @@ extension KernelStore {
     /// Merges a peer's response under the namespace's rule, in one transaction, and says which
     /// keys to ship back (`ApplyOutcome.keysToShipBack`).
     ///
-    /// Either every row and tombstone is merged or, on any malformed row, none is (typed error).
+    /// Either every row and tombstone is merged or, on any malformed row, none is (typed error):
+    /// a vector with a counter above `VersionVector.maxCounter` (`counterOutOfRange`, checked
+    /// before anything is read, as the frame decoder already does), a row the namespace refuses,
+    /// an error from the namespace's tie-break or adopt hook. Nothing of a failed apply is written:
+    /// it runs in one transaction and the in-memory structures are adopted only after it commits.
     @discardableResult
     package func apply(_ response: ReconcileResponse) throws(SyncKernelError) -> ApplyOutcome {
         let driver = try namespaces.driver(named: response.namespace)
+        try response.checkCounters()
         let writer = makeWriter()
         let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(books: books, clock: clock))
         var shipped: Set<[UInt8]> = []

@@ -16,8 +16,14 @@ extension KernelStore {
     /// a long tail, up to 3 per item): 1.6 per item plus 10 from 50 items, 2 per item plus 4 below,
     /// 3 per item below 5, never more than the persisted capacity. A sketch too small to decode
     /// costs one more exchange (the receiver answers with twice as many of its own).
+    ///
+    /// Never traps, whatever the estimate (it comes from a peer's change counters): an estimate
+    /// of at least the capacity asks for the capacity before any arithmetic (every branch wants
+    /// at least one symbol per item, so the answer is the same), and below it no product exceeds
+    /// 2 × 4,096.
     package static func sketchSymbols(forExpectedItems expectedItems: Int?) -> Int {
-        guard let expectedItems else { return defaultSketchSymbols }
+        guard let estimate = expectedItems else { return defaultSketchSymbols }
+        let expectedItems = min(estimate, RatelessSketch.standardCapacity)
         let wanted = switch expectedItems {
         case ...1: 1
         case 2...4: 3 * expectedItems
@@ -34,10 +40,14 @@ extension KernelStore {
     /// `sketchSymbols(forExpectedItems:)` symbols, or a request for the whole namespace when it
     /// is reconciled whole, or when the expected difference is more than a full sketch decodes and
     /// at least half of what this store holds (then the rows are the cheapest description).
+    ///
+    /// `expectedItems` may be as large as `Int.max` (a peer's change counters bound it), so "at
+    /// least half" is not computed as `2 * expected >= held`: it holds when `held <= expected`,
+    /// and otherwise `held - expected` lies in `1...held` and cannot overflow.
     package func sketchStart(for namespace: String, expectedItems: Int?) throws(SyncKernelError) -> SyncFrame.Body {
         let driver = try namespaces.driver(named: namespace)
         let held = Int(structure(namespace).count)
-        let large = expectedItems.map { $0 > KernelStore.decodableItems && 2 * $0 >= held } ?? false
+        let large = expectedItems.map { $0 > KernelStore.decodableItems && (held <= $0 || held - $0 <= $0) } ?? false
         if driver.granularity == .wholeNamespace || large {
             return .reconcileRequest(ReconcileRequest(namespace: namespace, buckets: []))
         }

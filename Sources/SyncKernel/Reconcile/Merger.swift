@@ -9,7 +9,9 @@
 /// says whether the sender lacks something this store held for the key (`Merged.senderLacks`):
 /// what this store knew of the key before the merge (every version's vector, deletes included)
 /// is not covered by the shipped vector, or, for an untracked rule, the merged row is not the
-/// shipped one. That is exactly when the sender needs this store's version back.
+/// shipped one. That is exactly when the sender needs this store's version back. An error from a
+/// namespace hook (decoding, the tie-break, adopt) fails the merge with that error; the caller's
+/// transaction then rolls back the whole apply.
 struct Merger {
     /// One merge's result.
     struct Merged {
@@ -85,10 +87,10 @@ struct Merger {
             if let row = version.row { _ = try inspect(row) }
         }
         let rows = inspected
-        let merged = VersionVector.resolveMerge(versions: local + incoming) { challenger, holder in
-            // Every live row was inspected above, and rows of one namespace always compare.
+        let merged = try VersionVector.resolveMerge(versions: local + incoming) { (challenger, holder) throws(SyncKernelError) in
+            // Every live row was inspected above, so both lookups succeed.
             guard let challenger = rows[challenger], let holder = rows[holder] else { return false }
-            return (try? driver.incomingWinsTie(challenger, holder)) ?? false
+            return try driver.incomingWinsTie(challenger, holder)
         }
         let everything = (local + incoming).reduce(context.merged(with: localVersion?.vector ?? VersionVector())) {
             $0.merged(with: $1.vector)

@@ -34,6 +34,13 @@ package struct ReconcileResponse: Sendable, Hashable {
         self.isFinal = isFinal
     }
 
+    /// Throws `counterOutOfRange` when any vector the response carries (a row's, a content
+    /// vector, a sibling's, a tombstone's) holds a counter above `VersionVector.maxCounter`.
+    package func checkCounters() throws(SyncKernelError) {
+        for row in rows { try row.checkCounters() }
+        for tombstone in tombstones { try tombstone.vector.checkBounds("a tombstone") }
+    }
+
     /// Whether the response carries nothing.
     package var isEmpty: Bool { rows.isEmpty && tombstones.isEmpty && listings.isEmpty && want.isEmpty }
 

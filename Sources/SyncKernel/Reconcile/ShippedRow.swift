@@ -44,3 +44,13 @@ extension ShippedRow {
             + siblings.reduce(0) { $0 + $1.encodedSize }
     }
 }
+
+extension ShippedRow {
+    /// Throws `counterOutOfRange` when the row's vector, its content vector or a sibling's vector
+    /// holds a counter above `VersionVector.maxCounter`.
+    package func checkCounters() throws(SyncKernelError) {
+        try vector?.checkBounds("a shipped row's vector")
+        try contentVector?.checkBounds("a shipped row's content vector")
+        for sibling in siblings { try sibling.vector?.checkBounds("a shipped sibling version") }
+    }
+}

@@ -35,7 +35,7 @@ public final class Replica {
     public let device: DeviceID
     /// The account fingerprint every frame must carry.
     public let account: [UInt8]
-    /// The sibling devices of the account.
+    /// The sibling devices of the account: each once, sorted, never this device.
     public let siblings: [DeviceID]
     /// The device's store.
     public let store: KernelStore
@@ -67,16 +67,21 @@ public final class Replica {
     }
 
     /// Creates a replica over `store`, pinning the store's clock to `device`.
+    ///
+    /// `siblings` is taken as a set: a sibling listed more than once is one sibling (the repeats
+    /// are collapsed, never refused), and `device` itself is dropped from it, so `siblings` holds
+    /// each other device once, sorted.
     public init(device: DeviceID, account: [UInt8], siblings: [DeviceID], store: KernelStore,
                 timing: LoopTiming = LoopTiming(), mode: ReconcileMode = .sketch) throws(SyncKernelError) {
         guard account.count == 32 else { throw SyncKernelError(.invalidDeviceIdentity, "an account fingerprint is 32 bytes") }
         try store.configureDevice(device)
         self.device = device
         self.account = account
-        self.siblings = siblings.filter { $0 != device }.sorted()
+        self.siblings = Set(siblings).subtracting([device]).sorted()
         self.store = store
         self.timing = timing
         self.mode = mode
+        // Unique keys: `self.siblings` comes from a set.
         peers = Dictionary(uniqueKeysWithValues: self.siblings.map { ($0, PeerState(retryDelay: timing.retryMillis)) })
     }
 

@@ -133,8 +133,24 @@ struct Bookkeeping {
     /// without decoding a row.
     func leaves(_ namespace: String) throws(SyncKernelError) -> [Leaf] {
         let statement = try db.statement("SELECT key, leaf FROM \(Bookkeeping.rowTable(namespace)) WHERE length(leaf) > 0 ORDER BY key")
+        return try Bookkeeping.leafList(statement, namespace)
+    }
+
+    /// The (key, leaf) rows `statement` returns, checked as the spec's Merkle roots and the
+    /// structure need them: leaf hashes of 32 bytes and keys strictly ascending. A damaged store
+    /// that breaks either (a hand-edited leaf, a key stored as another SQLite type) is
+    /// `corruptBookkeeping`, never a trap further on (`SortedLeaves(sorted:)` and `StateDigest`
+    /// check both with preconditions).
+    private static func leafList(_ statement: SQLiteStatement<SyncKernelError>, _ namespace: String) throws(SyncKernelError) -> [Leaf] {
         var leaves: [Leaf] = []
-        while try statement.step() { leaves.append(Leaf(key: statement.blob(0), hash: statement.blob(1))) }
+        while try statement.step() {
+            let leaf = Leaf(key: statement.blob(0), hash: statement.blob(1))
+            guard leaf.hash.count == SHA256.byteCount,
+                  leaves.last.map({ [UInt8].keyPrecedes($0.key, leaf.key) }) ?? true else {
+                throw SyncKernelError(.corruptBookkeeping, "a stored leaf out of shape or order in \(namespace)")
+            }
+            leaves.append(leaf)
+        }
         return leaves
     }
 
@@ -159,9 +175,7 @@ struct Bookkeeping {
             statement = try db.statement("SELECT key, leaf FROM \(table) WHERE key >= ? AND length(leaf) > 0 ORDER BY key")
             statement.bind(1, range.lo)
         }
-        var leaves: [Leaf] = []
-        while try statement.step() { leaves.append(Leaf(key: statement.blob(0), hash: statement.blob(1))) }
-        return leaves
+        return try Bookkeeping.leafList(statement, namespace)
     }
 
     /// The rows whose leaf is not yet stored (a table from before the leaf column), with keys.
@@ -374,9 +388,11 @@ struct Bookkeeping {
         return out
     }
 
+    /// Reads a stored vector: any positive counter (`VersionVector(decodingStored:)`), so a
+    /// counter an older build stored above the bound reads and only its bump fails.
     private static func decodeVector(_ bytes: [UInt8]) throws(SyncKernelError) -> VersionVector {
         do {
-            return try VersionVector(decoding: CBORReader.decode(bytes))
+            return try VersionVector(decodingStored: CBORReader.decode(bytes))
         } catch {
             throw SyncKernelError(.corruptBookkeeping, "unreadable version vector")
         }

@@ -74,7 +74,7 @@ public final class KernelStore {
     /// Builds a namespace's structure from its stored leaves and persists it, in one transaction.
     private func rebuildStructure(_ namespace: String) throws(SyncKernelError) -> NamespaceStructure {
         let changes = try books.structure(namespace)?.changes ?? 0
-        var structure = NamespaceStructure.building(try books.leaves(namespace), changes: changes)
+        var structure = try NamespaceStructure.building(try books.leaves(namespace), changes: changes)
         try db.transaction { () throws(SyncKernelError) in
             try books.clearStructure(namespace)
             try structure.persist(namespace, into: books)
@@ -297,7 +297,7 @@ public final class KernelStore {
                 let row = try driver.inspect(bytes)
                 if !row.isDeviceDerived { leaves.append(row.leaf) }
             }
-            roots.append(NamespaceStructure.building(leaves).root)
+            roots.append(try NamespaceStructure.building(leaves).root)
         }
         return StateDigest(layout: .setHash, schema: namespaces.schema, namespaces: namespaces.names, roots: roots)
     }
@@ -312,7 +312,7 @@ public final class KernelStore {
                 let row = try driver.inspect(bytes)
                 if !row.isDeviceDerived { leaves.append(row.leaf) }
             }
-            let rebuilt = NamespaceStructure.building(leaves)
+            let rebuilt = try NamespaceStructure.building(leaves)
             guard let persisted = try NamespaceStructure.load(driver.name, from: books),
                   let memory = structures[driver.name],
                   persisted.holdsSameItems(as: rebuilt), memory.holdsSameItems(as: rebuilt),

@@ -6,10 +6,22 @@
 /// so a store rebuilt from its rows holds an equal structure; `changes` is the exception, a
 /// monotone count of item additions and removals that peers use to size a sketch request.
 /// `move` keeps the structure current in O(log capacity) work per row write and records which
-/// parts changed, so only those are written back (inside the write's own transaction).
+/// parts changed, so only those are written back (inside the write's own transaction). No
+/// arithmetic here traps: the item count starts within `0...maxCount` (checked when a persisted
+/// header is loaded) and moves by one per row write, the change counter, set hash, symbols and
+/// bucket fingerprints wrap by design, and an item whose key is longer than a sketch carries
+/// (only from a damaged store: every row written was inspected) is refused with
+/// `corruptBookkeeping`.
 struct NamespaceStructure: Sendable, Equatable {
     /// The layout of the persisted structure; a store holding another is rebuilt once at open.
     static let format: Int64 = 1
+
+    /// The largest item count a persisted header may claim: 2^48, more rows than a SQLite file
+    /// can hold (its size limit is about 2^48 bytes and a row takes more than one byte). A
+    /// header claiming more, or a negative count, is damaged (`corruptBookkeeping` at load).
+    /// From a count within it, `count += direction` would need more than 2^62 row writes in one
+    /// process to overflow, so it never traps.
+    static let maxCount: Int64 = 1 << 48
 
     /// The items' homomorphic hash.
     private(set) var setHash = SetHash()
@@ -37,9 +49,16 @@ struct NamespaceStructure: Sendable, Equatable {
 
     /// Replaces the item (key, `old`) by (key, `new`); nil means no item (no row, or a
     /// device-derived one). Returns whether the item set changed.
+    ///
+    /// Throws `corruptBookkeeping`, changing nothing, for a key longer than
+    /// `SketchItem.maxKeyBytes` (a sketch item cannot carry it; every row a write or merge
+    /// stores was inspected, so only a damaged store holds one).
     @discardableResult
-    mutating func move(key: [UInt8], from old: [UInt8]?, to new: [UInt8]?) -> Bool {
+    mutating func move(key: [UInt8], from old: [UInt8]?, to new: [UInt8]?) throws(SyncKernelError) -> Bool {
         guard old != new else { return false }
+        guard key.count <= SketchItem.maxKeyBytes else {
+            throw SyncKernelError(.corruptBookkeeping, "a stored row key longer than \(SketchItem.maxKeyBytes) bytes")
+        }
         if let old { apply(Leaf(key: key, hash: old), direction: -1) }
         if let new { apply(Leaf(key: key, hash: new), direction: 1) }
         return true
@@ -48,6 +67,7 @@ struct NamespaceStructure: Sendable, Equatable {
     private mutating func apply(_ leaf: Leaf, direction: Int64) {
         let itemHash = leaf.itemHash
         setHash.apply(itemHash: itemHash, direction: direction)
+        // Cannot overflow: the count starts within 0...maxCount and moves by one per row write.
         count += direction
         changes &+= 1
         metaDirty = true
@@ -85,6 +105,9 @@ struct NamespaceStructure: Sendable, Equatable {
     /// Loads a namespace's persisted structure; nil when none is stored or it has another format.
     static func load(_ namespace: String, from books: Bookkeeping) throws(SyncKernelError) -> NamespaceStructure? {
         guard let meta = try books.structure(namespace), meta.format == format else { return nil }
+        guard meta.count >= 0, meta.count <= maxCount else {
+            throw SyncKernelError(.corruptBookkeeping, "an item count out of range in \(namespace)")
+        }
         var structure = NamespaceStructure()
         structure.setHash = try SetHash(decoding: meta.setHash)
         structure.count = meta.count
@@ -106,9 +129,10 @@ struct NamespaceStructure: Sendable, Equatable {
 
     /// The structure of `leaves` built from scratch (the audit and the one-time rebuild), every
     /// part marked changed so `persist` writes it whole, header included.
-    static func building(_ leaves: some Sequence<Leaf>, changes: UInt64 = 0) -> NamespaceStructure {
+    /// Throws `corruptBookkeeping` for a leaf whose key `move` refuses.
+    static func building(_ leaves: some Sequence<Leaf>, changes: UInt64 = 0) throws(SyncKernelError) -> NamespaceStructure {
         var structure = NamespaceStructure()
-        for leaf in leaves { structure.move(key: leaf.key, from: nil, to: leaf.hash) }
+        for leaf in leaves { try structure.move(key: leaf.key, from: nil, to: leaf.hash) }
         structure.changes = changes
         structure.metaDirty = true
         return structure

@@ -69,7 +69,7 @@ final class RowWriter {
     func put(_ namespace: String, row: InspectedRow, version: RowVersion? = nil) throws(SyncKernelError) {
         let old = try leafHash(namespace, row.key)
         let leaf = row.isDeviceDerived ? nil : row.leaf.hash
-        move(namespace, row.key, from: old, to: leaf)
+        try move(namespace, row.key, from: old, to: leaf)
         try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes, version: version)
     }
 
@@ -77,7 +77,7 @@ final class RowWriter {
     func remove(_ namespace: String, key: [UInt8]) throws(SyncKernelError) {
         let old = try leafHash(namespace, key)
         try books.removeRow(namespace, key)
-        move(namespace, key, from: old, to: nil)
+        try move(namespace, key, from: old, to: nil)
     }
 
     /// Writes every touched structure's changed parts; the last step inside the transaction.
@@ -87,12 +87,14 @@ final class RowWriter {
         }
     }
 
-    private func move(_ namespace: String, _ key: [UInt8], from old: [UInt8]?, to new: [UInt8]?) {
-        remember(namespace, key, new)
-        rowsWritten += 1
+    /// Moves the row's item in the working structure; throws, moving nothing, for a key the
+    /// structure refuses (the caller's transaction then rolls back).
+    private func move(_ namespace: String, _ key: [UInt8], from old: [UInt8]?, to new: [UInt8]?) throws(SyncKernelError) {
         let started = ContinuousClock.now
         defer { moveTime += started.duration(to: .now) }
         if structures[namespace] == nil { structures[namespace] = committed(namespace) }
-        structures[namespace]?.move(key: key, from: old, to: new)
+        try structures[namespace]?.move(key: key, from: old, to: new)
+        remember(namespace, key, new)
+        rowsWritten += 1
     }
 }

@@ -75,6 +75,11 @@ extension SyncKernelError {
         public static let deviceIdentityAlreadyConfigured = Code("SK302", "deviceIdentityAlreadyConfigured")
         /// A device id, key seed or account fingerprint of the wrong size, or a failed key derivation.
         public static let invalidDeviceIdentity = Code("SK303", "invalidDeviceIdentity")
+        /// A counter beyond its bound: a version-vector counter above `VersionVector.maxCounter` (or
+        /// a namespace's own causal counter above its bound) from a peer, refused on receipt with
+        /// nothing stored, or a stored counter at its bound that a local write would have to
+        /// advance past it, refused with the write's transaction rolled back.
+        public static let counterOutOfRange = Code("SK304", "counterOutOfRange")
 
         // MARK: Namespaces (4xx)
 
@@ -111,7 +116,7 @@ extension SyncKernelError {
             unexpectedType, missingField, duplicateMapKey,
             malformedDigest, schemaMismatch, unsupportedLayout, unknownFrameKind, unsupportedPayload, foreignAccount,
             unknownNamespace, unknownSibling, malformedFrame,
-            deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity,
+            deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, counterOutOfRange,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged,
