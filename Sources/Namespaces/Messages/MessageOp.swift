@@ -9,10 +9,10 @@ import SyncKernel
 /// op above it is refused when decoded, so never stored).
 public struct MessageOp: Sendable, Hashable {
     /// The largest causal counter an op may carry: 2^63 - 1, as `VersionVector.maxCounter` and for
-    /// the same reason: a new op's counter is one more than the largest held, which never
-    /// overflows from a held counter at most this bound, and a message from a peer holding a
-    /// larger one is refused (`counterOutOfRange`) before it is stored, so no peer can leave this
-    /// device a message it cannot edit without trapping.
+    /// the same reason: a new op's counter is one more than the largest held and is refused
+    /// (`counterOutOfRange`) once the largest held is at this bound, so it never overflows; a
+    /// message from a peer holding a larger one is refused (`counterOutOfRange`) before it is
+    /// stored, so no peer can leave this device a message it cannot edit without trapping.
     public static let maxCausalOrder = UInt64(Int64.max)
 
     /// What the operation does.
