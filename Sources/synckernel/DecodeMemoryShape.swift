@@ -50,7 +50,7 @@ enum DecodeMemoryShape: String, CaseIterable {
             }
             return "ok"
         } catch {
-            return "\(error.code)"
+            return error.code.name
         }
     }
 
@@ -58,7 +58,7 @@ enum DecodeMemoryShape: String, CaseIterable {
     func input(bytes: Int) -> [UInt8] {
         switch self {
         case .cborDeepNesting:
-            return chunked(bytes: bytes, item: [UInt8](repeating: 0x81, count: 23) + [0x00])
+            return chunked(bytes: bytes, item: [UInt8](repeating: 0x81, count: 22) + [0x00])
         case .cborTinyItems:
             return chunked(bytes: bytes, item: [0x00])
         case .cborMillionMap:
@@ -96,25 +96,28 @@ enum DecodeMemoryShape: String, CaseIterable {
         case .frameSketch:
             return DecodeMemoryShape.largestSketchFrame()
         case .frameListings:
-            let leaves = max(1, bytes / 52)
+            let perListing = 1 << 16
+            let listings = max(1, bytes / 52 / perListing)
             return frame(kind: "range_req") { map in
                 map.entry("ns") { $0.write("notebook") }
                 map.entry("nodes") { $0.writeArrayHeader(count: 0) }
                 map.entry("listings") { writer in
-                    writer.writeArrayHeader(count: 1)
-                    writer.writeArrayHeader(count: 3)
-                    writer.write(bytes: [])
-                    writer.writeNull()
-                    writer.writeArrayHeader(count: leaves)
-                    for index in 0..<leaves {
-                        writer.writeArrayHeader(count: 2)
-                        writer.write(bytes: DecodeMemoryShape.key(index))
-                        writer.write(bytes: [UInt8](repeating: 0x5a, count: 32))
+                    writer.writeArrayHeader(count: listings)
+                    for listing in 0..<listings {
+                        writer.writeArrayHeader(count: 3)
+                        writer.write(bytes: DecodeMemoryShape.key(listing * perListing))
+                        writer.write(bytes: DecodeMemoryShape.key((listing + 1) * perListing))
+                        writer.writeArrayHeader(count: perListing)
+                        for index in listing * perListing..<(listing + 1) * perListing {
+                            writer.writeArrayHeader(count: 2)
+                            writer.write(bytes: DecodeMemoryShape.key(index))
+                            writer.write(bytes: [UInt8](repeating: 0x5a, count: 32))
+                        }
                     }
                 }
             }
         case .frameWant:
-            let keys = max(1, bytes / 17)
+            let keys = min(1 << 20, max(1, bytes / 17))
             return frame(kind: "reconcile_resp") { map in
                 map.entry("ns") { $0.write("notebook") }
                 map.entry("rows") { $0.writeArrayHeader(count: 0) }
