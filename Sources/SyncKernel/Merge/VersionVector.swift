@@ -89,6 +89,26 @@ extension VersionVector {
         self.counters = counters
     }
 
+    /// Reads a vector written by `encode(into:)` at `cursor`, charging `budget` for what it
+    /// keeps; refuses what `init(decoding:)` refuses, in the same order.
+    package init(reading cursor: inout CBORCursor, budget: inout DecodeBudget) throws(SyncKernelError) {
+        let count = try cursor.readMapHeader()
+        try budget.chargeDictionary(of: DeviceID.self, UInt64.self, count: count)
+        var counters = [DeviceID: UInt64](minimumCapacity: count)
+        for _ in 0..<count {
+            let device = try DeviceID(publicKey: try cursor.readBytes(budget: &budget))
+            let value = try cursor.readUInt()
+            guard value > 0 else { throw SyncKernelError(.nonCanonicalEncoding, "zero counter in a version vector") }
+            counters[device] = value
+        }
+        self.counters = counters
+    }
+
+    /// A vector of counters already known to be positive (a decoder checked each).
+    package init(positive counters: [DeviceID: UInt64]) {
+        self.counters = counters
+    }
+
     /// The canonical encoding as bytes.
     public func encoded() -> [UInt8] {
         var writer = CanonicalWriter()

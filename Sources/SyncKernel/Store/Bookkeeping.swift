@@ -376,7 +376,9 @@ struct Bookkeeping {
 
     private static func decodeVector(_ bytes: [UInt8]) throws(SyncKernelError) -> VersionVector {
         do {
-            return try VersionVector(decoding: CBORReader.decode(bytes))
+            var cursor = try CBORReader.cursor(over: bytes)
+            var budget = DecodeBudget(inputBytes: bytes.count)
+            return try VersionVector(reading: &cursor, budget: &budget)
         } catch {
             throw SyncKernelError(.corruptBookkeeping, "unreadable version vector")
         }
