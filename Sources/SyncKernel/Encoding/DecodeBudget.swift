@@ -13,7 +13,7 @@ package struct DecodeBudget: Sendable {
     /// The bytes a decode may keep whatever the input's size: what a tiny frame (a heartbeat,
     /// a digest) needs, and the headroom that lets the largest legitimate frames of small rows
     /// decode (`docs/hardening.md`, "Decoding memory").
-    package static let slack = 256 << 10
+    package static let slack = 1 << 20
 
     /// The most this decode may keep.
     package let limit: Int
@@ -53,12 +53,17 @@ package struct DecodeBudget: Sendable {
     /// of buckets at most three quarters full, each holding a key and a value, an occupancy bitmap
     /// and an 80-byte header.
     package mutating func chargeDictionary<Key, Value>(of key: Key.Type, _ value: Value.Type, count: Int) throws(SyncKernelError) {
-        guard count > 0 else { return }
-        guard count <= Int.max / 64 else { throw SyncKernelError(.limitExceeded, "the decoded form outgrows its memory budget") }
+        try charge(DecodeBudget.dictionaryBytes(keyStride: MemoryLayout<Key>.stride, valueStride: MemoryLayout<Value>.stride,
+                                                count: count))
+    }
+
+    /// What `Dictionary(minimumCapacity: count)` takes for keys and values of the given strides.
+    package static func dictionaryBytes(keyStride: Int, valueStride: Int, count: Int) -> Int {
+        guard count > 0 else { return 0 }
+        guard count <= (1 << 40) else { return Int.max }
         var buckets = 1
         while buckets * 3 < count * 4 || buckets <= count { buckets <<= 1 }
-        let bucketBytes = MemoryLayout<Key>.stride + MemoryLayout<Value>.stride
-        try charge(DecodeBudget.heapBytes(80 + 8 * max(1, buckets / 64) + buckets * bucketBytes))
+        return heapBytes(80 + 8 * max(1, buckets / 64) + buckets * (keyStride + valueStride))
     }
 
     /// Charges one boxed payload of an indirect enum (a `CBORValue` case) of `payload` bytes.
