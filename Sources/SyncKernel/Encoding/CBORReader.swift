@@ -15,8 +15,15 @@ package struct CBORReader {
     /// Decodes exactly one item spanning all of `bytes`, refusing with `limitExceeded` a tree
     /// that would keep more than `DecodeBudget(inputBytes: bytes.count).limit` bytes.
     package static func decode(_ bytes: [UInt8], limits: CBORLimits = .frame) throws(SyncKernelError) -> CBORValue {
-        var cursor = try cursor(over: bytes, limits: limits)
         var budget = DecodeBudget(inputBytes: bytes.count)
+        return try decode(bytes, limits: limits, budget: &budget)
+    }
+
+    /// Decodes exactly one item spanning all of `bytes`, charging `budget` for the tree (so a
+    /// caller can read what the tree keeps from `budget.charged`).
+    package static func decode(_ bytes: [UInt8], limits: CBORLimits = .frame,
+                               budget: inout DecodeBudget) throws(SyncKernelError) -> CBORValue {
+        var cursor = try cursor(over: bytes, limits: limits)
         return try cursor.readValue(budget: &budget)
     }
 

@@ -2,7 +2,7 @@
 ///
 /// Invariant: every row the store writes or merges was inspected, so its key is at most
 /// `maxKeyBytes` long (the namespace structure's sketch items carry keys up to that length).
-struct InspectedRow: Sendable {
+package struct InspectedRow: Sendable {
     /// The longest row key the kernel stores: a save of a longer key is refused with
     /// `rowRejected`, a shipped or stored row with one with `limitExceeded`.
     static let maxKeyBytes = SketchItem.maxKeyBytes

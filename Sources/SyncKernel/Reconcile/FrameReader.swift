@@ -45,17 +45,17 @@ struct FrameReader {
     /// A cursor at each known key's value, by `Key.rawValue`.
     private var fields: [CBORCursor?]
 
-    /// Decodes one frame.
-    static func frame(decoding bytes: [UInt8]) throws(SyncKernelError) -> SyncFrame {
+    /// Decodes one frame, charging `budget`.
+    static func frame(decoding bytes: [UInt8], budget: inout DecodeBudget) throws(SyncKernelError) -> SyncFrame {
         guard bytes.count <= SyncFrame.maxFrameBytes else { throw SyncKernelError(.limitExceeded, "frame too large") }
         var cursor = try CBORReader.cursor(over: bytes, limits: .frame)
-        var budget = DecodeBudget(inputBytes: bytes.count)
         try budget.chargeArray(of: CBORCursor?.self, count: Key.allCases.count)
         var fields = [CBORCursor?](repeating: nil, count: Key.allCases.count)
         try cursor.forEachTextKey { name, value throws(SyncKernelError) in
             if let key = Key.allCases.first(where: { value.text(at: name, is: $0.name) }) { fields[key.rawValue] = value }
         }
         var reader = FrameReader(budget: budget, fields: fields)
+        defer { budget = reader.budget }
         return try reader.frame()
     }
 

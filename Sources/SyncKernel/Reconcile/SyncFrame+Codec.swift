@@ -80,7 +80,14 @@ extension SyncFrame {
     /// Unknown map keys are ignored; `probe` and `tombstones` default when missing; a missing
     /// row vector decodes as nil. Everything else malformed throws a typed `SyncKernelError`.
     package init(decoding bytes: [UInt8]) throws(SyncKernelError) {
-        self = try FrameReader.frame(decoding: bytes)
+        var budget = DecodeBudget(inputBytes: bytes.count)
+        self = try FrameReader.frame(decoding: bytes, budget: &budget)
+    }
+
+    /// Decodes a frame as `init(decoding:)` does, charging `budget` (so a caller can read what
+    /// the frame keeps from `budget.charged`).
+    package init(decoding bytes: [UInt8], budget: inout DecodeBudget) throws(SyncKernelError) {
+        self = try FrameReader.frame(decoding: bytes, budget: &budget)
     }
 
     /// Writes a vector by device key, or by position in `table` when there is one.
