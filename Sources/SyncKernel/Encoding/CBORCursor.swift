@@ -1,5 +1,3 @@
-import Foundation
-
 /// A read position in CBOR that `CBORReader` checked whole: reads one item at a time straight
 /// into typed values, or skips it, without building a `CBORValue` tree.
 ///
@@ -52,13 +50,6 @@ package struct CBORCursor {
         try skip()
         try budget.chargeBytes(offset - start)
         return Array(input[start..<offset])
-    }
-
-    /// The range of the next item's encoding, and moves past it.
-    package mutating func skipRange() throws(SyncKernelError) -> Range<Int> {
-        let start = offset
-        try skip()
-        return start..<offset
     }
 
     /// The next item as an unsigned integer.
@@ -149,13 +140,6 @@ package struct CBORCursor {
         let (major, argument) = try head()
         guard major == 5 else { throw SyncKernelError(.unexpectedType, "expected a map") }
         return Int(try count(argument))
-    }
-
-    /// The next item as a date written by `CanonicalWriter.write(_: Date)` (tag 1, whole seconds).
-    package mutating func readDate() throws(SyncKernelError) -> Date {
-        let (major, argument) = try head()
-        guard major == 6, argument == 1 else { throw SyncKernelError(.unexpectedType, "expected a date") }
-        return Date(timeIntervalSince1970: TimeInterval(try readInt64()))
     }
 
     /// The next item as a `CBORValue` tree, each node charged as it is built.
