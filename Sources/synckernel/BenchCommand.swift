@@ -12,6 +12,7 @@ enum BenchCommand {
         usage: synckernel bench --rows N --diff D [--mode spec|fast] [--seed S] [--row-bytes B] [--json]
                synckernel bench --grid [--json] [--csv PATH] [--seed S] [--row-bytes B] [--bound-s SECONDS]
                synckernel bench [--compare-rows R] [--seed S]
+               synckernel bench --decode-memory [--decode-memory-mib M] [--decode-memory-shape NAME]
           --rows N --diff D  two replicas on SQLite files load the same N rows of about B bytes (default 500) in
                              one transaction each, make D differences (inserts on either side, a third edits of
                              shared rows), and reconcile to equal roots; prints bytes (detection and rows), frames,
@@ -24,6 +25,8 @@ enum BenchCommand {
                              is skipped with its estimate
           no --rows, no --grid: the spec's frames against the sketch exchange in a 3-device fleet, and the
                              persisted structure's digest against a rescan, over R notebook rows (default 20000)
+          --decode-memory    decodes each hostile and legitimate shape (about M MiB, default 16) in a fresh child
+                             process; prints input bytes, peak memory added by decoding, their ratio, time, outcome
         build with -c release: `make bench-grid`, `make bench`
         """
 
@@ -32,14 +35,17 @@ enum BenchCommand {
         let options: OptionParser
         do {
             options = try OptionParser(arguments, options: ["rows", "diff", "mode", "seed", "row-bytes", "csv", "bound-s",
-                                                            "compare-rows"],
-                                       flags: ["json", "grid", "help"])
+                                                            "compare-rows", "decode-memory-mib", "decode-memory-shape"],
+                                       flags: ["json", "grid", "help", "decode-memory"])
         } catch {
             return usageError(error.message)
         }
         if options.flags.contains("help") {
             print(usage)
             return 0
+        }
+        if options.flags.contains("decode-memory") || options.values["decode-memory-shape"] != nil {
+            return decodeMemory(options)
         }
         if options.flags.contains("grid") { return grid(options) }
         if options.values["rows"] != nil { return single(options) }
@@ -95,6 +101,19 @@ enum BenchCommand {
             FileHandle.standardError.write(Data("synckernel bench: \(error)\n".utf8))
             return 2
         }
+    }
+
+    /// `--decode-memory`: every shape in its own child; with `--decode-memory-shape` alone, the child's half.
+    private static func decodeMemory(_ options: OptionParser) -> Int32 {
+        let mebibytes: Int
+        do {
+            mebibytes = try options.int("decode-memory-mib", default: 16, range: 1...1024)
+        } catch {
+            return usageError(error.message)
+        }
+        let shape = options.values["decode-memory-shape"]
+        if let shape, !options.flags.contains("decode-memory") { return DecodeMemoryBench.child(shape: shape, mebibytes: mebibytes) }
+        return DecodeMemoryBench.run(mebibytes: mebibytes, only: shape)
     }
 
     /// The `--mode` value (default fast).

@@ -160,16 +160,30 @@ final class HostileValueTests: XCTestCase {
 
     /// A compact device table's vector entry is bounded like a map entry.
     func testRejectACompactDeviceTableEntryAboveTheBound() throws {
-        let table = try DeviceTable(decoding: .array([a, b].sorted().map { .bytes($0.publicKey) }))
-        XCTAssertEqual(try table.decodeVector(.array([.unsigned(0), .unsigned(VersionVector.maxCounter)])).counters.values.first,
+        let table = try read(.array([a, b].sorted().map { .bytes($0.publicKey) })) { (cursor, budget) throws(SyncKernelError) in
+            try DeviceTable(reading: &cursor, budget: &budget)
+        }
+        func vector(_ value: CBORValue, allowsOwn: Bool = false) throws -> VersionVector {
+            try read(value) { (cursor, budget) throws(SyncKernelError) in try table.readVector(&cursor, allowsOwn: allowsOwn, budget: &budget) }
+        }
+        XCTAssertEqual(try vector(.array([.unsigned(0), .unsigned(VersionVector.maxCounter)])).counters.values.first,
                        VersionVector.maxCounter)
         for count in [VersionVector.maxCounter + 1, UInt64.max] {
-            assertCode(.counterOutOfRange, "count \(count)") { try table.decodeVector(.array([.unsigned(1), .unsigned(count)])) }
+            assertCode(.counterOutOfRange, "count \(count)") { try vector(.array([.unsigned(1), .unsigned(count)])) }
             assertCode(.counterOutOfRange, "own creation, count \(count)") {
-                try table.decodeVector(.array([.unsigned(2), .unsigned(count)]), allowsOwn: true)
+                try vector(.array([.unsigned(2), .unsigned(count)]), allowsOwn: true)
             }
         }
-        assertCode(.malformedFrame, "an index of UInt64.max") { try table.decodeVector(.array([.unsigned(.max), .unsigned(1)])) }
+        assertCode(.malformedFrame, "an index of UInt64.max") { try vector(.array([.unsigned(.max), .unsigned(1)])) }
+    }
+
+    /// Reads `value`'s encoding with `body` through a cursor and a fresh budget.
+    private func read<T>(_ value: CBORValue,
+                         _ body: (inout CBORCursor, inout DecodeBudget) throws(SyncKernelError) -> T) throws -> T {
+        let bytes = value.encoded()
+        var cursor = try CBORReader.cursor(over: bytes)
+        var budget = DecodeBudget(inputBytes: bytes.count)
+        return try body(&cursor, &budget)
     }
 
     /// A peer may hand this device a counter exactly at the bound (valid on the wire); the next
@@ -234,7 +248,10 @@ final class HostileValueTests: XCTestCase {
         for count in [VersionVector.maxCounter + 1, UInt64.max] {
             let encoded = VersionVector([b: count]).encoded()
             assertCode(.counterOutOfRange, "peer vector \(count)") { try VersionVector(decoding: CBORReader.decode(encoded)) }
-            XCTAssertEqual(try VersionVector(decodingStored: CBORReader.decode(encoded))[b], count, "a stored vector still reads")
+            let stored = try read(CBORReader.decode(encoded)) { (cursor, budget) throws(SyncKernelError) in
+                try VersionVector(reading: &cursor, budget: &budget, bound: .max)
+            }
+            XCTAssertEqual(stored[b], count, "a stored vector still reads")
         }
         XCTAssertEqual(try VersionVector(decoding: CBORReader.decode(VersionVector([b: VersionVector.maxCounter]).encoded()))[b],
                        VersionVector.maxCounter)

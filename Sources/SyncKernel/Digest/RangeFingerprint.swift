@@ -53,11 +53,16 @@ package struct RangeFingerprint: Sendable, Hashable {
     /// Reads the 24-byte form; `failure` is the error for any other length (each caller says
     /// whether the bytes came from a peer or from the store).
     package init(decoding bytes: [UInt8], failure: SyncKernelError) throws(SyncKernelError) {
+        try self.init(decoding: bytes[...], failure: failure)
+    }
+
+    /// Reads the 24-byte form from a slice (a frame's bytes, without copying them out).
+    package init(decoding bytes: ArraySlice<UInt8>, failure: SyncKernelError) throws(SyncKernelError) {
         guard bytes.count == 24 else { throw failure }
         var count: UInt64 = 0
-        for byte in bytes[0..<8] { count = count << 8 | UInt64(byte) }
+        for byte in bytes.prefix(8) { count = count << 8 | UInt64(byte) }
         var sum: UInt128 = 0
-        for byte in bytes[8..<24] { sum = sum << 8 | UInt128(byte) }
+        for byte in bytes.dropFirst(8) { sum = sum << 8 | UInt128(byte) }
         self.init(count: Int64(bitPattern: count), sum: sum)
     }
 }

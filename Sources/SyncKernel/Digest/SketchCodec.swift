@@ -25,29 +25,42 @@ package enum SketchCodec {
     /// Invariant: throws `.malformedFrame` for more than `maxSymbols` symbols, truncated input,
     /// trailing bytes, a non-canonical varint, and any symbol `CodedSymbol(decoding:)` refuses.
     package static func decode(_ bytes: [UInt8], maxSymbols: Int) throws(SyncKernelError) -> [CodedSymbol] {
-        var offset = 0
-        let declared = try LEB128.read(bytes, at: &offset)
+        var budget = DecodeBudget(inputBytes: bytes.count)
+        return try decode(bytes, in: 0..<bytes.count, maxSymbols: maxSymbols, budget: &budget)
+    }
+
+    /// Unpacks symbols written by `encode` that fill `range` of `bytes` (a frame's byte string,
+    /// read in place), charging `budget` for the symbols kept; refuses what
+    /// `decode(_:maxSymbols:)` refuses.
+    package static func decode(_ bytes: [UInt8], in range: Range<Int>, maxSymbols: Int,
+                               budget: inout DecodeBudget) throws(SyncKernelError) -> [CodedSymbol] {
+        let end = min(range.upperBound, bytes.count)
+        var offset = range.lowerBound
+        let declared = try LEB128.read(bytes, at: &offset, end: end)
         guard declared <= UInt64(max(0, maxSymbols)) else {
             throw SyncKernelError(.malformedFrame, "more sketch symbols than allowed")
         }
         let count = Int(declared)
+        let reserved = min(count, max(0, end - offset) / minimumSymbolBytes)
+        try budget.chargeArray(of: CodedSymbol.self, count: reserved)
         var symbols: [CodedSymbol] = []
-        symbols.reserveCapacity(min(count, (bytes.count - offset) / minimumSymbolBytes))
+        symbols.reserveCapacity(reserved)
         for _ in 0..<count {
             let start = offset
-            _ = try LEB128.read(bytes, at: &offset)
-            let keySumLength = try LEB128.read(bytes, at: &offset)
-            guard keySumLength <= UInt64(CodedSymbol.maxKeySumBytes), keySumLength + 8 <= UInt64(bytes.count - offset) else {
+            _ = try LEB128.read(bytes, at: &offset, end: end)
+            let keySumLength = try LEB128.read(bytes, at: &offset, end: end)
+            guard keySumLength <= UInt64(CodedSymbol.maxKeySumBytes), keySumLength + 8 <= UInt64(end - offset) else {
                 throw SyncKernelError(.malformedFrame, "a sketch symbol runs past the end")
             }
-            let end = offset + Int(keySumLength) + 8
-            guard let symbol = CodedSymbol.parse(bytes, from: start, to: end) else {
+            let symbolEnd = offset + Int(keySumLength) + 8
+            try budget.chargeBytes(Int(keySumLength))
+            guard let symbol = CodedSymbol.parse(bytes, from: start, to: symbolEnd) else {
                 throw SyncKernelError(.malformedFrame, "a sketch symbol is not canonical")
             }
             symbols.append(symbol)
-            offset = end
+            offset = symbolEnd
         }
-        guard offset == bytes.count else {
+        guard offset == end else {
             throw SyncKernelError(.malformedFrame, "bytes after the sketch symbols")
         }
         return symbols

@@ -1,7 +1,8 @@
 /// Limits that bound what `CBORReader` will accept from untrusted bytes.
 ///
-/// Invariant: a reader configured with these limits allocates at most about `maxInputBytes`
-/// of payload and recurses at most `maxDepth` levels, whatever the input claims.
+/// Invariant: a reader configured with these limits recurses at most `maxDepth` levels and
+/// reads at most `maxInputBytes`, whatever the input claims; what it builds from an input of `n`
+/// bytes is charged to a `DecodeBudget` and never exceeds `4 * n` bytes plus `DecodeBudget.slack`.
 package struct CBORLimits: Sendable, Hashable {
     /// Deepest nesting of arrays, maps and tags.
     package var maxDepth: Int
@@ -17,6 +18,8 @@ package struct CBORLimits: Sendable, Hashable {
         self.maxInputBytes = maxInputBytes
     }
 
-    /// The limits frames are read under: depth 24, a million elements, 64 MiB.
-    package static let frame = CBORLimits(maxDepth: 24, maxContainerCount: 1 << 20, maxInputBytes: 64 << 20)
+    /// The limits frames, rows and vectors are read under: depth 24, a million elements, and
+    /// 16,945,152 bytes, the largest frame (`SyncFrame.maxFrameBytes`, derived there; a row is
+    /// at most `InspectedRow.maxRowBytes`, below it).
+    package static let frame = CBORLimits(maxDepth: 24, maxContainerCount: 1 << 20, maxInputBytes: 16_945_152)
 }

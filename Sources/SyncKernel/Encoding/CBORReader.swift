@@ -1,30 +1,59 @@
-
 /// A bounded, strict CBOR reader: it accepts exactly the encodings `CanonicalWriter` produces.
 ///
 /// Invariants: never traps on any input; refuses indefinite lengths, non-shortest integer and
 /// length forms, unsorted or repeated map keys, invalid UTF-8, floats and unknown simple values,
-/// and anything beyond its `CBORLimits`, each with a typed `SyncKernelError`.
+/// and anything beyond its `CBORLimits`, each with a typed `SyncKernelError`. Checking allocates
+/// nothing: the whole input is walked and refused or accepted before any value is built, so an
+/// input is refused with the same error whatever is read from it afterwards, and what is built
+/// from it (a `CBORValue` tree here, typed values through a `CBORCursor`) is charged to a
+/// `DecodeBudget` of the input's size.
 package struct CBORReader {
     private let input: [UInt8]
     private let limits: CBORLimits
     private var offset = 0
 
-    /// Decodes exactly one item spanning all of `bytes`.
+    /// Decodes exactly one item spanning all of `bytes`, refusing with `limitExceeded` a tree
+    /// that would keep more than `DecodeBudget(inputBytes: bytes.count).limit` bytes.
     package static func decode(_ bytes: [UInt8], limits: CBORLimits = .frame) throws(SyncKernelError) -> CBORValue {
-        guard bytes.count <= limits.maxInputBytes else { throw SyncKernelError(.limitExceeded, "input too large") }
-        var reader = CBORReader(input: bytes, limits: limits)
-        let value = try reader.readItem(depth: 0)
-        guard reader.offset == bytes.count else { throw SyncKernelError(.trailingBytes) }
-        return value
+        var budget = DecodeBudget(inputBytes: bytes.count)
+        return try decode(bytes, limits: limits, budget: &budget)
     }
 
-    /// Decodes a CBOR sequence (items back to back, as leaf encodings are written).
+    /// Decodes exactly one item spanning all of `bytes`, charging `budget` for the tree (so a
+    /// caller can read what the tree keeps from `budget.charged`).
+    package static func decode(_ bytes: [UInt8], limits: CBORLimits = .frame,
+                               budget: inout DecodeBudget) throws(SyncKernelError) -> CBORValue {
+        var cursor = try cursor(over: bytes, limits: limits)
+        return try cursor.readValue(budget: &budget)
+    }
+
+    /// Decodes a CBOR sequence (items back to back, as leaf encodings are written), under one
+    /// `DecodeBudget` of the whole input.
     package static func decodeSequence(_ bytes: [UInt8], limits: CBORLimits = .frame) throws(SyncKernelError) -> [CBORValue] {
         guard bytes.count <= limits.maxInputBytes else { throw SyncKernelError(.limitExceeded, "input too large") }
         var reader = CBORReader(input: bytes, limits: limits)
+        var count = 0
+        while reader.offset < bytes.count {
+            try reader.checkItem(depth: 0)
+            count += 1
+        }
+        var budget = DecodeBudget(inputBytes: bytes.count)
+        try budget.chargeArray(of: CBORValue.self, count: count)
         var items: [CBORValue] = []
-        while reader.offset < bytes.count { items.append(try reader.readItem(depth: 0)) }
+        items.reserveCapacity(count)
+        var cursor = CBORCursor(validated: bytes)
+        for _ in 0..<count { items.append(try cursor.readValue(budget: &budget)) }
         return items
+    }
+
+    /// A cursor at the start of `bytes`, once the whole input has been checked to be exactly one
+    /// canonical item within `limits`.
+    package static func cursor(over bytes: [UInt8], limits: CBORLimits = .frame) throws(SyncKernelError) -> CBORCursor {
+        guard bytes.count <= limits.maxInputBytes else { throw SyncKernelError(.limitExceeded, "input too large") }
+        var reader = CBORReader(input: bytes, limits: limits)
+        try reader.checkItem(depth: 0)
+        guard reader.offset == bytes.count else { throw SyncKernelError(.trailingBytes) }
+        return CBORCursor(validated: bytes)
     }
 
     private init(input: [UInt8], limits: CBORLimits) {
@@ -32,55 +61,60 @@ package struct CBORReader {
         self.limits = limits
     }
 
-    private mutating func readItem(depth: Int) throws(SyncKernelError) -> CBORValue {
+    /// Walks one item, checking everything the invariant lists; allocates nothing.
+    private mutating func checkItem(depth: Int) throws(SyncKernelError) {
         guard depth <= limits.maxDepth else { throw SyncKernelError(.limitExceeded, "nesting too deep") }
         let initial = try readByte()
         let major = initial >> 5
         let info = initial & 0x1f
         if major == 7 {
-            switch info {
-            case 20: return .bool(false)
-            case 21: return .bool(true)
-            case 22: return .null
-            default: throw SyncKernelError(.unsupportedEncoding, "float or simple value")
-            }
+            guard (20...22).contains(info) else { throw SyncKernelError(.unsupportedEncoding, "float or simple value") }
+            return
         }
         let argument = try readArgument(info)
         switch major {
-        case 0: return .unsigned(argument)
-        case 1: return .negative(argument)
-        case 2: return .bytes(try readBytes(count: argument))
+        case 0, 1:
+            return
+        case 2:
+            _ = try skipBytes(count: argument)
         case 3:
-            let raw = try readBytes(count: argument)
-            guard let text = String(validating: raw, as: UTF8.self) else { throw SyncKernelError(.invalidText) }
-            return .text(text)
+            let range = try skipBytes(count: argument)
+            guard CBORReader.isValidUTF8(input[range]) else { throw SyncKernelError(.invalidText) }
         case 4:
             let count = try containerCount(argument)
-            var items: [CBORValue] = []
-            items.reserveCapacity(count)
-            for _ in 0..<count { items.append(try readItem(depth: depth + 1)) }
-            return .array(items)
+            for _ in 0..<count { try checkItem(depth: depth + 1) }
         case 5:
             let count = try containerCount(argument)
-            var entries: [CBORMapEntry] = []
-            entries.reserveCapacity(count)
-            var previousKey: ArraySlice<UInt8>?
+            var previousKey: Range<Int>?
             for _ in 0..<count {
                 let keyStart = offset
-                let key = try readItem(depth: depth + 1)
-                let keyBytes = input[keyStart..<offset]
+                try checkItem(depth: depth + 1)
+                let key = keyStart..<offset
                 if let previousKey {
-                    if previousKey == keyBytes { throw SyncKernelError(.duplicateMapKey) }
-                    guard previousKey.lexicographicallyPrecedes(keyBytes) else {
+                    if input[previousKey].elementsEqual(input[key]) { throw SyncKernelError(.duplicateMapKey) }
+                    guard input[previousKey].lexicographicallyPrecedes(input[key]) else {
                         throw SyncKernelError(.nonCanonicalEncoding, "map keys out of order")
                     }
                 }
-                previousKey = keyBytes
-                entries.append(CBORMapEntry(key: key, value: try readItem(depth: depth + 1)))
+                previousKey = key
+                try checkItem(depth: depth + 1)
             }
-            return .map(entries)
         default:
-            return .tagged(argument, try readItem(depth: depth + 1))
+            try checkItem(depth: depth + 1)
+        }
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (what `String(validating:as:)` accepts), decided
+    /// without building a string.
+    private static func isValidUTF8(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
         }
     }
 
@@ -120,10 +154,10 @@ package struct CBORReader {
         return input[offset]
     }
 
-    private mutating func readBytes(count: UInt64) throws(SyncKernelError) -> [UInt8] {
+    private mutating func skipBytes(count: UInt64) throws(SyncKernelError) -> Range<Int> {
         guard count <= UInt64(input.count - offset) else { throw SyncKernelError(.truncatedInput) }
         let end = offset + Int(count)
         defer { offset = end }
-        return Array(input[offset..<end])
+        return offset..<end
     }
 }

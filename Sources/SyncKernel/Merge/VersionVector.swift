@@ -118,13 +118,6 @@ extension VersionVector {
         try self.init(decoding: value, bound: VersionVector.maxCounter)
     }
 
-    /// Reads a vector this store wrote itself: any positive counter, so a counter an older build
-    /// stored above `maxCounter` still reads (and only a bump of it fails, with
-    /// `counterOutOfRange`).
-    package init(decodingStored value: CBORValue) throws(SyncKernelError) {
-        try self.init(decoding: value, bound: .max)
-    }
-
     private init(decoding value: CBORValue, bound: UInt64) throws(SyncKernelError) {
         var counters: [DeviceID: UInt64] = [:]
         for entry in try value.mapEntries() {
@@ -136,6 +129,32 @@ extension VersionVector {
             }
             counters[device] = count
         }
+        self.counters = counters
+    }
+
+    /// Reads a vector written by `encode(into:)` at `cursor`, charging `budget` for what it
+    /// keeps; refuses what `init(decoding:)` refuses, in the same order. `bound` is the largest
+    /// counter accepted: `maxCounter` for a peer's vector, `.max` for one this store wrote itself
+    /// (an older build's counter above the bound still reads; only its bump fails).
+    package init(reading cursor: inout CBORCursor, budget: inout DecodeBudget,
+                 bound: UInt64 = VersionVector.maxCounter) throws(SyncKernelError) {
+        let count = try cursor.readMapHeader()
+        try budget.chargeDictionary(of: DeviceID.self, UInt64.self, count: count)
+        var counters = [DeviceID: UInt64](minimumCapacity: count)
+        for _ in 0..<count {
+            let device = try DeviceID(publicKey: try cursor.readBytes(budget: &budget))
+            let value = try cursor.readUInt()
+            guard value > 0 else { throw SyncKernelError(.nonCanonicalEncoding, "zero counter in a version vector") }
+            guard value <= bound else {
+                throw SyncKernelError(.counterOutOfRange, "a version-vector counter above VersionVector.maxCounter")
+            }
+            counters[device] = value
+        }
+        self.counters = counters
+    }
+
+    /// A vector of counters already known to be positive (a decoder checked each).
+    package init(positive counters: [DeviceID: UInt64]) {
         self.counters = counters
     }
 

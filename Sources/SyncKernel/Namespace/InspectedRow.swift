@@ -2,10 +2,15 @@
 ///
 /// Invariant: every row the store writes or merges was inspected, so its key is at most
 /// `maxKeyBytes` long (the namespace structure's sketch items carry keys up to that length).
-struct InspectedRow: Sendable {
+package struct InspectedRow: Sendable {
     /// The longest row key the kernel stores: a save of a longer key is refused with
     /// `rowRejected`, a shipped or stored row with one with `limitExceeded`.
     static let maxKeyBytes = SketchItem.maxKeyBytes
+    /// The longest row encoding the kernel stores or ships: 15 MiB, so a row too large for a
+    /// shared frame travels alone in one within `SyncFrame.maxFrameBytes` with a megabyte and more
+    /// to spare for its vectors (`docs/hardening.md`, "Decoding memory"). A save of a longer row is
+    /// refused with `rowRejected`, a shipped or stored one with `limitExceeded`.
+    package static let maxRowBytes = 15 << 20
 
     let key: [UInt8]
     let bytes: [UInt8]
@@ -34,6 +39,9 @@ struct InspectedRow: Sendable {
         self.init(row: row, namespace: N.self, stamp: stamp)
         guard key.count <= InspectedRow.maxKeyBytes else {
             throw SyncKernelError(.rowRejected, "\(N.name): a row key longer than \(InspectedRow.maxKeyBytes) bytes")
+        }
+        guard bytes.count <= InspectedRow.maxRowBytes else {
+            throw SyncKernelError(.rowRejected, "\(N.name): a row encoding longer than \(InspectedRow.maxRowBytes) bytes")
         }
         let decoded: N.Row
         do {

@@ -38,6 +38,9 @@ struct NamespaceDriver: Sendable {
         let stamp: (@Sendable (N.Row) -> Int64)?
         if case .causal(let changeStamp, _, _) = rule.kind { stamp = changeStamp } else { stamp = nil }
         inspect = { bytes throws(SyncKernelError) in
+            guard bytes.count <= InspectedRow.maxRowBytes else {
+                throw SyncKernelError(.limitExceeded, "\(N.name): a row encoding longer than \(InspectedRow.maxRowBytes) bytes")
+            }
             let row = try N.decodeRow(bytes: bytes)
             guard N.key(of: row).count <= InspectedRow.maxKeyBytes else {
                 throw SyncKernelError(.limitExceeded, "\(N.name): a row key longer than \(InspectedRow.maxKeyBytes) bytes")

@@ -43,7 +43,9 @@ extension SyncNamespace {
     /// Decodes a row from a decoded CBOR item; throws a typed error on anything but a valid row.
     public static func decodeRow(_ value: CBORValue) throws(SyncKernelError) -> Row { try schema.decodeRow(value) }
 
-    /// Decodes a row from its stored or shipped bytes, under the frame limits.
+    /// Decodes a row from its stored or shipped bytes, under the frame limits; the tree it reads
+    /// through keeps at most `DecodeBudget(inputBytes: bytes.count).limit` bytes, a larger one
+    /// is refused with `limitExceeded` before it is built.
     public static func decodeRow(bytes: [UInt8]) throws(SyncKernelError) -> Row {
         try schema.decodeRow(CBORReader.decode(bytes))
     }

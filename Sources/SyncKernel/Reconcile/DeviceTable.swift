@@ -40,7 +40,9 @@ package struct DeviceTable: Sendable, Hashable {
     /// key twice.
     private init(sorted devices: [DeviceID]) {
         self.devices = devices
-        positions = Dictionary(uniqueKeysWithValues: devices.enumerated().map { ($1, $0) })
+        var positions = [DeviceID: Int](minimumCapacity: devices.count)
+        for (index, device) in devices.enumerated() { positions[device] = index }
+        self.positions = positions
     }
 
     /// This table when writing `response` against it is smaller than writing device keys in
@@ -54,13 +56,17 @@ package struct DeviceTable: Sendable, Hashable {
         return total * 33 > devices.count * 34 + 2 ? self : nil
     }
 
-    /// Reads a table: 32-byte keys, sorted, no repeat, at most `maxDevices`.
-    package init(decoding value: CBORValue) throws(SyncKernelError) {
-        let items = try value.array()
-        guard items.count <= DeviceTable.maxDevices else { throw SyncKernelError(.malformedFrame, "too many devices") }
+    /// Reads a table at `cursor`, charging `budget` for what it keeps; 32-byte keys,
+    /// sorted, no repeat, at most `maxDevices`.
+    package init(reading cursor: inout CBORCursor, budget: inout DecodeBudget) throws(SyncKernelError) {
+        let count = try cursor.readArrayHeader()
+        guard count <= DeviceTable.maxDevices else { throw SyncKernelError(.malformedFrame, "too many devices") }
+        try budget.chargeArray(of: DeviceID.self, count: count)
+        try budget.chargeDictionary(of: DeviceID.self, Int.self, count: count)
         var devices: [DeviceID] = []
-        for item in items {
-            let device = try DeviceID(publicKey: try item.bytes())
+        devices.reserveCapacity(count)
+        for _ in 0..<count {
+            let device = try DeviceID(publicKey: try cursor.readBytes(budget: &budget))
             guard devices.last.map({ $0 < device }) ?? true else {
                 throw SyncKernelError(.malformedFrame, "a device table out of order")
             }
@@ -87,17 +93,20 @@ package struct DeviceTable: Sendable, Hashable {
         }
     }
 
-    /// Reads a vector written by position against this table; with `allowsOwn` (a shipped row's
-    /// vectors) the index one past the table reads as `DeviceID.ownCreation`. A count above
-    /// `VersionVector.maxCounter` is refused with `counterOutOfRange`.
-    package func decodeVector(_ value: CBORValue, allowsOwn: Bool = false) throws(SyncKernelError) -> VersionVector {
-        let items = try value.array()
-        guard items.count % 2 == 0 else { throw SyncKernelError(.malformedFrame, "a vector needs index and count pairs") }
-        var counters: [DeviceID: UInt64] = [:]
+    /// Reads a vector written by position against this table at `cursor`, charging `budget`
+    /// for what it keeps; with `allowsOwn` (a shipped row's vectors) the index one past
+    /// the table reads as `DeviceID.ownCreation`. A count above `VersionVector.maxCounter` is
+    /// refused with `counterOutOfRange`.
+    package func readVector(_ cursor: inout CBORCursor, allowsOwn: Bool = false,
+                            budget: inout DecodeBudget) throws(SyncKernelError) -> VersionVector {
+        let items = try cursor.readArrayHeader()
+        guard items % 2 == 0 else { throw SyncKernelError(.malformedFrame, "a vector needs index and count pairs") }
+        try budget.chargeDictionary(of: DeviceID.self, UInt64.self, count: items / 2)
+        var counters = [DeviceID: UInt64](minimumCapacity: items / 2)
         var previous: UInt64?
-        for pair in stride(from: 0, to: items.count, by: 2) {
-            let index = try items[pair].uint()
-            let count = try items[pair + 1].uint()
+        for _ in 0..<items / 2 {
+            let index = try cursor.readUInt()
+            let count = try cursor.readUInt()
             let limit = UInt64(devices.count) + (allowsOwn ? 1 : 0)
             guard index < limit, previous.map({ $0 < index }) ?? true, count > 0 else {
                 throw SyncKernelError(.malformedFrame, "a vector entry out of the table, out of order or zero")
@@ -108,6 +117,6 @@ package struct DeviceTable: Sendable, Hashable {
             previous = index
             counters[index == UInt64(devices.count) ? DeviceID.ownCreation : devices[Int(index)]] = count
         }
-        return VersionVector(counters)
+        return VersionVector(positive: counters)
     }
 }

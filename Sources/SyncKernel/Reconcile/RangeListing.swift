@@ -15,3 +15,25 @@ package struct RangeListing: Sendable, Hashable {
         self.leaves = leaves
     }
 }
+
+extension RangeListing {
+    /// An estimate of the listing's encoded size, at least the bytes it takes on the wire.
+    package var encodedSize: Int {
+        range.lo.count + (range.hi?.count ?? 0) + 24 + leaves.reduce(0) { $0 + $1.key.count + 44 }
+    }
+
+    /// What decoding the listing keeps beyond `DecodeBudget.bytesPerInputByte` per wire byte,
+    /// for `ReconcileResponse.split`.
+    package var decodeExcess: Int {
+        let perByte = DecodeBudget.bytesPerInputByte
+        var kept = MemoryLayout<RangeListing>.stride + DecodeBudget.arrayBytes(stride: 1, count: range.lo.count)
+            + DecodeBudget.arrayBytes(stride: 1, count: range.hi?.count ?? 0)
+            + DecodeBudget.arrayBytes(stride: MemoryLayout<Leaf>.stride, count: leaves.count)
+        var wire = 4 + range.lo.count + (range.hi?.count ?? 0)
+        for leaf in leaves {
+            kept += DecodeBudget.arrayBytes(stride: 1, count: leaf.key.count) + DecodeBudget.arrayBytes(stride: 1, count: leaf.hash.count)
+            wire += 3 + leaf.key.count + leaf.hash.count
+        }
+        return kept - perByte * wire
+    }
+}

@@ -44,24 +44,86 @@ package struct ReconcileResponse: Sendable, Hashable {
     /// Whether the response carries nothing.
     package var isEmpty: Bool { rows.isEmpty && tombstones.isEmpty && listings.isEmpty && want.isEmpty }
 
-    /// This response split so each part's rows stay within `rowBytesPerFrame` (a single larger
-    /// row travels alone); tombstones, listings and `want` ride on the first part.
+    /// The modelled decoding excess one part may carry: what decoding it keeps beyond 4 bytes per
+    /// wire byte (`DecodeBudget`), half the budget's slack, so the frame's own fields and device
+    /// table fit in the other half. Parts of small rows are cut by this rather than by bytes.
+    package static let decodeExcessPerFrame = DecodeBudget.slack / 2
+
+    /// The most leaves one piece of a listing carries; a longer listing is cut into pieces over
+    /// consecutive sub-ranges of its range (together the same leaves over the same range).
+    package static let leavesPerListingPiece = 4096
+
+    /// This response split so each part stays within `rowBytesPerFrame` of estimated wire bytes
+    /// and `decodeExcessPerFrame` of modelled decoding excess (a single row larger than either
+    /// travels alone), so every part encodes within `SyncFrame.maxFrameBytes` and decodes within
+    /// its `DecodeBudget`. Tombstones, listings (cut into pieces of `leavesPerListingPiece`)
+    /// and `want` come first, so they ride on the first part unless they fill it, then the rows
+    /// in order; every part keeps `isFinal`.
     package func split() -> [ReconcileResponse] {
-        var parts: [[ShippedRow]] = [[]]
+        var parts: [ReconcileResponse] = []
+        var part: (rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing], want: [[UInt8]]) = ([], [], [], [])
         var bytes = 0
-        for row in rows {
-            let size = row.encodedSize
-            if bytes + size > ReconcileResponse.rowBytesPerFrame, !(parts.last?.isEmpty ?? true) {
-                parts.append([])
-                bytes = 0
+        var excess = 0
+        var items = 0
+        func flush() {
+            parts.append(ReconcileResponse(namespace: namespace, rows: part.rows, tombstones: part.tombstones, listings: part.listings,
+                                           want: part.want, isFinal: isFinal))
+            part = ([], [], [], [])
+        }
+        func makeRoom(size: Int, excess cost: Int) {
+            if items > 0, bytes + size > ReconcileResponse.rowBytesPerFrame || excess + cost > ReconcileResponse.decodeExcessPerFrame {
+                flush()
+                (bytes, excess, items) = (0, 0, 0)
             }
-            parts[parts.count - 1].append(row)
             bytes += size
+            excess += cost
+            items += 1
         }
-        return parts.enumerated().map { index, rows in
-            index == 0 ? ReconcileResponse(namespace: namespace, rows: rows, tombstones: tombstones, listings: listings, want: want,
-                                           isFinal: isFinal)
-                : ReconcileResponse(namespace: namespace, rows: rows, tombstones: [], isFinal: isFinal)
+        for tombstone in tombstones {
+            makeRoom(size: tombstone.key.count + 64 * (tombstone.vector.counters.count + 1), excess: ReconcileResponse.decodeExcess(of: tombstone))
+            part.tombstones.append(tombstone)
         }
+        for listing in listings {
+            for piece in ReconcileResponse.pieces(of: listing) {
+                makeRoom(size: piece.encodedSize, excess: piece.decodeExcess)
+                part.listings.append(piece)
+            }
+        }
+        for key in want {
+            makeRoom(size: key.count + 9, excess: ReconcileResponse.wantedKeyExcess(key))
+            part.want.append(key)
+        }
+        for row in rows {
+            makeRoom(size: row.encodedSize, excess: row.decodeExcess)
+            part.rows.append(row)
+        }
+        flush()
+        return parts
+    }
+
+    /// `listing` cut into pieces of at most `leavesPerListingPiece` leaves over consecutive
+    /// sub-ranges: the first starts at the listing's `lo`, each next one at its first leaf, the
+    /// last ends at the listing's `hi`.
+    private static func pieces(of listing: RangeListing) -> [RangeListing] {
+        guard listing.leaves.count > leavesPerListingPiece else { return [listing] }
+        let starts = Array(stride(from: 0, to: listing.leaves.count, by: leavesPerListingPiece))
+        return starts.enumerated().map { index, start in
+            let end = min(start + leavesPerListingPiece, listing.leaves.count)
+            let lo = index == 0 ? listing.range.lo : listing.leaves[start].key
+            let hi = end < listing.leaves.count ? listing.leaves[end].key : listing.range.hi
+            return RangeListing(range: KeyRange(lo: lo, hi: hi), leaves: Array(listing.leaves[start..<end]))
+        }
+    }
+
+    /// What decoding a wanted key keeps beyond 4 bytes per wire byte.
+    private static func wantedKeyExcess(_ key: [UInt8]) -> Int {
+        MemoryLayout<[UInt8]>.stride + DecodeBudget.arrayBytes(stride: 1, count: key.count)
+            - DecodeBudget.bytesPerInputByte * (key.count + 1)
+    }
+
+    /// What decoding a tombstone keeps beyond 4 bytes per wire byte, at most.
+    private static func decodeExcess(of tombstone: Tombstone) -> Int {
+        MemoryLayout<Tombstone>.stride + DecodeBudget.arrayBytes(stride: 1, count: tombstone.key.count)
+            - DecodeBudget.bytesPerInputByte * (tombstone.key.count + 2) + ShippedRow.decodeExcess(of: tombstone.vector)
     }
 }

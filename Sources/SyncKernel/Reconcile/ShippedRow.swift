@@ -53,4 +53,26 @@ extension ShippedRow {
         try contentVector?.checkBounds("a shipped row's content vector")
         for sibling in siblings { try sibling.vector?.checkBounds("a shipped sibling version") }
     }
+
+    /// What decoding this row from a frame keeps beyond `DecodeBudget.bytesPerInputByte` per wire
+    /// byte, at most (its vectors counted in the compact form, the fewest wire bytes per entry),
+    /// for `ReconcileResponse.split`; negative for rows whose bytes outweigh their bookkeeping.
+    package var decodeExcess: Int {
+        let perByte = DecodeBudget.bytesPerInputByte
+        var excess = MemoryLayout<ShippedRow>.stride + DecodeBudget.arrayBytes(stride: 1, count: row.count) - perByte * (row.count + 3)
+        for vector in [vector, contentVector].compactMap({ $0 }) { excess += ShippedRow.decodeExcess(of: vector) }
+        if !siblings.isEmpty {
+            excess += DecodeBudget.arrayBytes(stride: MemoryLayout<ShippedRow>.stride, count: siblings.count) - perByte * 3
+            excess += siblings.reduce(0) { $0 + $1.decodeExcess }
+        }
+        return excess
+    }
+
+    /// What decoding `vector` keeps beyond `DecodeBudget.bytesPerInputByte` per wire byte, at
+    /// most: its dictionary against its key and compact form (two bytes an entry at least).
+    package static func decodeExcess(of vector: VersionVector) -> Int {
+        let entries = vector.counters.count
+        return DecodeBudget.dictionaryBytes(keyStride: MemoryLayout<DeviceID>.stride, valueStride: MemoryLayout<UInt64>.stride, count: entries)
+            - DecodeBudget.bytesPerInputByte * (3 + 2 * entries)
+    }
 }

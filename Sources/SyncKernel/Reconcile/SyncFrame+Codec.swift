@@ -74,88 +74,26 @@ extension SyncFrame {
         return writer.bytes
     }
 
-    /// Decodes a frame from untrusted bytes under `CBORLimits.frame`.
+    /// Decodes a frame from untrusted bytes under `CBORLimits.frame` and `SyncFrame.maxFrameBytes`,
+    /// straight into typed values (`FrameReader`), keeping at most what `DecodeBudget` allows.
     ///
     /// Unknown map keys are ignored; `probe` and `tombstones` default when missing; a missing
     /// row vector decodes as nil. Everything else malformed throws a typed `SyncKernelError`.
     package init(decoding bytes: [UInt8]) throws(SyncKernelError) {
-        let value = try CBORReader.decode(bytes)
-        guard try value.required("type").text() == SyncFrame.payloadType else {
-            throw SyncKernelError(.unsupportedPayload)
-        }
-        let account = try value.required("account").bytes(count: 32)
-        let schema = SchemaFingerprint(value: try value.required("schema").uint())
-        let kind = try value.required("kind").text()
-        var compactVectors = false
-        var capabilities: [String] = []
-        for item in try value["caps"]?.array() ?? [] {
-            guard capabilities.count < SyncFrame.maxCapabilities else { throw SyncKernelError(.malformedFrame, "too many capabilities") }
-            capabilities.append(try item.text())
-        }
-        let body: Body
-        switch kind {
-        case "state_digest":
-            var changes: [UInt64] = []
-            for item in try value["changes"]?.array() ?? [] { changes.append(try item.uint()) }
-            body = .stateDigest(digest: try value.required("digest").bytes(), probe: try value["probe"]?.bool() ?? false,
-                                changes: changes)
-        case "reconcile_req":
-            let buckets = try SyncFrame.decodeBuckets(value.required("buckets"))
-            var keys: [[UInt8]] = []
-            for item in try value["keys"]?.array() ?? [] { keys.append(try item.bytes()) }
-            body = .reconcileRequest(ReconcileRequest(namespace: try value.required("ns").text(), buckets: buckets, keys: keys))
-        case "reconcile_resp":
-            let table = try value["devices"].map { (devices: CBORValue) throws(SyncKernelError) in try DeviceTable(decoding: devices) }
-            compactVectors = table != nil
-            var rows: [ShippedRow] = []
-            for item in try value.required("rows").array() { rows.append(try SyncFrame.decodeShippedRow(item, table: table, depth: 0)) }
-            var tombstones: [Tombstone] = []
-            for item in try value["tombstones"]?.array() ?? [] {
-                let fields = try item.array()
-                guard fields.count >= 2 else { throw SyncKernelError(.malformedFrame, "tombstone needs 2 fields") }
-                tombstones.append(Tombstone(key: try fields[0].bytes(), vector: try SyncFrame.decodeVector(fields[1], table: table)))
-            }
-            var want: [[UInt8]] = []
-            for item in try value["want"]?.array() ?? [] { want.append(try item.bytes()) }
-            body = .reconcileResponse(ReconcileResponse(namespace: try value.required("ns").text(),
-                                                        rows: rows, tombstones: tombstones,
-                                                        listings: try SyncFrame.decodeListings(value["listings"]), want: want,
-                                                        isFinal: try value["final"]?.bool() ?? false))
-        case "heartbeat":
-            body = .heartbeat
-        case "sketch_req":
-            let symbols = try SketchCodec.decode(try value.required("symbols").bytes(), maxSymbols: RatelessSketch.standardCapacity)
-            body = .sketch(SketchRequest(namespace: try value.required("ns").text(), root: try value.required("root").bytes(count: SketchRequest.rootPrefixBytes),
-                                         symbols: symbols))
-        case "range_req":
-            var nodes: [RangeCompare.NodeFingerprint] = []
-            for item in try value.required("nodes").array() {
-                let fields = try item.array()
-                guard fields.count >= 2, let node = PrefixNode(nibbles: try fields[0].bytes()) else {
-                    throw SyncKernelError(.malformedFrame, "a trie node needs valid nibbles and a fingerprint")
-                }
-                let fingerprint = try RangeFingerprint(decoding: try fields[1].bytes(),
-                                                       failure: SyncKernelError(.malformedFrame, "a fingerprint is 24 bytes"))
-                nodes.append(RangeCompare.NodeFingerprint(node: node, fingerprint: fingerprint))
-            }
-            body = .rangeCompare(RangeCompare(namespace: try value.required("ns").text(), nodes: nodes,
-                                              listings: try SyncFrame.decodeListings(value["listings"])))
-        default:
-            throw SyncKernelError(.unknownFrameKind)
-        }
-        self.init(account: account, schema: schema, body: body, capabilities: capabilities, compactVectors: compactVectors)
+        var budget = DecodeBudget(inputBytes: bytes.count)
+        self = try FrameReader.frame(decoding: bytes, budget: &budget)
+    }
+
+    /// Decodes a frame as `init(decoding:)` does, charging `budget` (so a caller can read what
+    /// the frame keeps from `budget.charged`).
+    package init(decoding bytes: [UInt8], budget: inout DecodeBudget) throws(SyncKernelError) {
+        self = try FrameReader.frame(decoding: bytes, budget: &budget)
     }
 
     /// Writes a vector by device key, or by position in `table` when there is one.
     private static func encode(_ vector: VersionVector, table: DeviceTable?, own: DeviceID? = nil,
                                into writer: inout CanonicalWriter) {
         if let table { table.encode(vector, own: own, into: &writer) } else { vector.encode(into: &writer) }
-    }
-
-    /// Reads a vector written by `encode(_:table:own:into:)` with the same table (or none).
-    private static func decodeVector(_ value: CBORValue, table: DeviceTable?, allowsOwn: Bool = false) throws(SyncKernelError) -> VersionVector {
-        if let table { return try table.decodeVector(value, allowsOwn: allowsOwn) }
-        return try VersionVector(decoding: value)
     }
 
     /// The most capabilities a frame may list.
@@ -174,12 +112,6 @@ extension SyncFrame {
         }
     }
 
-    private static func decodeListings(_ value: CBORValue?) throws(SyncKernelError) -> [RangeListing] {
-        var listings: [RangeListing] = []
-        for item in try value?.array() ?? [] { listings.append(try decodeListing(item)) }
-        return listings
-    }
-
     private static func encode(_ shipped: ShippedRow, table: DeviceTable?, into writer: inout CanonicalWriter) {
         writer.writeMap { entry in
             entry.entry("r") { $0.write(encodedItem: shipped.row) }
@@ -190,61 +122,6 @@ extension SyncFrame {
             if !shipped.siblings.isEmpty {
                 entry.entry("s") { $0.writeArray(shipped.siblings) { writer, sibling in encode(sibling, table: table, into: &writer) } }
             }
-        }
-    }
-
-    /// Reads one shipped row; siblings nest one level only.
-    private static func decodeShippedRow(_ item: CBORValue, table: DeviceTable?, depth: Int) throws(SyncKernelError) -> ShippedRow {
-        let vector = try item["v"].map { (v: CBORValue) throws(SyncKernelError) in try decodeVector(v, table: table, allowsOwn: true) }
-        let content = try item["c"].map { (c: CBORValue) throws(SyncKernelError) in try decodeVector(c, table: table, allowsOwn: true) }
-        var siblings: [ShippedRow] = []
-        if let nested = item["s"] {
-            guard depth == 0 else { throw SyncKernelError(.malformedFrame, "siblings of a sibling") }
-            for sibling in try nested.array() { siblings.append(try decodeShippedRow(sibling, table: table, depth: 1)) }
-        }
-        return ShippedRow(row: try item.required("r").encoded(), vector: vector, contentVector: content, siblings: siblings)
-    }
-
-    /// Reads one listing, refusing leaves out of order or outside its range.
-    private static func decodeListing(_ item: CBORValue) throws(SyncKernelError) -> RangeListing {
-        let fields = try item.array()
-        guard fields.count >= 3 else { throw SyncKernelError(.malformedFrame, "listing needs 3 fields") }
-        let range = KeyRange(lo: try fields[0].bytes(), hi: fields[1] == .null ? nil : try fields[1].bytes())
-        var leaves: [Leaf] = []
-        for entry in try fields[2].array() {
-            let pair = try entry.array()
-            guard pair.count >= 2 else { throw SyncKernelError(.malformedFrame, "listed leaf needs 2 fields") }
-            let leaf = Leaf(key: try pair[0].bytes(), hash: try pair[1].bytes(count: 32))
-            guard range.contains(leaf.key), leaves.last.map({ $0.key.lexicographicallyPrecedes(leaf.key) }) ?? true else {
-                throw SyncKernelError(.malformedFrame, "listed leaves out of order or range")
-            }
-            leaves.append(leaf)
-        }
-        return RangeListing(range: range, leaves: leaves)
-    }
-
-    /// Reads range fingerprints sent as `[lo, root, count]` with each `hi` implied by the next
-    /// `lo`; refuses a first `lo` that is not empty or boundaries that do not increase.
-    private static func decodeBuckets(_ value: CBORValue) throws(SyncKernelError) -> [RangeBucket] {
-        var parts: [(lo: [UInt8], root: [UInt8], count: Int)] = []
-        for item in try value.array() {
-            let fields = try item.array()
-            guard fields.count >= 3 else { throw SyncKernelError(.malformedFrame, "bucket needs 3 fields") }
-            let lo = try fields[0].bytes()
-            let count = try fields[2].int()
-            guard count >= 0 else { throw SyncKernelError(.malformedFrame, "negative bucket count") }
-            if let previous = parts.last {
-                guard previous.lo.lexicographicallyPrecedes(lo) else {
-                    throw SyncKernelError(.malformedFrame, "buckets do not tile in order")
-                }
-            } else {
-                guard lo.isEmpty else { throw SyncKernelError(.malformedFrame, "buckets do not cover the key space") }
-            }
-            parts.append((lo, try fields[1].bytes(count: 32), count))
-        }
-        return parts.indices.map { index in
-            RangeBucket(range: KeyRange(lo: parts[index].lo, hi: index + 1 < parts.count ? parts[index + 1].lo : nil),
-                        root: parts[index].root, count: parts[index].count)
         }
     }
 }

@@ -54,6 +54,28 @@ package struct SyncFrame: Sendable, Hashable {
     /// announced `sketchCapability`); read back from the frame's own `devices` key.
     package let compactVectors: Bool
 
+    /// The most bytes one symbol of a `sketch_req` takes on the wire: its zigzag count (at most
+    /// `LEB128.maxBytes`), its key sum's length (2 bytes for `CodedSymbol.maxKeySumBytes`), the
+    /// key sum and the 8-byte tag sum: 4,121 bytes.
+    package static let maxSymbolBytes = LEB128.maxBytes + LEB128.byteCount(UInt64(CodedSymbol.maxKeySumBytes))
+        + CodedSymbol.maxKeySumBytes + 8
+
+    /// Room for a frame's fields besides its largest one: account (34 bytes), schema (9), type,
+    /// kind and their keys (under 40), at most 16 capabilities, the namespace name, a sketch's
+    /// root (17) and the byte-string head of its symbols (5), with ample slack.
+    package static let fieldBytes = 64 << 10
+
+    /// The largest frame a build writes or reads, 16,945,152 bytes: the largest legitimate frame
+    /// is a `sketch_req` at full capacity, `RatelessSketch.standardCapacity` (4,096) symbols of
+    /// `maxSymbolBytes` each (16,879,616 bytes) plus `fieldBytes`. Every other kind stays below:
+    /// a `reconcile_resp` carries at most `ReconcileResponse.rowBytesPerFrame` (4 MiB) of rows,
+    /// tombstones, listings and wanted keys, or one row larger than that alone, and a row is at
+    /// most `InspectedRow.maxRowBytes` (15 MiB); a `range_req` names at most
+    /// `KernelStore.maxCompareNodes` (65,536) nodes of at most 159 bytes (10.4 MB); a
+    /// `state_digest` is a digest of a few dozen bytes per namespace. `CBORLimits.frame` reads
+    /// frames under this size (a test checks the two agree); one byte more is `limitExceeded`.
+    package static let maxFrameBytes = RatelessSketch.standardCapacity * maxSymbolBytes + fieldBytes
+
     /// The capability of a build that reads set-hash digests, `sketch_req` and `range_req`.
     package static let sketchCapability = "sketch1"
 

@@ -388,11 +388,13 @@ struct Bookkeeping {
         return out
     }
 
-    /// Reads a stored vector: any positive counter (`VersionVector(decodingStored:)`), so a
+    /// Reads a stored vector: any positive counter (`bound: .max`), so a
     /// counter an older build stored above the bound reads and only its bump fails.
     private static func decodeVector(_ bytes: [UInt8]) throws(SyncKernelError) -> VersionVector {
         do {
-            return try VersionVector(decodingStored: CBORReader.decode(bytes))
+            var cursor = try CBORReader.cursor(over: bytes)
+            var budget = DecodeBudget(inputBytes: bytes.count)
+            return try VersionVector(reading: &cursor, budget: &budget, bound: .max)
         } catch {
             throw SyncKernelError(.corruptBookkeeping, "unreadable version vector")
         }

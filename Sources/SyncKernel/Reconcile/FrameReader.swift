@@ -1,0 +1,315 @@
+/// Reads a `sync_delta` frame from its bytes straight into `SyncFrame`, with no `CBORValue`
+/// tree in between: the bytes are checked whole by `CBORReader`, then each field the frame's
+/// kind needs is read from a `CBORCursor` into its typed value, and a shipped row's encoding is
+/// copied out of the frame as it stands.
+///
+/// Invariants: accepts exactly the frames the tree decoder accepted and refuses every other input
+/// with the error it gave, checking in the same order (fields in the order the typed values
+/// need them, not the order they are written in), with one addition: a frame whose typed value
+/// would keep more than `DecodeBudget(inputBytes:)` allows is refused with `limitExceeded`
+/// before it is built, as is one larger than `SyncFrame.maxFrameBytes`. Unknown keys are
+/// skipped unread beyond the check every byte gets.
+struct FrameReader {
+    /// The keys a frame may carry, in no particular order.
+    private enum Key: Int, CaseIterable {
+        case type, account, schema, kind, caps, digest, probe, changes, ns, buckets, keys, devices, rows, tombstones,
+             listings, want, final, root, symbols, nodes
+
+        var name: StaticString {
+            switch self {
+            case .type: "type"
+            case .account: "account"
+            case .schema: "schema"
+            case .kind: "kind"
+            case .caps: "caps"
+            case .digest: "digest"
+            case .probe: "probe"
+            case .changes: "changes"
+            case .ns: "ns"
+            case .buckets: "buckets"
+            case .keys: "keys"
+            case .devices: "devices"
+            case .rows: "rows"
+            case .tombstones: "tombstones"
+            case .listings: "listings"
+            case .want: "want"
+            case .final: "final"
+            case .root: "root"
+            case .symbols: "symbols"
+            case .nodes: "nodes"
+            }
+        }
+    }
+
+    private var budget: DecodeBudget
+    /// A cursor at each known key's value, by `Key.rawValue`.
+    private var fields: [CBORCursor?]
+
+    /// Decodes one frame, charging `budget`.
+    static func frame(decoding bytes: [UInt8], budget: inout DecodeBudget) throws(SyncKernelError) -> SyncFrame {
+        guard bytes.count <= SyncFrame.maxFrameBytes else { throw SyncKernelError(.limitExceeded, "frame too large") }
+        var cursor = try CBORReader.cursor(over: bytes, limits: .frame)
+        try budget.chargeArray(of: CBORCursor?.self, count: Key.allCases.count)
+        var fields = [CBORCursor?](repeating: nil, count: Key.allCases.count)
+        try cursor.forEachTextKey { name, value throws(SyncKernelError) in
+            if let key = Key.allCases.first(where: { value.text(at: name, is: $0.name) }) { fields[key.rawValue] = value }
+        }
+        var reader = FrameReader(budget: budget, fields: fields)
+        defer { budget = reader.budget }
+        return try reader.frame()
+    }
+
+    private mutating func frame() throws(SyncKernelError) -> SyncFrame {
+        var type = try required(.type)
+        guard try type.readText(budget: &budget) == SyncFrame.payloadType else { throw SyncKernelError(.unsupportedPayload) }
+        var account = try required(.account)
+        let accountBytes = try account.readBytes(count: 32, budget: &budget)
+        var schema = try required(.schema)
+        let fingerprint = SchemaFingerprint(value: try schema.readUInt())
+        var kindField = try required(.kind)
+        let kind = try kindField.readText(budget: &budget)
+        var capabilities: [String] = []
+        if var caps = field(.caps) {
+            let count = try caps.readArrayHeader()
+            try budget.chargeArray(of: String.self, count: min(count, SyncFrame.maxCapabilities))
+            capabilities.reserveCapacity(min(count, SyncFrame.maxCapabilities))
+            for _ in 0..<count {
+                guard capabilities.count < SyncFrame.maxCapabilities else { throw SyncKernelError(.malformedFrame, "too many capabilities") }
+                capabilities.append(try caps.readText(budget: &budget))
+            }
+        }
+        var compactVectors = false
+        let body: SyncFrame.Body
+        switch kind {
+        case "state_digest":
+            body = try stateDigest()
+        case "reconcile_req":
+            body = try reconcileRequest()
+        case "reconcile_resp":
+            let (response, table) = try reconcileResponse()
+            compactVectors = table
+            body = .reconcileResponse(response)
+        case "heartbeat":
+            body = .heartbeat
+        case "sketch_req":
+            body = try sketch()
+        case "range_req":
+            body = try rangeCompare()
+        default:
+            throw SyncKernelError(.unknownFrameKind)
+        }
+        return SyncFrame(account: accountBytes, schema: fingerprint, body: body, capabilities: capabilities, compactVectors: compactVectors)
+    }
+
+    private mutating func stateDigest() throws(SyncKernelError) -> SyncFrame.Body {
+        var changes: [UInt64] = []
+        if var items = field(.changes) {
+            let count = try items.readArrayHeader()
+            try budget.chargeArray(of: UInt64.self, count: count)
+            changes.reserveCapacity(count)
+            for _ in 0..<count { changes.append(try items.readUInt()) }
+        }
+        var digest = try required(.digest)
+        let digestBytes = try digest.readBytes(budget: &budget)
+        var probe = false
+        if var item = field(.probe) { probe = try item.readBool() }
+        return .stateDigest(digest: digestBytes, probe: probe, changes: changes)
+    }
+
+    private mutating func reconcileRequest() throws(SyncKernelError) -> SyncFrame.Body {
+        var bucketsField = try required(.buckets)
+        let buckets = try readBuckets(&bucketsField)
+        var keys: [[UInt8]] = []
+        if var items = field(.keys) { keys = try readByteStrings(&items) }
+        var namespace = try required(.ns)
+        return .reconcileRequest(ReconcileRequest(namespace: try namespace.readText(budget: &budget), buckets: buckets, keys: keys))
+    }
+
+    private mutating func reconcileResponse() throws(SyncKernelError) -> (ReconcileResponse, Bool) {
+        var table: DeviceTable?
+        if var devices = field(.devices) { table = try DeviceTable(reading: &devices, budget: &budget) }
+        var rowsField = try required(.rows)
+        let count = try rowsField.readArrayHeader()
+        try budget.chargeArray(of: ShippedRow.self, count: count)
+        var rows: [ShippedRow] = []
+        rows.reserveCapacity(count)
+        for _ in 0..<count { rows.append(try readShippedRow(&rowsField, table: table, depth: 0)) }
+        var tombstones: [Tombstone] = []
+        if var items = field(.tombstones) {
+            let count = try items.readArrayHeader()
+            try budget.chargeArray(of: Tombstone.self, count: count)
+            tombstones.reserveCapacity(count)
+            for _ in 0..<count {
+                let fields = try items.readArrayHeader()
+                guard fields >= 2 else { throw SyncKernelError(.malformedFrame, "tombstone needs 2 fields") }
+                let key = try items.readBytes(budget: &budget)
+                tombstones.append(Tombstone(key: key, vector: try readVector(&items, table: table)))
+                for _ in 2..<fields { try items.skip() }
+            }
+        }
+        var want: [[UInt8]] = []
+        if var items = field(.want) { want = try readByteStrings(&items) }
+        var namespace = try required(.ns)
+        let name = try namespace.readText(budget: &budget)
+        let listings = try readListings()
+        var isFinal = false
+        if var item = field(.final) { isFinal = try item.readBool() }
+        return (ReconcileResponse(namespace: name, rows: rows, tombstones: tombstones, listings: listings, want: want, isFinal: isFinal),
+                table != nil)
+    }
+
+    private mutating func sketch() throws(SyncKernelError) -> SyncFrame.Body {
+        var symbolsField = try required(.symbols)
+        let range = try symbolsField.readByteRange()
+        let symbols = try SketchCodec.decode(symbolsField.input, in: range, maxSymbols: RatelessSketch.standardCapacity, budget: &budget)
+        var namespace = try required(.ns)
+        let name = try namespace.readText(budget: &budget)
+        var root = try required(.root)
+        return .sketch(SketchRequest(namespace: name, root: try root.readBytes(count: SketchRequest.rootPrefixBytes, budget: &budget),
+                                     symbols: symbols))
+    }
+
+    private mutating func rangeCompare() throws(SyncKernelError) -> SyncFrame.Body {
+        var items = try required(.nodes)
+        let count = try items.readArrayHeader()
+        try budget.chargeArray(of: RangeCompare.NodeFingerprint.self, count: count)
+        var nodes: [RangeCompare.NodeFingerprint] = []
+        nodes.reserveCapacity(count)
+        for _ in 0..<count {
+            let fields = try items.readArrayHeader()
+            guard fields >= 2, let node = PrefixNode(nibbles: try items.readBytes(budget: &budget)) else {
+                throw SyncKernelError(.malformedFrame, "a trie node needs valid nibbles and a fingerprint")
+            }
+            let fingerprint = try RangeFingerprint(decoding: items.input[try items.readByteRange()],
+                                                   failure: SyncKernelError(.malformedFrame, "a fingerprint is 24 bytes"))
+            nodes.append(RangeCompare.NodeFingerprint(node: node, fingerprint: fingerprint))
+            for _ in 2..<fields { try items.skip() }
+        }
+        var namespace = try required(.ns)
+        let name = try namespace.readText(budget: &budget)
+        return .rangeCompare(RangeCompare(namespace: name, nodes: nodes, listings: try readListings()))
+    }
+
+    /// A cursor at the value of `key`, or nil when the frame has none.
+    private func field(_ key: Key) -> CBORCursor? {
+        fields[key.rawValue]
+    }
+
+    /// A cursor at the value of `key`, or `missingField` naming it.
+    private func required(_ key: Key) throws(SyncKernelError) -> CBORCursor {
+        guard let cursor = fields[key.rawValue] else {
+            throw SyncKernelError(.missingField, key.name.withUTF8Buffer { String(decoding: $0, as: UTF8.self) })
+        }
+        return cursor
+    }
+
+    /// An array of byte strings (`keys`, `want`).
+    private mutating func readByteStrings(_ cursor: inout CBORCursor) throws(SyncKernelError) -> [[UInt8]] {
+        let count = try cursor.readArrayHeader()
+        try budget.chargeArray(of: [UInt8].self, count: count)
+        var out: [[UInt8]] = []
+        out.reserveCapacity(count)
+        for _ in 0..<count { out.append(try cursor.readBytes(budget: &budget)) }
+        return out
+    }
+
+    /// A vector by device key, or by position in `table` when there is one.
+    private mutating func readVector(_ cursor: inout CBORCursor, table: DeviceTable?, allowsOwn: Bool = false) throws(SyncKernelError)
+        -> VersionVector {
+        if let table { return try table.readVector(&cursor, allowsOwn: allowsOwn, budget: &budget) }
+        return try VersionVector(reading: &cursor, budget: &budget)
+    }
+
+    /// One shipped row; siblings nest one level only. Its keys are read in the order `v`, `c`,
+    /// `s`, `r`, whatever order they are written in.
+    private mutating func readShippedRow(_ cursor: inout CBORCursor, table: DeviceTable?, depth: Int) throws(SyncKernelError) -> ShippedRow {
+        var row: CBORCursor?
+        var vector: CBORCursor?
+        var content: CBORCursor?
+        var siblings: CBORCursor?
+        try cursor.forEachTextKey { name, value in
+            if value.text(at: name, is: "r") { row = value }
+            if value.text(at: name, is: "v") { vector = value }
+            if value.text(at: name, is: "c") { content = value }
+            if value.text(at: name, is: "s") { siblings = value }
+        }
+        var vectorValue: VersionVector?
+        if var vector { vectorValue = try readVector(&vector, table: table, allowsOwn: true) }
+        var contentValue: VersionVector?
+        if var content { contentValue = try readVector(&content, table: table, allowsOwn: true) }
+        var siblingRows: [ShippedRow] = []
+        if var siblings {
+            guard depth == 0 else { throw SyncKernelError(.malformedFrame, "siblings of a sibling") }
+            let count = try siblings.readArrayHeader()
+            try budget.chargeArray(of: ShippedRow.self, count: count)
+            siblingRows.reserveCapacity(count)
+            for _ in 0..<count { siblingRows.append(try readShippedRow(&siblings, table: table, depth: 1)) }
+        }
+        guard var row else { throw SyncKernelError(.missingField, "r") }
+        return ShippedRow(row: try row.readEncoded(budget: &budget), vector: vectorValue, contentVector: contentValue, siblings: siblingRows)
+    }
+
+    /// The `listings` field, or none; each listing refuses leaves out of order or outside its range.
+    private mutating func readListings() throws(SyncKernelError) -> [RangeListing] {
+        guard var items = field(.listings) else { return [] }
+        let count = try items.readArrayHeader()
+        try budget.chargeArray(of: RangeListing.self, count: count)
+        var listings: [RangeListing] = []
+        listings.reserveCapacity(count)
+        for _ in 0..<count {
+            let fields = try items.readArrayHeader()
+            guard fields >= 3 else { throw SyncKernelError(.malformedFrame, "listing needs 3 fields") }
+            let lo = try items.readBytes(budget: &budget)
+            let range = KeyRange(lo: lo, hi: try items.readNullableBytes(budget: &budget))
+            let leafCount = try items.readArrayHeader()
+            try budget.chargeArray(of: Leaf.self, count: leafCount)
+            var leaves: [Leaf] = []
+            leaves.reserveCapacity(leafCount)
+            for _ in 0..<leafCount {
+                let pair = try items.readArrayHeader()
+                guard pair >= 2 else { throw SyncKernelError(.malformedFrame, "listed leaf needs 2 fields") }
+                let key = try items.readBytes(budget: &budget)
+                let leaf = Leaf(key: key, hash: try items.readBytes(count: 32, budget: &budget))
+                guard range.contains(leaf.key), leaves.last.map({ $0.key.lexicographicallyPrecedes(leaf.key) }) ?? true else {
+                    throw SyncKernelError(.malformedFrame, "listed leaves out of order or range")
+                }
+                leaves.append(leaf)
+                for _ in 2..<pair { try items.skip() }
+            }
+            listings.append(RangeListing(range: range, leaves: leaves))
+            for _ in 3..<fields { try items.skip() }
+        }
+        return listings
+    }
+
+    /// Range fingerprints sent as `[lo, root, count]` with each `hi` implied by the next `lo`;
+    /// refuses a first `lo` that is not empty or boundaries that do not increase.
+    private mutating func readBuckets(_ cursor: inout CBORCursor) throws(SyncKernelError) -> [RangeBucket] {
+        let count = try cursor.readArrayHeader()
+        try budget.chargeArray(of: RangeBucket.self, count: count)
+        var buckets: [RangeBucket] = []
+        buckets.reserveCapacity(count)
+        var previous: (lo: [UInt8], root: [UInt8], count: Int)?
+        for _ in 0..<count {
+            let fields = try cursor.readArrayHeader()
+            guard fields >= 3 else { throw SyncKernelError(.malformedFrame, "bucket needs 3 fields") }
+            let lo = try cursor.readBytes(budget: &budget)
+            var rootCursor = cursor
+            try cursor.skip()
+            let rows = try cursor.readInt()
+            guard rows >= 0 else { throw SyncKernelError(.malformedFrame, "negative bucket count") }
+            if let previous {
+                guard previous.lo.lexicographicallyPrecedes(lo) else {
+                    throw SyncKernelError(.malformedFrame, "buckets do not tile in order")
+                }
+                buckets.append(RangeBucket(range: KeyRange(lo: previous.lo, hi: lo), root: previous.root, count: previous.count))
+            } else {
+                guard lo.isEmpty else { throw SyncKernelError(.malformedFrame, "buckets do not cover the key space") }
+            }
+            previous = (lo, try rootCursor.readBytes(count: 32, budget: &budget), rows)
+            for _ in 3..<fields { try cursor.skip() }
+        }
+        if let previous { buckets.append(RangeBucket(range: KeyRange(lo: previous.lo, hi: nil), root: previous.root, count: previous.count)) }
+        return buckets
+    }
+}
