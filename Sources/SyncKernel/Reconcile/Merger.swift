@@ -9,7 +9,12 @@
 /// says whether the sender lacks something this store held for the key (`Merged.senderLacks`):
 /// what this store knew of the key before the merge (every version's vector, deletes included)
 /// is not covered by the shipped vector, or, for an untracked rule, the merged row is not the
-/// shipped one. That is exactly when the sender needs this store's version back.
+/// shipped one, or the merge told apart versions that collided. That is exactly when the sender
+/// needs this store's version back. Versions of one key that carry one vector but different
+/// content (two writes counted alike) are never deduplicated: they are marked apart
+/// (`VersionVector.separatingCollisions`) and kept as concurrent versions (`Merged.collided`).
+/// A shipped vector that counts this device's current dimension past everything this store
+/// held for the key is evidence the store lost history (`Merged.aheadOfStore`).
 struct Merger {
     /// One merge's result.
     struct Merged {
@@ -19,6 +24,11 @@ struct Merger {
         let changed: Bool
         /// Whether the sender lacks something this store held for the key.
         let senderLacks: Bool
+        /// Whether versions that carried one vector but different content were told apart here.
+        var collided = false
+        /// Whether a shipped vector counted this device's current dimension past everything this
+        /// store held for the key.
+        var aheadOfStore = false
     }
 
     let driver: NamespaceDriver
@@ -73,7 +83,8 @@ struct Merger {
             local.append(StoredVersion(vector: localVersion?.contentVector ?? VersionVector(), row: localBytes))
         }
         let known = local.reduce(localVersion?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
-        let senderLacks = !known.isEmpty && ![.dominates, .equal].contains(context.relation(to: known))
+        let shipped = incoming.reduce(context) { $0.merged(with: $1.vector) }
+        let aheadOfStore = rowClock.clock.dimension.map { shipped[$0] > known[$0] } ?? false
         var inspected: [[UInt8]: InspectedRow] = [:]
         func inspect(_ bytes: [UInt8]) throws(SyncKernelError) -> InspectedRow {
             if let row = inspected[bytes] { return row }
@@ -85,12 +96,15 @@ struct Merger {
             if let row = version.row { _ = try inspect(row) }
         }
         let rows = inspected
-        let merged = VersionVector.resolveMerge(versions: local + incoming) { challenger, holder in
+        // Every live row was inspected above; its leaf is its content.
+        let (versions, collided) = VersionVector.separatingCollisions(local + incoming, key: key) { rows[$0]?.leaf.hash ?? $0 }
+        let senderLacks = collided || (!known.isEmpty && ![.dominates, .equal].contains(context.relation(to: known)))
+        let merged = VersionVector.resolveMerge(versions: versions) { challenger, holder in
             // Every live row was inspected above, and rows of one namespace always compare.
             guard let challenger = rows[challenger], let holder = rows[holder] else { return false }
             return (try? driver.incomingWinsTie(challenger, holder)) ?? false
         }
-        let everything = (local + incoming).reduce(context.merged(with: localVersion?.vector ?? VersionVector())) {
+        let everything = versions.reduce(context.merged(with: localVersion?.vector ?? VersionVector())) {
             $0.merged(with: $1.vector)
         }
         var changed = false
@@ -107,7 +121,7 @@ struct Merger {
             try books.removeVersion(driver.name, key)
         }
         try books.replaceVersions(driver.name, key, with: merged.others)
-        return Merged(key: key, changed: changed, senderLacks: senderLacks)
+        return Merged(key: key, changed: changed, senderLacks: senderLacks, collided: collided, aheadOfStore: aheadOfStore)
     }
 
     private func store(_ bytes: [UInt8]) throws(SyncKernelError) -> Bool {

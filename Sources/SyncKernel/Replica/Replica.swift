@@ -66,7 +66,8 @@ public final class Replica {
         var reportedSchemas: Set<SchemaFingerprint> = []
     }
 
-    /// Creates a replica over `store`, pinning the store's clock to `device`.
+    /// Creates a replica over `store`, pinning the store's clock to `device`; a fresh device epoch
+    /// the store took on opening (restored, copied, rolled back) is reported as the first event.
     public init(device: DeviceID, account: [UInt8], siblings: [DeviceID], store: KernelStore,
                 timing: LoopTiming = LoopTiming(), mode: ReconcileMode = .sketch) throws(SyncKernelError) {
         guard account.count == 32 else { throw SyncKernelError(.invalidDeviceIdentity, "an account fingerprint is 32 bytes") }
@@ -78,6 +79,9 @@ public final class Replica {
         self.timing = timing
         self.mode = mode
         peers = Dictionary(uniqueKeysWithValues: self.siblings.map { ($0, PeerState(retryDelay: timing.retryMillis)) })
+        for change in store.epochChanges {
+            report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: nil))
+        }
     }
 
     /// Frames to send and events to report since the last call.
@@ -323,6 +327,12 @@ public final class Replica {
             let outcome = try store.apply(response)
             if mode == .sketch, peers[sender]?.speaksSketch == true, !response.isFinal { shipBack = outcome.keysToShipBack }
             report(.applied(peer: sender, outcome: outcome))
+            if let change = outcome.epochChange {
+                report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: sender))
+            }
+            if !outcome.collidedKeys.isEmpty {
+                report(.versionsCollided(peer: sender, namespace: outcome.namespace, keys: outcome.collidedKeys))
+            }
             if outcome.digestChanged {
                 peers[sender]?.storm.recordProgress()
                 markStateDirty(now: now)

@@ -75,6 +75,9 @@ extension SyncKernelError {
         public static let deviceIdentityAlreadyConfigured = Code("SK302", "deviceIdentityAlreadyConfigured")
         /// A device id, key seed or account fingerprint of the wrong size, or a failed key derivation.
         public static let invalidDeviceIdentity = Code("SK303", "invalidDeviceIdentity")
+        /// The store could not record a device epoch: the lease file beside its database cannot
+        /// be written, so no local write may count under the epoch yet.
+        public static let deviceEpochUnavailable = Code("SK304", "deviceEpochUnavailable")
 
         // MARK: Namespaces (4xx)
 
@@ -111,7 +114,7 @@ extension SyncKernelError {
             unexpectedType, missingField, duplicateMapKey,
             malformedDigest, schemaMismatch, unsupportedLayout, unknownFrameKind, unsupportedPayload, foreignAccount,
             unknownNamespace, unknownSibling, malformedFrame,
-            deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity,
+            deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, deviceEpochUnavailable,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged,
