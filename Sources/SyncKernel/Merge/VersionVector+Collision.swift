@@ -11,7 +11,8 @@ extension VersionVector {
     /// by the tie-break, the others beside it), and a later write that sees them all dominates
     /// them all. The marks are named by content, so every device that meets the same versions
     /// derives the same vectors, and a marked version dominates its unmarked copy. Returns the
-    /// versions (marked where they collided) and whether a mark was added here.
+    /// versions (marked where they collided) and whether this told apart versions no version
+    /// given was marked for yet (an unmarked copy of a version already marked is no news).
     static func separatingCollisions(_ versions: [StoredVersion], key: [UInt8],
                                      content: ([UInt8]) -> [UInt8]) -> (versions: [StoredVersion], separated: Bool) {
         let marks = versions.map { version in DeviceID.collision(key: key, content: version.row.map(content) ?? []) }
@@ -20,6 +21,7 @@ extension VersionVector {
         }
         var contents: [VersionVector: Set<DeviceID>] = [:]
         for (base, mark) in zip(bases, marks) { contents[base, default: []].insert(mark) }
+        let held = Set(versions.map(\.vector))
         var separated = false
         var out: [StoredVersion] = []
         for (index, version) in versions.enumerated() {
@@ -28,8 +30,9 @@ extension VersionVector {
                 out.append(version)
                 continue
             }
-            separated = true
-            out.append(StoredVersion(vector: version.vector.merged(with: VersionVector([mark: 1])), row: version.row))
+            let marked = version.vector.merged(with: VersionVector([mark: 1]))
+            if !held.contains(marked) { separated = true }
+            out.append(StoredVersion(vector: marked, row: version.row))
         }
         return (out, separated)
     }
