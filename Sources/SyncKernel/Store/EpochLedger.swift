@@ -35,16 +35,18 @@ struct EpochLedger {
     /// The stored record, if any (a store opened by a device for the first time has none).
     func record() throws(SyncKernelError) -> Record? {
         let statement = try db.statement("SELECT device, epoch, nonce, volume, inode, lease, writes FROM sk_device WHERE slot = 0")
-        let found = try statement.first { (row: SQLiteStatement<SyncKernelError>) throws(SyncKernelError) -> Record? in
-            guard let device = try? DeviceID(publicKey: row.blob(0)) else { return nil }
-            let identity = row.isNull(3) || row.isNull(4)
-                ? nil : FileIdentity(volume: UInt64(bitPattern: row.int64(3)), inode: UInt64(bitPattern: row.int64(4)))
-            return Record(epoch: DeviceEpoch(device: device, number: UInt64(bitPattern: row.int64(1)), nonce: row.blob(2)),
-                          identity: identity, lease: row.blob(5), writes: UInt64(bitPattern: row.int64(6)))
+        let stored = try statement.first { row in
+            (device: row.blob(0), epoch: UInt64(bitPattern: row.int64(1)), nonce: row.blob(2),
+             identity: row.isNull(3) || row.isNull(4)
+                 ? nil : FileIdentity(volume: UInt64(bitPattern: row.int64(3)), inode: UInt64(bitPattern: row.int64(4))),
+             lease: row.blob(5), writes: UInt64(bitPattern: row.int64(6)))
         }
-        guard let found else { return nil }
-        guard let found else { throw SyncKernelError(.corruptBookkeeping, "unreadable device epoch") }
-        return found
+        guard let stored else { return nil }
+        guard let device = try? DeviceID(publicKey: stored.device) else {
+            throw SyncKernelError(.corruptBookkeeping, "unreadable device epoch")
+        }
+        return Record(epoch: DeviceEpoch(device: device, number: stored.epoch, nonce: stored.nonce), identity: stored.identity,
+                      lease: stored.lease, writes: stored.writes)
     }
 
     /// Stores `record` (the caller runs it inside a transaction).

@@ -24,6 +24,8 @@ enum LeaseFile {
 
     /// The bytes of a lease.
     static let leaseBytes = 16
+    /// The most bytes a lease file is read for (a longer file is unreadable, not read whole).
+    private static let maxBytes = 128
     private static let prefix = "synckernel-lease 1 "
     private static let restoredText = "synckernel-lease restored\n"
 
@@ -36,9 +38,10 @@ enum LeaseFile {
     static func read(store: String) -> Contents {
         let path = path(for: store)
         guard FileManager.default.fileExists(atPath: path) else { return .missing }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            return .unreadable
-        }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return .unreadable }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: maxBytes + 1), data.count <= maxBytes,
+              let text = String(data: data, encoding: .utf8) else { return .unreadable }
         if text == restoredText { return .restored }
         guard text.hasPrefix(prefix), text.hasSuffix("\n") else { return .unreadable }
         let fields = text.dropFirst(prefix.count).dropLast().split(separator: " ", omittingEmptySubsequences: false)
