@@ -326,11 +326,20 @@ final class RestoredStoreTests: XCTestCase {
                        "a new database where a store kept a lease: the device counted there before")
 
         let legacy = world.path()
-        try shut(try world.store(device: 0, path: legacy))
+        let older = try world.store(device: 0, path: legacy)
+        try save(Row(id: "x", value: "old", updatedAt: 5), older)
+        try shut(older)
         try FileManager.default.removeItem(atPath: legacy + "-lease")
-        try SQLiteTestHelper.execute("DROP TABLE sk_device", at: legacy)
-        XCTAssertEqual(try reopened(legacy), [], "a store from before epochs keeps epoch 0 on its first open")
-        XCTAssertEqual(try reopened(legacy), [], "and after")
+        try SQLiteTestHelper.execute("""
+            DROP TABLE sk_device;
+            UPDATE ns_\(RecordNamespace.name) SET vector = NULL, synced_at = NULL, content_vector = NULL;
+            """, at: legacy)
+        let upgraded = try world.store(device: 0, path: legacy)
+        XCTAssertEqual(upgraded.epochChanges, [], "a store from before epochs keeps epoch 0 on its first open")
+        XCTAssertEqual(upgraded.deviceEpoch?.dimension, a)
+        XCTAssertEqual(try vector(upgraded, "x"), VersionVector(), "a namespace seen for the first time still registers empty vectors")
+        try shut(upgraded)
+        XCTAssertEqual(try reopened(legacy), [], "and keeps it after")
     }
 
     func testMarkRestoredTakesAFreshEpochOpenOrClosed() throws {
