@@ -6,7 +6,8 @@ import SyncKernelSimulator
 /// Builds a fleet of devices on SQLite files, makes differences, and runs it to convergence.
 ///
 /// The run: device 0 creates the shared rows and its store file is copied to every other device
-/// (the way a new device absorbs a snapshot); then the differences are spread over the devices
+/// (the way a new device absorbs a snapshot, so each copy takes a fresh device epoch, its nonce
+/// drawn from the seed); then the differences are spread over the devices
 /// during the first second, the last device's wall clock running `clockSkewSeconds` ahead; then
 /// the loop runs over the in-process relay. The classic run drives the notebook with edits,
 /// inserts, deletes and concurrent edit pairs; `namespaces` selects a mixed run over any of the
@@ -29,7 +30,8 @@ public enum FleetSimulation {
         let paths = (0..<config.devices).map { "\(directory)/device-\($0).sqlite" }
 
         var notebook = NotebookWorkload(random: SeededGenerator(seed: random.next()))
-        let seedStore = try KernelStore(path: paths[0], namespaces: namespaces)
+        let entropy = EntropySource.seeded(config.seed)
+        let seedStore = try KernelStore(path: paths[0], namespaces: namespaces, entropy: entropy)
         try seedStore.configureDevice(devices[0])
         var sharedNotes: [[UInt8]] = []
         if workloads.isEmpty {
@@ -50,7 +52,7 @@ public enum FleetSimulation {
 
         let replicas = try (0..<config.devices).map { index in
             try Replica(device: devices[index], account: account, siblings: devices,
-                        store: KernelStore(path: paths[index], namespaces: namespaces),
+                        store: KernelStore(path: paths[index], namespaces: namespaces, entropy: entropy),
                         mode: index >= config.devices - config.specOnlyDevices ? .spec : config.mode)
         }
         let fleet = Fleet(replicas: replicas, conditions: config.conditions, seed: random.next())

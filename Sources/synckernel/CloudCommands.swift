@@ -1,5 +1,6 @@
 import CloudAnchor
 import Foundation
+import SyncKernel
 import Synchronization
 
 /// The `backup` and `restore` subcommands: a local directory backed up to, or restored from, a
@@ -188,7 +189,10 @@ enum CloudCommands {
     }
 }
 
-/// Places restored files only when their content matches the backup's manifest.
+/// Places restored files only when their content matches the backup's manifest, and marks every
+/// placed SQLite database restored (`KernelStore.markRestored(storeAt:)`), so a SyncKernel store
+/// among them takes a fresh device epoch before its first write instead of counting on from the
+/// backup's counters.
 private struct ManifestCheck: RestorePlacement {
     /// SHA-256 by path; `nil` when the marker is not a manifest (nothing to check against).
     let hashes: [String: String]?
@@ -200,11 +204,38 @@ private struct ManifestCheck: RestorePlacement {
     }
 
     func place(_ group: RestoreGroup) async -> PlacementDecision {
-        guard let hashes else { return .placed }
-        let intact = group.files.allSatisfy { file in
-            hashes[file.remotePath].map { (try? ContentHash.sha256(fileAt: file.localURL)) == $0 } ?? false
+        if let hashes {
+            let intact = group.files.allSatisfy { file in
+                hashes[file.remotePath].map { (try? ContentHash.sha256(fileAt: file.localURL)) == $0 } ?? false
+            }
+            guard intact else { return .rejected }
         }
-        return intact ? .placed : .rejected
+        for store in group.files.compactMap({ Self.restoredStore($0.localURL) }) {
+            do {
+                try KernelStore.markRestored(storeAt: store.path)
+            } catch {
+                return .rejected
+            }
+        }
+        return .placed
+    }
+
+    /// The SQLite database a placed file restores: the file itself, or for a lease file
+    /// (`<store>-lease`, backed up beside its store) the store it belongs to, which is marked
+    /// again so the backup's lease never replaces the mark, whichever lands last.
+    private static func restoredStore(_ url: URL) -> URL? {
+        if isSQLiteDatabase(url) { return url }
+        guard url.lastPathComponent.hasSuffix("-lease") else { return nil }
+        let store = url.deletingLastPathComponent().appendingPathComponent(String(url.lastPathComponent.dropLast("-lease".count)))
+        return isSQLiteDatabase(store) ? store : nil
+    }
+
+    /// Whether the file begins with SQLite's header ("SQLite format 3" and a zero byte).
+    private static func isSQLiteDatabase(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        return header == Data("SQLite format 3".utf8) + [0]
     }
 }
 

@@ -108,6 +108,33 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(kills.contains(-SIGKILL), "no run was really killed mid-way: \(kills)")
     }
 
+    func testARestoredKernelStoreTakesAFreshDeviceEpochBeforeItsFirstWrite() throws {
+        let source = directory.appendingPathComponent("source")
+        let target = directory.appendingPathComponent("target")
+        try FileManager.default.createDirectory(at: source.appendingPathComponent("app"), withIntermediateDirectories: true)
+        try Data("not a store".utf8).write(to: source.appendingPathComponent("app/notes.txt"))
+        let path = source.appendingPathComponent("app/store.sqlite").path
+        let device = try DeviceKeyPair(seed: [UInt8](repeating: 3, count: 32)).deviceID
+        let namespaces = try NamespaceSet([EpochProbeNamespace.self])
+        let store = try KernelStore(path: path, namespaces: namespaces, entropy: .seeded(1))
+        try store.configureDevice(device)
+        try store.write(EpochProbeNamespace.self) { tx throws(SyncKernelError) in try tx.save(.init(id: "k", stamp: 1)) }
+        try store.checkpoint()
+        store.close()
+        let drive = "folder:" + directory.appendingPathComponent("drive").path
+        XCTAssertEqual(try run(["backup", "--from", source.path, "--to", drive]), 0)
+        XCTAssertEqual(try run(["restore", "--from", drive, "--to", target.path]), 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.appendingPathComponent("app/notes.txt-lease").path),
+                       "a file that is not a database is not marked")
+        let restored = try KernelStore(path: target.appendingPathComponent("app/store.sqlite").path, namespaces: namespaces,
+                                       entropy: .seeded(2))
+        try restored.configureDevice(device)
+        XCTAssertEqual(restored.epochChanges.map(\.reason), [.markedRestored],
+                       "the restore marked the store, and its lease from the backup did not undo the mark")
+        XCTAssertEqual(restored.deviceEpoch?.number, 1)
+        XCTAssertNotEqual(restored.deviceEpoch?.dimension, device, "its next edit counts under a dimension nobody holds")
+    }
+
     func testExitCodesSayWhichGuardStoppedTheRun() throws {
         let source = directory.appendingPathComponent("source")
         let drive = "folder:" + directory.appendingPathComponent("drive").path
@@ -139,4 +166,18 @@ final class CommandLineTests: XCTestCase {
         let missing = "folder:" + directory.appendingPathComponent("missing").path
         XCTAssertEqual(try run(["restore", "--from", missing, "--to", empty.path]), 1, "offline drive")
     }
+}
+
+/// A causal namespace of the smallest rows, for the restore test's store.
+private enum EpochProbeNamespace: SyncNamespace {
+    struct Row: Sendable, Hashable {
+        var id: String
+        var stamp: Int64
+    }
+
+    static let name = "probe"
+    static let schema = RowSchema<Row>(blank: Row(id: "", stamp: 0), key: \.id, [
+        .hashed("id", \.id, .text), .hashed("stamp", \.stamp, .int64),
+    ])
+    static let mergeRule = MergeRule<Row>.causal(changeStamp: \.stamp)
 }

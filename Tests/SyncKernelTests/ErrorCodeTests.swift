@@ -13,7 +13,7 @@ final class ErrorCodeTests: XCTestCase {
         "SK204": "unknownFrameKind", "SK205": "unsupportedPayload", "SK206": "foreignAccount",
         "SK207": "unknownNamespace", "SK208": "unknownSibling", "SK209": "malformedFrame",
         "SK301": "deviceIdentityNotConfigured", "SK302": "deviceIdentityAlreadyConfigured",
-        "SK303": "invalidDeviceIdentity", "SK304": "counterOutOfRange",
+        "SK303": "invalidDeviceIdentity", "SK304": "counterOutOfRange", "SK305": "deviceEpochUnavailable",
         "SK401": "duplicateNamespace", "SK402": "causalMembershipMismatch", "SK403": "invalidNamespaceName",
         "SK404": "operationNotSupportedByRule", "SK405": "namespaceRefused", "SK406": "invalidDeclaration",
         "SK407": "rowRejected",

@@ -186,26 +186,29 @@ final class HostileValueTests: XCTestCase {
         return try body(&cursor, &budget)
     }
 
-    /// A peer may hand this device a counter exactly at the bound (valid on the wire); the next
-    /// edit, delete, or save of a key deleted under it cannot count past it: a typed error for
-    /// that write, nothing written, never a trap.
-    func testACounterAtTheBoundIsAcceptedButTheWriteThatWouldPassItIsATypedError() throws {
+    /// A peer may hand this device a counter exactly at the bound (valid on the wire). Counting
+    /// this device's own dimension past what the store held is evidence the store lost history,
+    /// so the store takes a fresh epoch in the same apply: the next edit, delete, or save of a
+    /// key deleted under the bound counts in the new dimension and succeeds, never a trap and
+    /// never a counter past the bound.
+    func testACounterAtTheBoundFromAPeerMovesTheStoreToAFreshEpochAndWritesGoOn() throws {
         let world = try TestWorld()
         let store = try world.store(device: 0)
         let atBound = VersionVector([a: VersionVector.maxCounter, b: 4])
-        try store.apply(ReconcileResponse(namespace: RecordNamespace.name,
+        let outcome = try store.apply(ReconcileResponse(namespace: RecordNamespace.name,
                                           rows: [ShippedRow(row: bytes(Row(id: "n", value: "theirs", updatedAt: 3)), vector: atBound)],
                                           tombstones: [Tombstone(key: Array("m".utf8), vector: atBound)]))
+        XCTAssertNotNil(outcome.epochChange, "the peer counted this device past the store: a fresh epoch")
+        let dimension = try XCTUnwrap(store.deviceEpoch?.dimension)
+        XCTAssertNotEqual(dimension, a)
         XCTAssertEqual(try store.version(namespace: RecordNamespace.name, key: Array("n".utf8))?.vector, atBound)
-        let before = try snapshot(store)
-        assertCode(.counterOutOfRange, "edit") { try save(Row(id: "n", value: "edited", updatedAt: 4), store) }
-        try assertUnchanged(store, before, "edit")
-        assertCode(.counterOutOfRange, "delete") { try delete("n", store) }
-        try assertUnchanged(store, before, "delete")
-        assertCode(.counterOutOfRange, "save of a key deleted at the bound") { try save(Row(id: "m", value: "again", updatedAt: 4), store) }
-        try assertUnchanged(store, before, "save of a tombstoned key")
-        try save(Row(id: "fresh", value: "other rows still write", updatedAt: 1), store)
-        XCTAssertEqual(try store.rows(RecordNamespace.self).map(\.id), ["fresh", "n"])
+        try save(Row(id: "n", value: "edited", updatedAt: 4), store)
+        let edited = try XCTUnwrap(try store.version(namespace: RecordNamespace.name, key: Array("n".utf8))?.vector)
+        XCTAssertEqual(edited[a], VersionVector.maxCounter, "the old dimension is never counted past the bound")
+        XCTAssertEqual(edited[dimension], 1)
+        try save(Row(id: "m", value: "again", updatedAt: 4), store)
+        try delete("n", store)
+        XCTAssertEqual(try store.rows(RecordNamespace.self).map(\.id), ["m"])
     }
 
     /// A store an older build wrote holds `UInt64.max` for this device (in a row's vector and in

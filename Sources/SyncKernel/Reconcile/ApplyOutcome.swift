@@ -12,12 +12,20 @@ public struct ApplyOutcome: Sendable, Hashable {
     /// shipping a row of its own, and those whose state here held something the shipped version
     /// did not (a concurrent write, a later delete), found while merging.
     public let keysToShipBack: [[UInt8]]
+    /// Keys whose versions collided (one vector, different content: two writes counted alike by
+    /// a store that lost its history), told apart and kept as concurrent versions, sorted.
+    public let collidedKeys: [[UInt8]]
+    /// The fresh epoch this store took because the response showed it lost history (a shipped
+    /// vector counted this device's current dimension past what the store held), if it did.
+    public let epochChange: EpochChange?
 
     /// Both outcomes of one namespace taken together (for a response that came in parts).
     public func combined(with other: ApplyOutcome) -> ApplyOutcome {
         ApplyOutcome(namespace: namespace, rowsApplied: rowsApplied + other.rowsApplied,
                      tombstonesApplied: tombstonesApplied + other.tombstonesApplied,
                      digestChanged: digestChanged || other.digestChanged,
-                     keysToShipBack: Set(keysToShipBack + other.keysToShipBack).sorted(by: [UInt8].keyPrecedes))
+                     keysToShipBack: Set(keysToShipBack + other.keysToShipBack).sorted(by: [UInt8].keyPrecedes),
+                     collidedKeys: Set(collidedKeys + other.collidedKeys).sorted(by: [UInt8].keyPrecedes),
+                     epochChange: other.epochChange ?? epochChange)
     }
 }

@@ -91,6 +91,9 @@ extension KernelStore {
     /// before anything is read, as the frame decoder already does), a row the namespace refuses,
     /// an error from the namespace's tie-break or adopt hook. Nothing of a failed apply is written:
     /// it runs in one transaction and the in-memory structures are adopted only after it commits.
+    /// When a shipped vector shows this store lost history (it counts the device's current
+    /// dimension past what the store held for the key), the store takes a fresh epoch in the
+    /// same transaction, before any later local write (`ApplyOutcome.epochChange`).
     @discardableResult
     package func apply(_ response: ReconcileResponse) throws(SyncKernelError) -> ApplyOutcome {
         let driver = try namespaces.driver(named: response.namespace)
@@ -99,29 +102,48 @@ extension KernelStore {
         let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(books: books, clock: clock))
         var shipped: Set<[UInt8]> = []
         var shipBack: Set<[UInt8]> = []
-        let counts = try db.transaction { () throws(SyncKernelError) -> (rows: Int, tombstones: Int) in
+        var collided: Set<[UInt8]> = []
+        var ahead = false
+        func note(_ merged: Merger.Merged) {
+            if merged.senderLacks { shipBack.insert(merged.key) }
+            if merged.collided { collided.insert(merged.key) }
+            if merged.aheadOfStore { ahead = true }
+        }
+        let (counts, fresh) = try db.transaction { () throws(SyncKernelError) -> ((rows: Int, tombstones: Int), EpochLedger.Record?) in
             var rowsApplied = 0
             for row in response.rows {
                 let merged = try merger.merge(row)
                 shipped.insert(merged.key)
                 if merged.changed { rowsApplied += 1 }
-                if merged.senderLacks { shipBack.insert(merged.key) }
+                note(merged)
             }
             var tombstonesApplied = 0
             if driver.isCausal {
                 for tombstone in response.tombstones {
                     let merged = try merger.merge(tombstone)
                     if merged.changed { tombstonesApplied += 1 }
-                    if merged.senderLacks { shipBack.insert(merged.key) }
+                    note(merged)
                 }
             }
             try persist(writer)
-            return (rowsApplied, tombstonesApplied)
+            var fresh: EpochLedger.Record?
+            if ahead, let device = clock.device {
+                let record = nextRecord(device: device, after: try ledger.record())
+                try ledger.store(record)
+                fresh = record
+            }
+            return ((rowsApplied, tombstonesApplied), fresh)
         }
         let changed = adopt(writer)
+        var epochChange: EpochChange?
+        if let fresh {
+            epochChange = EpochChange(reason: .peerEvidence, epoch: fresh.epoch)
+            try settle(fresh, change: epochChange, strict: false)
+        }
         shipBack.formUnion(response.want.filter { !shipped.contains($0) })
         return ApplyOutcome(namespace: driver.name, rowsApplied: counts.rows, tombstonesApplied: counts.tombstones,
                             digestChanged: changed.contains(driver.name),
-                            keysToShipBack: shipBack.sorted(by: [UInt8].keyPrecedes))
+                            keysToShipBack: shipBack.sorted(by: [UInt8].keyPrecedes),
+                            collidedKeys: collided.sorted(by: [UInt8].keyPrecedes), epochChange: epochChange)
     }
 }

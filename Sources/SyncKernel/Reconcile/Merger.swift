@@ -9,9 +9,14 @@
 /// says whether the sender lacks something this store held for the key (`Merged.senderLacks`):
 /// what this store knew of the key before the merge (every version's vector, deletes included)
 /// is not covered by the shipped vector, or, for an untracked rule, the merged row is not the
-/// shipped one. That is exactly when the sender needs this store's version back. An error from a
-/// namespace hook (decoding, the tie-break, adopt) fails the merge with that error; the caller's
-/// transaction then rolls back the whole apply.
+/// shipped one, or the merge told apart versions that collided. That is exactly when the sender
+/// needs this store's version back. Versions of one key that carry one vector but different
+/// content (two writes counted alike) are never deduplicated: they are marked apart
+/// (`VersionVector.separatingCollisions`) and kept as concurrent versions (`Merged.collided`).
+/// A shipped vector that counts this device's current dimension past everything this store
+/// held for the key is evidence the store lost history (`Merged.aheadOfStore`).
+/// An error from a namespace hook (decoding, the tie-break, adopt) fails the merge with that
+/// error; the caller's transaction then rolls back the whole apply.
 struct Merger {
     /// One merge's result.
     struct Merged {
@@ -21,6 +26,11 @@ struct Merger {
         let changed: Bool
         /// Whether the sender lacks something this store held for the key.
         let senderLacks: Bool
+        /// Whether versions that carried one vector but different content were told apart here.
+        var collided = false
+        /// Whether a shipped vector counted this device's current dimension past everything this
+        /// store held for the key.
+        var aheadOfStore = false
     }
 
     let driver: NamespaceDriver
@@ -75,7 +85,8 @@ struct Merger {
             local.append(StoredVersion(vector: localVersion?.contentVector ?? VersionVector(), row: localBytes))
         }
         let known = local.reduce(localVersion?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
-        let senderLacks = !known.isEmpty && ![.dominates, .equal].contains(context.relation(to: known))
+        let shipped = incoming.reduce(context) { $0.merged(with: $1.vector) }
+        let aheadOfStore = rowClock.clock.dimension.map { shipped[$0] > known[$0] } ?? false
         var inspected: [[UInt8]: InspectedRow] = [:]
         func inspect(_ bytes: [UInt8]) throws(SyncKernelError) -> InspectedRow {
             if let row = inspected[bytes] { return row }
@@ -87,12 +98,15 @@ struct Merger {
             if let row = version.row { _ = try inspect(row) }
         }
         let rows = inspected
-        let merged = try VersionVector.resolveMerge(versions: local + incoming) { (challenger, holder) throws(SyncKernelError) in
+        // Every live row was inspected above; its leaf is its content.
+        let (versions, collided) = VersionVector.separatingCollisions(local + incoming, key: key) { rows[$0]?.leaf.hash ?? $0 }
+        let senderLacks = collided || (!known.isEmpty && ![.dominates, .equal].contains(context.relation(to: known)))
+        let merged = try VersionVector.resolveMerge(versions: versions) { (challenger, holder) throws(SyncKernelError) in
             // Every live row was inspected above, so both lookups succeed.
             guard let challenger = rows[challenger], let holder = rows[holder] else { return false }
             return try driver.incomingWinsTie(challenger, holder)
         }
-        let everything = (local + incoming).reduce(context.merged(with: localVersion?.vector ?? VersionVector())) {
+        let everything = versions.reduce(context.merged(with: localVersion?.vector ?? VersionVector())) {
             $0.merged(with: $1.vector)
         }
         var changed = false
@@ -109,7 +123,7 @@ struct Merger {
             try books.removeVersion(driver.name, key)
         }
         try books.replaceVersions(driver.name, key, with: merged.others)
-        return Merged(key: key, changed: changed, senderLacks: senderLacks)
+        return Merged(key: key, changed: changed, senderLacks: senderLacks, collided: collided, aheadOfStore: aheadOfStore)
     }
 
     private func store(_ bytes: [UInt8]) throws(SyncKernelError) -> Bool {

@@ -66,7 +66,8 @@ public final class Replica {
         var reportedSchemas: Set<SchemaFingerprint> = []
     }
 
-    /// Creates a replica over `store`, pinning the store's clock to `device`.
+    /// Creates a replica over `store`, pinning the store's clock to `device`; a fresh device epoch
+    /// the store took on opening (restored, copied, rolled back) is reported as the first event.
     ///
     /// `siblings` is taken as a set: a sibling listed more than once is one sibling (the repeats
     /// are collapsed, never refused), and `device` itself is dropped from it, so `siblings` holds
@@ -83,6 +84,9 @@ public final class Replica {
         self.mode = mode
         // Unique keys: `self.siblings` comes from a set.
         peers = Dictionary(uniqueKeysWithValues: self.siblings.map { ($0, PeerState(retryDelay: timing.retryMillis)) })
+        for change in store.epochChanges {
+            report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: nil))
+        }
     }
 
     /// Frames to send and events to report since the last call.
@@ -328,6 +332,12 @@ public final class Replica {
             let outcome = try store.apply(response)
             if mode == .sketch, peers[sender]?.speaksSketch == true, !response.isFinal { shipBack = outcome.keysToShipBack }
             report(.applied(peer: sender, outcome: outcome))
+            if let change = outcome.epochChange {
+                report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: sender))
+            }
+            if !outcome.collidedKeys.isEmpty {
+                report(.versionsCollided(peer: sender, namespace: outcome.namespace, keys: outcome.collidedKeys))
+            }
             if outcome.digestChanged {
                 peers[sender]?.storm.recordProgress()
                 markStateDirty(now: now)

@@ -6,7 +6,8 @@
 /// on another schema is reported once per remote schema (`peerSchemaMismatch`); its later frames
 /// are dropped without another event. A digest that arrives while the storm guard holds its
 /// sender back is recorded but starts no round; the `stormSuspected` event that began the
-/// back-off says why.
+/// back-off says why. Every fresh device epoch the store takes is reported once
+/// (`storeRolledBack`), and so is every collision a merge tells apart (`versionsCollided`).
 public enum ReplicaEvent: Sendable, Hashable {
     /// A frame was refused before acting on it (malformed, unknown sender, foreign account...).
     case frameRefused(from: DeviceID, error: SyncKernelError)
@@ -23,4 +24,14 @@ public enum ReplicaEvent: Sendable, Hashable {
     case converged(peer: DeviceID)
     /// The store could not read what a frame needed (a spec digest's scan failed); nothing was sent.
     case storeFailed(error: SyncKernelError)
+    /// The device's store was restored, copied or rolled back (or declared so), and took the
+    /// fresh device epoch `epoch` before counting another local write, so its edits cannot repeat
+    /// a count the fleet holds. `peer` is the sibling whose response showed it
+    /// (`EpochReason.peerEvidence`), nil for evidence found when the store was opened. Reported
+    /// once per epoch taken.
+    case storeRolledBack(reason: EpochReason, epoch: UInt64, peer: DeviceID?)
+    /// Merging a response from `peer` found versions of `keys` that carried one vector but
+    /// different content (two writes counted alike by a store that lost its history); both are
+    /// kept as concurrent versions, none was dropped. Reported when the merge told them apart.
+    case versionsCollided(peer: DeviceID, namespace: String, keys: [[UInt8]])
 }

@@ -11,14 +11,25 @@ import SQLiteStore
 /// root, a symbol or a bucket never reads a row. Memory does not grow with the row count: a
 /// structure is a fixed 4,096 symbols and 4,096 buckets per namespace. The cached digests are
 /// dropped whenever a commit changes a namespace's items. Bookkeeping-only writes change no
-/// item and so never report a namespace dirty.
+/// item and so never report a namespace dirty. Local writes count under the device's current
+/// epoch (`deviceEpoch`), recorded in the store with the evidence of its continuity
+/// (`EpochLedger`); a store that cannot vouch that it holds everything its device counted
+/// before (restored, copied, rolled back, or shown so by a sibling) takes a fresh epoch before
+/// its next local write, so its counters never repeat one the fleet holds.
 /// Not `Sendable`: one owner (a `Replica` or a test) uses it.
 public final class KernelStore {
     /// The namespaces this store syncs.
     public let namespaces: NamespaceSet
     let db: SQLiteConnection<SyncKernelError>
     let books: Bookkeeping
+    /// The device epoch record and its continuity checks.
+    let ledger: EpochLedger
+    /// Where fresh epochs and leases draw their nonces.
+    private let entropy: EntropySource
     private(set) var clock = DeviceClock()
+    /// The epochs this store took since it was opened, in order, each with its reason (empty when
+    /// it continued its recorded epoch).
+    public private(set) var epochChanges: [EpochChange] = []
     /// The committed structure of every namespace.
     private(set) var structures: [String: NamespaceStructure] = [:]
     /// The set-hash digest and its wire form; nil until read after an item moved.
@@ -45,12 +56,16 @@ public final class KernelStore {
     /// (seen for the first time) registers them with empty vectors. A stored row that must be
     /// decoded at open (a migration, a missing leaf, a first registration) and no longer decodes
     /// is a `corruptBookkeeping` error; otherwise an unreadable row is found when it is read or
-    /// shipped.
-    public init(path: String, namespaces: NamespaceSet) throws(SyncKernelError) {
+    /// shipped. `entropy` is where fresh device epochs and leases draw their nonces (the
+    /// system's random bytes unless a test or a simulation injects a seeded source).
+    public init(path: String, namespaces: NamespaceSet, entropy: EntropySource = .system) throws(SyncKernelError) {
         self.namespaces = namespaces
+        self.entropy = entropy
         db = try SQLiteConnection(path: path)
         books = Bookkeeping(db: db)
+        ledger = EpochLedger(db: db, path: path == ":memory:" || path.isEmpty ? nil : path)
         try db.execute(Bookkeeping.schema)
+        try db.execute(EpochLedger.schema)
         for driver in namespaces.drivers {
             try books.createRowTable(driver.name)
             try db.transaction { () throws(SyncKernelError) in try books.adoptLegacyVersions(driver.name) }
@@ -165,9 +180,89 @@ public final class KernelStore {
     /// The configured device identity, if any.
     public var device: DeviceID? { clock.device }
 
+    /// The epoch local writes count under, once the device is configured.
+    public var deviceEpoch: DeviceEpoch? { clock.epoch }
+
     /// Pins this store's clock to the device's identity; until then local saves of causal rows fail.
+    ///
+    /// The first configuration of an open store checks the store's continuity
+    /// (`EpochLedger.discontinuity`): a store opened as it was left continues its recorded
+    /// epoch (a store with no record, new or from before epochs, records epoch 0, the device
+    /// itself); a store restored, copied, rolled back or opened by another device takes a fresh
+    /// epoch first (listed in `epochChanges`). Throws `deviceEpochUnavailable` when the lease
+    /// file beside the database cannot be written; the clock then stays unconfigured.
     public func configureDevice(_ device: DeviceID) throws(SyncKernelError) {
-        try clock.configure(device)
+        if try clock.accepts(device) { return }
+        let record = try ledger.record()
+        if let reason = ledger.discontinuity(of: record, for: device) {
+            try takeEpoch(reason, device: device, after: record)
+            return
+        }
+        if let record {
+            try clock.enter(record.epoch)
+            return
+        }
+        let first = EpochLedger.Record(epoch: .initial(device), identity: ledger.path.flatMap(FileIdentity.init(path:)),
+                                       lease: entropy.bytes(LeaseFile.leaseBytes), writes: 0)
+        try db.transaction { () throws(SyncKernelError) in try ledger.store(first) }
+        try settle(first, change: nil, strict: true)
+    }
+
+    /// Declares this store restored (the host or a restore command brought it back from a
+    /// backup) and takes a fresh device epoch at once; returns it. Throws
+    /// `deviceIdentityNotConfigured` before `configureDevice`.
+    @discardableResult
+    public func markRestored() throws(SyncKernelError) -> DeviceEpoch {
+        guard let device = clock.device else { throw SyncKernelError(.deviceIdentityNotConfigured) }
+        try takeEpoch(.markedRestored, device: device, after: try ledger.record())
+        return clock.epoch ?? .initial(device)
+    }
+
+    /// Declares the store file at `path` restored before it is opened: its lease file is replaced
+    /// by a mark the next `configureDevice` reads as `EpochReason.markedRestored`, so the store
+    /// takes a fresh epoch before its first local write. For restore tools that place store
+    /// files without opening them; the file itself is not touched.
+    public static func markRestored(storeAt path: String) throws(SyncKernelError) {
+        try LeaseFile.replace(store: path, with: .restored)
+    }
+
+    /// Takes the next epoch of `device` for `reason`, in its own transaction.
+    private func takeEpoch(_ reason: EpochReason, device: DeviceID, after record: EpochLedger.Record?) throws(SyncKernelError) {
+        let next = nextRecord(device: device, after: record)
+        try db.transaction { () throws(SyncKernelError) in try ledger.store(next) }
+        try settle(next, change: EpochChange(reason: reason, epoch: next.epoch), strict: true)
+    }
+
+    /// The record of a fresh epoch of `device` after `record`: the next number (1 when the
+    /// record is another device's or absent), a fresh nonce and lease, no writes counted.
+    func nextRecord(device: DeviceID, after record: EpochLedger.Record?) -> EpochLedger.Record {
+        let number = record.map { $0.epoch.device == device ? $0.epoch.number + 1 : 1 } ?? 1
+        return EpochLedger.Record(epoch: DeviceEpoch(device: device, number: number, nonce: entropy.bytes(16)),
+                                  identity: ledger.path.flatMap(FileIdentity.init(path:)),
+                                  lease: entropy.bytes(LeaseFile.leaseBytes), writes: 0)
+    }
+
+    /// After the transaction that stored `record` committed: writes its lease file and moves the
+    /// clock to its epoch. With `strict`, a lease file that cannot be written throws and leaves
+    /// the clock as it was (the next configuration finds the mismatch and takes another epoch);
+    /// otherwise (an epoch taken inside a merge, whose rows are committed) the clock moves anyway
+    /// and the mismatch makes the next open take another epoch, which is safe.
+    func settle(_ record: EpochLedger.Record, change: EpochChange?, strict: Bool) throws(SyncKernelError) {
+        if let path = ledger.path {
+            do {
+                try LeaseFile.replace(store: path, with: .lease(record.lease, writes: record.writes))
+            } catch {
+                if strict { throw error }
+            }
+        }
+        try clock.enter(record.epoch)
+        if let change { epochChanges.append(change) }
+    }
+
+    /// Counts a committed local write in the lease file (best effort, after the commit).
+    private func countInLeaseFile(_ counted: (lease: [UInt8], writes: UInt64)?) {
+        guard let counted, let path = ledger.path else { return }
+        LeaseFile.update(store: path, lease: counted.lease, writes: counted.writes)
     }
 
     // MARK: Local writes
@@ -181,10 +276,12 @@ public final class KernelStore {
                                         _ body: (NamespaceTransaction<N>) throws(SyncKernelError) -> Void) throws(SyncKernelError) -> WriteOutcome {
         let driver = try namespaces.driver(named: N.name)
         let writer = makeWriter()
-        try db.transaction { () throws(SyncKernelError) in
+        let counted = try db.transaction { () throws(SyncKernelError) -> (lease: [UInt8], writes: UInt64)? in
             try body(NamespaceTransaction<N>(writer: writer, rowClock: RowClock(books: books, clock: clock), driver: driver))
             try persist(writer)
+            return writer.rowsWritten > 0 && clock.epoch != nil ? try ledger.countWrite() : nil
         }
+        countInLeaseFile(counted)
         return WriteOutcome(changedNamespaces: adopt(writer), rowsWritten: writer.rowsWritten)
     }
 
@@ -201,6 +298,19 @@ public final class KernelStore {
         var out: [N.Row] = []
         for bytes in try books.allRows(N.name) { out.append(try N.decodeRow(bytes: bytes)) }
         return out
+    }
+
+    /// The live versions of `key` kept beside the visible row: concurrent writes the namespace's
+    /// tie-break did not show (and, after a collision of two writes counted alike, the one it
+    /// did not pick), in vector order; empty when the key has one version.
+    public func concurrentRows<N: SyncNamespace>(_ namespace: N.Type, key: [UInt8]) throws(SyncKernelError) -> [N.Row] {
+        let versions = try books.versions(N.name, key).filter(\.isLive)
+            .sorted { $0.vector.encoded().lexicographicallyPrecedes($1.vector.encoded()) }
+        var rows: [N.Row] = []
+        for version in versions {
+            if let bytes = version.row { rows.append(try N.decodeRow(bytes: bytes)) }
+        }
+        return rows
     }
 
     /// The RowVersion bookkeeping of a row, if it has any.

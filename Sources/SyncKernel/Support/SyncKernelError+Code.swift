@@ -81,6 +81,10 @@ extension SyncKernelError {
         /// advance past it, refused with the write's transaction rolled back.
         public static let counterOutOfRange = Code("SK304", "counterOutOfRange")
 
+        /// The store could not record a device epoch: the lease file beside its database cannot
+        /// be written, so no local write may count under the epoch yet.
+        public static let deviceEpochUnavailable = Code("SK305", "deviceEpochUnavailable")
+
         // MARK: Namespaces (4xx)
 
         /// Two namespaces with one name, ignoring case.
@@ -117,6 +121,7 @@ extension SyncKernelError {
             malformedDigest, schemaMismatch, unsupportedLayout, unknownFrameKind, unsupportedPayload, foreignAccount,
             unknownNamespace, unknownSibling, malformedFrame,
             deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, counterOutOfRange,
+            deviceEpochUnavailable,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged,

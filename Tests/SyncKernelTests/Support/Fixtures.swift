@@ -41,6 +41,9 @@ enum StormyNamespace: SyncNamespace {
 final class TestWorld {
     let directory: String
     let account = SHA256.hash(domain: Array("test.account".utf8), [1])
+    /// The nonces of every store's device epochs and leases: one seeded stream for the world,
+    /// so runs repeat and no two stores draw the same nonce.
+    let entropy = EntropySource.seeded(11)
     private var counter = 0
 
     init() throws {
@@ -67,7 +70,7 @@ final class TestWorld {
     /// A store with `namespaces`, configured as device `index` unless `configure` is false.
     func store(_ namespaces: [any SyncNamespace.Type] = [RecordNamespace.self], device index: Int? = 0,
                path: String? = nil) throws -> KernelStore {
-        let store = try KernelStore(path: path ?? self.path(), namespaces: NamespaceSet(namespaces))
+        let store = try KernelStore(path: path ?? self.path(), namespaces: NamespaceSet(namespaces), entropy: entropy)
         if let index { try store.configureDevice(TestWorld.device(index)) }
         return store
     }
