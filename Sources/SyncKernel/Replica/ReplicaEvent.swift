@@ -6,7 +6,8 @@
 /// on another schema is reported once per remote schema (`peerSchemaMismatch`); its later frames
 /// are dropped without another event. A digest that arrives while the storm guard holds its
 /// sender back is recorded but starts no round; the `stormSuspected` event that began the
-/// back-off says why.
+/// back-off says why. Every row the store quarantines (at open, or while the replica reads,
+/// ships or merges) is reported once, in a `rowsQuarantined` event after the step that found it.
 public enum ReplicaEvent: Sendable, Hashable {
     /// A frame was refused before acting on it (malformed, unknown sender, foreign account...).
     case frameRefused(from: DeviceID, error: SyncKernelError)
@@ -23,4 +24,8 @@ public enum ReplicaEvent: Sendable, Hashable {
     case converged(peer: DeviceID)
     /// The store could not read what a frame needed (a spec digest's scan failed); nothing was sent.
     case storeFailed(error: SyncKernelError)
+    /// The store found damaged rows and quarantined them (`KernelStore.quarantinedRows()` lists
+    /// every one): they left the digest, so a sibling's good copy comes back through the next
+    /// exchange.
+    case rowsQuarantined([QuarantinedRow])
 }
