@@ -7,7 +7,9 @@ import CSQLite
 /// that will not take WAL), so a committed transaction survives a crash or power loss and an
 /// interrupted one leaves no trace; foreign keys are enforced. Every statement is prepared once
 /// per SQL text, cached, and reset with its bindings cleared before each reuse. After `close`
-/// every call throws `closed`. Not `Sendable`: it never crosses an isolation boundary.
+/// every call throws `closed`. A connection opened with `init(readingOnly:)` is the exception to
+/// the durable settings: it sets nothing and can only read. Not `Sendable`: it never crosses an
+/// isolation boundary.
 package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
     private var handle: OpaquePointer?
     private var statementCache: [String: SQLiteStatement<Failure>] = [:]
