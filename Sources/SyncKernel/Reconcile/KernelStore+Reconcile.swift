@@ -104,13 +104,16 @@ extension KernelStore {
     /// damaged kept version is left out and goes to `damaged` too.
     func shippedRow(_ key: [UInt8], stored: StoredRecord, driver: NamespaceDriver,
                     damaged: inout [DamagedRow]) throws(SyncKernelError) -> ShippedRow? {
-        if case .damaged(let reason) = StoredRowCheck.visible(key, stored, driver: driver) {
+        let version: RowVersion?
+        switch StoredRowCheck.visible(key, stored, driver: driver) {
+        case .usable(let usable):
+            version = usable.version
+        case .damaged(let reason):
             damaged.append(DamagedRow(namespace: driver.name, key: key, row: stored.row, reason: reason))
             return nil
         }
         let (bytes, leaf) = (stored.row, stored.leaf)
         guard driver.isCausal else { return ShippedRow(row: bytes, vector: nil) }
-        let version = try stored.version()
         let vector = version?.vector ?? VersionVector()
         let content = version?.contentVector ?? vector
         let siblings = try keptVersions(key, driver: driver, damaged: &damaged).compactMap { sibling in

@@ -68,7 +68,7 @@ struct Merger {
     private func mergeVersions(key: [UInt8], incoming: [StoredVersion], context: VersionVector) throws(SyncKernelError) -> Merged {
         let localRecord = try writer.usableRecord(key, driver: driver, site: .merge)
         let localBytes = localRecord?.record.row
-        let localVersion = try localRecord?.record.version()
+        let localVersion = localRecord?.version
         var local = try writer.usableVersions(key, driver: driver, site: .merge)
         var inspected: [[UInt8]: InspectedRow] = [:]
         if let localRecord {

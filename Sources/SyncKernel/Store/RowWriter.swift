@@ -96,15 +96,15 @@ final class RowWriter {
         if damage.vector == nil { move(damage.namespace, damage.key, from: old, to: nil, counted: false) }
     }
 
-    /// The stored record of `key` with its row inspected, when it passes
-    /// `StoredRowCheck.visible`; a record that does not is quarantined here (found at `site`)
-    /// and the key then holds no row.
+    /// The stored record of `key` with its row inspected and its RowVersion decoded, when it
+    /// passes `StoredRowCheck.visible`; a record that does not is quarantined here (found at
+    /// `site`) and the key then holds no row.
     func usableRecord(_ key: [UInt8], driver: NamespaceDriver,
-                      site: QuarantineSite) throws(SyncKernelError) -> (record: StoredRecord, row: InspectedRow)? {
+                      site: QuarantineSite) throws(SyncKernelError) -> (record: StoredRecord, row: InspectedRow, version: RowVersion?)? {
         guard let stored = try storedRecord(driver.name, key) else { return nil }
         switch StoredRowCheck.visible(key, stored, driver: driver) {
-        case .usable(let row):
-            return (stored, row)
+        case .usable(let usable):
+            return (stored, usable.row, usable.version)
         case .damaged(let reason):
             try quarantine(DamagedRow(namespace: driver.name, key: key, row: stored.row, reason: reason), site: site)
             return nil

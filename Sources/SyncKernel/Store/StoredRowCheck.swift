@@ -6,18 +6,21 @@
 /// they never write anything (quarantining is the caller's step).
 enum StoredRowCheck {
     /// The visible row of `key`: it decodes, to `key`, to the leaf stored beside it (no leaf for
-    /// a device-derived row), and its RowVersion decodes.
+    /// a device-derived row), and its RowVersion decodes; usable, it gives the row inspected and
+    /// its RowVersion.
     static func visible(_ key: [UInt8], _ stored: StoredRecord,
-                        driver: NamespaceDriver) -> StoredVerdict<InspectedRow> {
-        let verdict = decoded(key, stored.row, driver: driver)
-        guard case .usable(let row) = verdict else { return verdict }
+                        driver: NamespaceDriver) -> StoredVerdict<(row: InspectedRow, version: RowVersion?)> {
+        let row: InspectedRow
+        switch decoded(key, stored.row, driver: driver) {
+        case .usable(let inspected): row = inspected
+        case .damaged(let reason): return .damaged(reason)
+        }
         guard row.isDeviceDerived ? stored.leaf == nil : stored.leaf == row.leaf.hash else { return .damaged(.leafMismatch) }
         do {
-            _ = try stored.version()
+            return .usable((row, try stored.version()))
         } catch {
             return .damaged(.unreadableVersion)
         }
-        return .usable(row)
     }
 
     /// A stored row whose leaf may not be stored yet (opening a store of an earlier build): it
