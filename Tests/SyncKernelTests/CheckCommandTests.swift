@@ -88,7 +88,7 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertEqual(quarantined.compactMap { $0["site"] as? String }, ["repair"])
     }
 
-    func testAFileThatIsNotAStoreExitsTwoAndIsLeftAsItWas() throws {
+    func testRejectAFileThatIsNotAStoreWithExitTwoAndLeaveItAsItWas() throws {
         let world = try TestWorld()
         var random = SeededGenerator(seed: 8)
         let zero = world.path()
