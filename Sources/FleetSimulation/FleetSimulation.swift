@@ -13,6 +13,11 @@ import SyncKernelSimulator
 /// inserts, deletes and concurrent edit pairs; `namespaces` selects a mixed run over any of the
 /// thirteen namespaces. Invariant: deterministic for a given configuration.
 public enum FleetSimulation {
+    /// The thirteen standard namespaces, in name order (what `synckernel check` opens a store with).
+    public static var standardNamespaces: [any SyncNamespace.Type] {
+        Workloads.all.map(\.namespace)
+    }
+
     /// Runs one simulation.
     public static func run(_ config: SimulationConfig) throws -> SimulationReport {
         let started = Date()

@@ -7,18 +7,21 @@ import CSQLite
 /// that will not take WAL), so a committed transaction survives a crash or power loss and an
 /// interrupted one leaves no trace; foreign keys are enforced. Every statement is prepared once
 /// per SQL text, cached, and reset with its bindings cleared before each reuse. After `close`
-/// every call throws `closed`. Not `Sendable`: it never crosses an isolation boundary.
+/// every call throws `closed`. A connection opened with `init(readingOnly:)` is the exception to
+/// the durable settings: it sets nothing and can only read. Not `Sendable`: it never crosses an
+/// isolation boundary.
 package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
     private var handle: OpaquePointer?
     private var statementCache: [String: SQLiteStatement<Failure>] = [:]
 
-    /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private one.
+    /// Opens the database at `path`, creating it when `create` is true and it does not exist
+    /// (with `create` false a missing file fails with `openFailed`); `":memory:"` opens a private one.
     ///
     /// `busyTimeoutMilliseconds` is how long a statement waits for another connection's lock
     /// before failing with `SQLITE_BUSY`; 0 fails at once.
-    package init(path: String, busyTimeoutMilliseconds: Int32 = 0) throws(Failure) {
+    package init(path: String, busyTimeoutMilliseconds: Int32 = 0, create: Bool = true) throws(Failure) {
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &connection, flags, nil)
         guard status == SQLITE_OK, let connection else {
             sqlite3_close_v2(connection)
@@ -33,6 +36,88 @@ package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
         try execute("PRAGMA synchronous=FULL")
         try execute("PRAGMA foreign_keys=ON")
         try execute("PRAGMA cache_size=-\(SQLiteConnection.pageCacheKibibytes)")
+    }
+
+    /// Opens the database at `path` to read only, changing nothing in the file: no journal mode,
+    /// no pragma that writes. Without a `-wal` file beside it the file is opened immutable (SQLite
+    /// then creates no `-wal` or `-shm` file either); with one, read-only, so the committed
+    /// transactions the WAL still holds are seen.
+    package init(readingOnly path: String) throws(Failure) {
+        var connection: OpaquePointer?
+        let hasWAL = SQLiteFile.size(of: path + "-wal").map { $0 > 0 } ?? false
+        let uri = "file:" + SQLiteConnection.uriEscaped(path) + (hasWAL ? "?mode=ro" : "?immutable=1")
+        let status = sqlite3_open_v2(uri, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let connection else {
+            sqlite3_close_v2(connection)
+            throw Failure(sqlite: SQLiteError(.openFailed, status: status))
+        }
+        handle = connection
+    }
+
+    /// `path` as the path of a `file:` URI: every byte outside the unreserved set and `/`
+    /// percent-encoded, so `?`, `#` and `%` in a file name stay part of the name.
+    private static func uriEscaped(_ path: String) -> String {
+        var escaped = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                escaped.append(Character(UnicodeScalar(byte)))
+            default:
+                escaped += (byte < 16 ? "%0" : "%") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return escaped
+    }
+
+    /// Creates a new database at `path` whole or not at all: it is built beside `path` (under
+    /// the name `path + "-creating"`, any leftover of an interrupted creation removed first),
+    /// `setUp` runs on it in one transaction, it is closed, then linked to `path` (which must
+    /// still not exist) and the directory synced. A crash at any point leaves either no file at
+    /// `path` or the whole set-up database, never an empty or half-made one.
+    package static func create(at path: String,
+                               setUp: (SQLiteConnection) throws(Failure) -> Void) throws(Failure) {
+        let staging = path + "-creating"
+        SQLiteFile.remove([staging, staging + "-wal", staging + "-shm", staging + "-journal"])
+        do throws(Failure) {
+            let connection = try SQLiteConnection(path: staging)
+            defer { connection.close() }
+            try connection.transaction { () throws(Failure) in try setUp(connection) }
+        } catch {
+            SQLiteFile.remove([staging, staging + "-wal", staging + "-shm"])
+            throw error
+        }
+        let linked = SQLiteFile.link(staging, to: path)
+        SQLiteFile.remove([staging, staging + "-wal", staging + "-shm"])
+        guard linked else { throw Failure(sqlite: SQLiteError(.createFailed)) }
+        SQLiteFile.syncDirectory(of: path)
+    }
+
+    /// The database's application id (`PRAGMA application_id`, 0 when never set).
+    package func applicationID() throws(Failure) -> Int32 {
+        Int32(truncatingIfNeeded: try statement("PRAGMA application_id").first { $0.int64(0) } ?? 0)
+    }
+
+    /// Sets the application id in the database header (inside the caller's transaction, if any).
+    package func setApplicationID(_ id: Int32) throws(Failure) {
+        try execute("PRAGMA application_id = \(id)")
+    }
+
+    /// The names of the database's tables, in name order (SQLite's own `sqlite_` tables left out).
+    package func tableNames() throws(Failure) -> [String] {
+        let statement = try statement("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+        var names: [String] = []
+        while try statement.step() { names.append(statement.text(0)) }
+        return names
+    }
+
+    /// SQLite's own check of the whole file (`PRAGMA integrity_check`): the problems it lists,
+    /// empty when it answers `ok`. Its lines name pages, tables and indexes, never row values.
+    package func integrityProblems() throws(Failure) -> [String] {
+        let statement = try statement("PRAGMA integrity_check")
+        var lines: [String] = []
+        while try statement.step() { lines.append(statement.text(0)) }
+        return lines == ["ok"] ? [] : lines
     }
 
     /// The page cache each connection may fill, in KiB: large enough that writes at random keys
@@ -53,12 +138,17 @@ package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
         handle = nil
     }
 
-    /// Runs one or more SQL statements that take no parameters; any rows they return are discarded.
     /// How many rows the last finished INSERT, UPDATE or DELETE on this connection changed.
     package var changedRows: Int {
         Int(sqlite3_changes(handle))
     }
 
+    /// The rowid of the last row an INSERT on this connection added.
+    package var lastInsertedRowID: Int64 {
+        sqlite3_last_insert_rowid(handle)
+    }
+
+    /// Runs one or more SQL statements that take no parameters; any rows they return are discarded.
     package func execute(_ sql: String) throws(Failure) {
         guard let handle else { throw Failure(sqlite: SQLiteError(.closed)) }
         let status = sqlite3_exec(handle, sql, nil, nil, nil)

@@ -11,7 +11,7 @@ package struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     ///
     /// Invariants: every code is one of the static members below (the initialiser is private)
     /// and is listed in `all`; code strings are unique and never change or pass to another
-    /// reason; the first digit names the layer (1 the connection, 2 statements).
+    /// reason; the first digit names the layer (1 the connection and its file, 2 statements).
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The stable code string, for example "SQ201".
         package let rawValue: String
@@ -32,11 +32,14 @@ package struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let walUnavailable = Code("SQ102", "walUnavailable")
         /// The connection was used after it was closed.
         package static let closed = Code("SQ103", "closed")
+        /// A new database could not be put in place (a file appeared at its path meanwhile, or
+        /// the file system refused the link).
+        package static let createFailed = Code("SQ104", "createFailed")
         /// SQLite refused to prepare, bind, step or execute a statement (BEGIN, COMMIT and pragmas too).
         package static let statementFailed = Code("SQ201", "statementFailed")
 
         /// Every code, in code order.
-        package static let all: [Code] = [openFailed, walUnavailable, closed, statementFailed]
+        package static let all: [Code] = [openFailed, walUnavailable, closed, createFailed, statementFailed]
     }
 
     /// The stable reason.

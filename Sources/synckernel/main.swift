@@ -14,6 +14,8 @@ let usage = """
                  fast = the sketch exchange over the persisted structure; see `synckernel bench --help`
       backup     back a folder up to a cloud location (see `synckernel backup --help`)
       restore    restore a folder from a cloud location (see `synckernel restore --help`)
+      check      check a store's integrity: SQLite's own check, structures, every row, the quarantine
+                 --db PATH [--repair] [--json]   (exit 0 healthy, 1 damage, 2 not a store; see `synckernel check --help`)
     """
 
 switch arguments.first {
@@ -25,6 +27,8 @@ case "backup":
     exit(await CloudCommands.backup(Array(arguments.dropFirst())))
 case "restore":
     exit(await CloudCommands.restore(Array(arguments.dropFirst())))
+case "check":
+    exit(CheckCommand.run(Array(arguments.dropFirst())))
 case "help", "-h", "--help":
     print(usage)
 default:

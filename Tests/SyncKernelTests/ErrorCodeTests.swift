@@ -18,6 +18,7 @@ final class ErrorCodeTests: XCTestCase {
         "SK404": "operationNotSupportedByRule", "SK405": "namespaceRefused", "SK406": "invalidDeclaration",
         "SK407": "rowRejected",
         "SK501": "sqlite", "SK502": "corruptBookkeeping", "SK503": "storeClosed", "SK504": "rowFormatChanged",
+        "SK505": "notAStore", "SK506": "foreignDatabase",
     ]
 
     /// Shipped codes whose reason can no longer occur: never reused for another reason.
@@ -44,7 +45,7 @@ final class ErrorCodeTests: XCTestCase {
         }
         XCTAssertEqual(Set(current.keys).subtracting(Self.shipped.keys), [], "a new code is added to the shipped list")
         XCTAssertEqual(Code.truncatedInput.rawValue, "SK101")
-        XCTAssertEqual(Code.rowFormatChanged, Code.all.last)
+        XCTAssertEqual(Code.foreignDatabase, Code.all.last)
     }
 
     func testDescriptionsCarryTheCodeAndTheDetailOnly() {

@@ -5,7 +5,7 @@ import XCTest
 
 /// Each row is stored beside its leaf hash: a store opens from the stored leaves without decoding
 /// a row, a store made before the column existed gains its leaves once, and a damaged row no
-/// longer stops the whole store from opening (it is found when read).
+/// longer stops the whole store from opening (it is found and quarantined when read).
 final class PersistedLeafTests: XCTestCase {
     private func save(_ rows: [RecordNamespace.Row], _ store: KernelStore) throws {
         try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
@@ -47,12 +47,13 @@ final class PersistedLeafTests: XCTestCase {
         let (path, digest) = try savedAndClosed(in: world)
         try SQLiteTestHelper.execute("UPDATE ns_records SET row = x'ff' WHERE key = CAST('k7' AS BLOB)", at: path)
         let store = try world.store(path: path)
-        XCTAssertEqual(store.stateDigest(), digest)
+        XCTAssertEqual(store.stateDigest(), digest, "opening decodes no row")
+        XCTAssertEqual(store.quarantinedAtOpen, [])
         XCTAssertEqual(try store.row(RecordNamespace.self, key: Array("k6".utf8))?.value, "v6", "the other rows read")
-        XCTAssertThrowsError(try store.row(RecordNamespace.self, key: Array("k7".utf8))) {
-            XCTAssertNotNil($0 as? SyncKernelError, "a typed error, never a trap")
-        }
-        XCTAssertThrowsError(try store.recomputedStateDigest(), "the audit scan still finds the damage")
+        XCTAssertNil(try store.row(RecordNamespace.self, key: Array("k7".utf8)), "the damaged row is set aside, never a trap")
+        XCTAssertEqual(try store.quarantinedRows().map { [$0.key: $0.reason] }, [[Array("k7".utf8): .undecodable]])
+        XCTAssertNotEqual(store.stateDigest(), digest, "its item left the digest")
+        XCTAssertEqual(try store.recomputedStateDigest(), store.stateDigest(), "the audit scan agrees with the structure")
     }
 
     func testALeafStoredBesideEveryWriteMatchesARebuild() throws {

@@ -5,7 +5,11 @@
 /// Invariant: it reads and writes the store only through the store's bookkeeping, structures and
 /// single `RowWriter`, so the invariants of `KernelStore` hold for merges too. The spec's
 /// requests need every leaf in key order: they read the namespace's leaves (a scan), which is
-/// what the spec admits ("detection is a full scan") and what the sketch exchange avoids.
+/// what the spec admits ("detection is a full scan") and what the sketch exchange avoids. Every
+/// row shipped passes `StoredRowCheck` first (it decodes to its key and its stored leaf, and
+/// its vectors decode): a damaged one is left out of the answer and quarantined, in one
+/// transaction, once the answer is built, so a peer never receives bytes it cannot merge and
+/// the store's digest stops claiming the row (the peer's good copy then comes back).
 extension KernelStore {
     /// The spec request for a divergent namespace: its range fingerprints (empty for a namespace
     /// reconciled whole, which asks for everything).
@@ -30,10 +34,17 @@ extension KernelStore {
             ? [KeyRange.all]
             : Bucketizer.mismatchingRanges(request.buckets, over: leaves)
         var rows: [ShippedRow] = []
+        var damaged: [DamagedRow] = []
         for range in ranges {
-            for leaf in leaves.leaves(in: range) { rows.append(try shippedRow(leaf.key, driver: driver)) }
+            for leaf in leaves.leaves(in: range) {
+                guard let stored = try books.record(driver.name, leaf.key) else {
+                    throw SyncKernelError(.corruptBookkeeping, "leaf without a row in \(driver.name)")
+                }
+                if let row = try shippedRow(leaf.key, stored: stored, driver: driver, damaged: &damaged) { rows.append(row) }
+            }
         }
-        let tombstones = driver.isCausal ? try books.tombstones(driver.name) : []
+        let tombstones = driver.isCausal ? try shippableTombstones(driver, damaged: &damaged) : []
+        try quarantine(damaged, site: .ship)
         let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones)
         return response.isEmpty ? [] : response.split()
     }
@@ -44,39 +55,68 @@ extension KernelStore {
         let driver = try namespaces.driver(named: namespace)
         var rows: [ShippedRow] = []
         var tombstones: [Tombstone] = []
+        var damaged: [DamagedRow] = []
         for key in Set(keys).sorted(by: [UInt8].keyPrecedes) {
-            if let stored = try books.record(driver.name, key), stored.leaf != nil {
-                rows.append(try shippedRow(key, stored: stored, driver: driver))
+            if let stored = try books.record(driver.name, key), stored.leaf != nil,
+               let row = try shippedRow(key, stored: stored, driver: driver, damaged: &damaged) {
+                rows.append(row)
             }
-            tombstones += try deleteVersions(key, driver: driver)
+            tombstones += try deleteVersions(key, driver: driver, damaged: &damaged)
         }
+        try quarantine(damaged, site: .ship)
         let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones, isFinal: isFinal)
         return response.isEmpty ? [] : response.split()
     }
 
-    /// The delete versions this store holds for `key` (none for an untracked namespace).
-    func deleteVersions(_ key: [UInt8], driver: NamespaceDriver) throws(SyncKernelError) -> [Tombstone] {
-        guard driver.isCausal else { return [] }
-        return try books.versions(driver.name, key).filter { !$0.isLive }.map { Tombstone(key: key, vector: $0.vector) }
+    /// The kept versions of `key` (concurrent live versions and deletes) that pass
+    /// `StoredRowCheck.kept`; damaged ones go to `damaged` for the caller to quarantine.
+    func keptVersions(_ key: [UInt8], driver: NamespaceDriver, damaged: inout [DamagedRow]) throws(SyncKernelError) -> [StoredVersion] {
+        let (usable, found) = StoredRowCheck.kept(key, entries: try books.versionEntries(driver.name, key), driver: driver)
+        damaged += found
+        return usable
     }
 
-    /// A stored row with its vectors and kept concurrent versions, ready to ship.
-    func shippedRow(_ key: [UInt8], driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
-        guard let stored = try books.record(driver.name, key) else {
-            throw SyncKernelError(.corruptBookkeeping, "leaf without a row in \(driver.name)")
+    /// The delete versions this store holds for `key` (none for an untracked namespace); damaged
+    /// ones go to `damaged`.
+    func deleteVersions(_ key: [UInt8], driver: NamespaceDriver, damaged: inout [DamagedRow]) throws(SyncKernelError) -> [Tombstone] {
+        guard driver.isCausal else { return [] }
+        return try keptVersions(key, driver: driver, damaged: &damaged).filter { !$0.isLive }.map { Tombstone(key: key, vector: $0.vector) }
+    }
+
+    /// Every delete version of a namespace that reads, in key order; damaged ones go to `damaged`.
+    func shippableTombstones(_ driver: NamespaceDriver, damaged: inout [DamagedRow]) throws(SyncKernelError) -> [Tombstone] {
+        var tombstones: [Tombstone] = []
+        try books.forEachVersionEntry(driver.name) { key, vector, row in
+            guard row == nil else { return }
+            switch StoredRowCheck.kept(key, vector: vector, row: nil, driver: driver) {
+            case .usable(let version):
+                tombstones.append(Tombstone(key: key, vector: version.vector))
+            case .damaged(let reason):
+                damaged.append(DamagedRow(namespace: driver.name, key: key, row: [], vector: vector, reason: reason))
+            }
         }
-        return try shippedRow(key, stored: stored, driver: driver)
+        return tombstones
     }
 
     /// The stored record of `key`, already read, as a shipped row with its vectors, kept
-    /// concurrent versions and the creation dimension its own content would have.
-    func shippedRow(_ key: [UInt8], stored: StoredRecord, driver: NamespaceDriver) throws(SyncKernelError) -> ShippedRow {
+    /// concurrent versions and the creation dimension its own content would have; nil when the
+    /// row fails `StoredRowCheck.visible` (it goes to `damaged`, and the row is not shipped). A
+    /// damaged kept version is left out and goes to `damaged` too.
+    func shippedRow(_ key: [UInt8], stored: StoredRecord, driver: NamespaceDriver,
+                    damaged: inout [DamagedRow]) throws(SyncKernelError) -> ShippedRow? {
+        let version: RowVersion?
+        switch StoredRowCheck.visible(key, stored, driver: driver) {
+        case .usable(let usable):
+            version = usable.version
+        case .damaged(let reason):
+            damaged.append(DamagedRow(namespace: driver.name, key: key, row: stored.row, reason: reason))
+            return nil
+        }
         let (bytes, leaf) = (stored.row, stored.leaf)
         guard driver.isCausal else { return ShippedRow(row: bytes, vector: nil) }
-        let version = stored.version
         let vector = version?.vector ?? VersionVector()
         let content = version?.contentVector ?? vector
-        let siblings = try books.versions(driver.name, key).compactMap { sibling in
+        let siblings = try keptVersions(key, driver: driver, damaged: &damaged).compactMap { sibling in
             sibling.row.map { ShippedRow(row: $0, vector: sibling.vector) }
         }
         return ShippedRow(row: bytes, vector: vector, contentVector: content == vector ? nil : content, siblings: siblings,

@@ -5,7 +5,8 @@
 /// structure; decoding touches only the symbols sent; answering reads exactly the rows and
 /// delete versions of the keys that differ; a trie node at or above the buckets is summed from
 /// the persisted buckets, and only a deeper node reads rows, those of its own range. Rows move
-/// only for keys that differ, once each per answer.
+/// only for keys that differ, once each per answer. A row about to be shipped that fails
+/// `StoredRowCheck` is left out and quarantined once the answer is built (as in the spec half).
 extension KernelStore {
     /// Symbols sent when the expected difference is unknown.
     package static let defaultSketchSymbols = 64
@@ -113,24 +114,31 @@ extension KernelStore {
     /// peer held that very version then and has replaced or deleted it since, so the peer's is
     /// newer. Without a mark, or for a row moved since, the row is offered, and the peer ships its
     /// own back only when it is not covered by the offered one (`ApplyOutcome.keysToShipBack`).
-    /// Each offered row is read once, with its change counter.
+    /// Each offered row is read once, with its change counter. An offered row found damaged is
+    /// quarantined and wanted instead, so the peer ships back its copy if it holds one.
     package func responses(_ namespace: String, wanted: [[UInt8]], offered: [[UInt8]],
                            mark: UInt64? = nil) throws(SyncKernelError) -> [ReconcileResponse] {
         let driver = try namespaces.driver(named: namespace)
         var want = Set(wanted)
         var rows: [ShippedRow] = []
+        var damaged: [DamagedRow] = []
         for key in offered {
             guard let stored = try books.record(driver.name, key), stored.leaf != nil else { continue }
             if let mark, let changed = stored.changed, changed <= mark {
                 want.insert(key)
                 continue
             }
-            rows.append(try shippedRow(key, stored: stored, driver: driver))
+            if let row = try shippedRow(key, stored: stored, driver: driver, damaged: &damaged) {
+                rows.append(row)
+            } else {
+                want.insert(key)
+            }
         }
         var tombstones: [Tombstone] = []
         for key in want.union(offered).sorted(by: [UInt8].keyPrecedes) {
-            tombstones += try deleteVersions(key, driver: driver)
+            tombstones += try deleteVersions(key, driver: driver, damaged: &damaged)
         }
+        try quarantine(damaged, site: .ship)
         let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones,
                                          want: want.sorted(by: [UInt8].keyPrecedes))
         return response.isEmpty ? [] : response.split()

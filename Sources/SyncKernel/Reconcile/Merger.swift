@@ -17,6 +17,8 @@
 /// held for the key is evidence the store lost history (`Merged.aheadOfStore`).
 /// An error from a namespace hook (decoding, the tie-break, adopt) fails the merge with that
 /// error; the caller's transaction then rolls back the whole apply.
+/// A local row or kept version that fails `StoredRowCheck` is quarantined in the merge's own
+/// transaction and the key merges as if it were not held, so the shipped copy replaces it.
 struct Merger {
     /// One merge's result.
     struct Merged {
@@ -44,9 +46,7 @@ struct Merger {
         let incoming = try driver.inspect(shipped.row)
         guard !incoming.isDeviceDerived else { return Merged(key: incoming.key, changed: false, senderLacks: false) }
         guard driver.isCausal else {
-            let local = try books.row(driver.name, incoming.key).map { (bytes: [UInt8]) throws(SyncKernelError) in
-                try driver.inspect(bytes)
-            }
+            let local = try writer.usableRecord(incoming.key, driver: driver, site: .merge)?.row
             guard let bytes = try driver.mergeUntracked(local, incoming) else {
                 return Merged(key: incoming.key, changed: false, senderLacks: local.map { $0.bytes != incoming.bytes } ?? false)
             }
@@ -78,16 +78,18 @@ struct Merger {
     /// row becomes the live version the tie-break prefers (add-wins: any live version keeps the
     /// key alive), and the rest are kept beside it. Returns whether the visible row changed.
     private func mergeVersions(key: [UInt8], incoming: [StoredVersion], context: VersionVector) throws(SyncKernelError) -> Merged {
-        let localBytes = try books.row(driver.name, key)
-        let localVersion = try books.version(driver.name, key)
-        var local = try books.versions(driver.name, key)
-        if let localBytes {
-            local.append(StoredVersion(vector: localVersion?.contentVector ?? VersionVector(), row: localBytes))
+        let localRecord = try writer.usableRecord(key, driver: driver, site: .merge)
+        let localBytes = localRecord?.record.row
+        let localVersion = localRecord?.version
+        var local = try writer.usableVersions(key, driver: driver, site: .merge)
+        var inspected: [[UInt8]: InspectedRow] = [:]
+        if let localRecord {
+            local.append(StoredVersion(vector: localVersion?.contentVector ?? VersionVector(), row: localRecord.record.row))
+            inspected[localRecord.record.row] = localRecord.row
         }
         let known = local.reduce(localVersion?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
         let shipped = incoming.reduce(context) { $0.merged(with: $1.vector) }
         let aheadOfStore = rowClock.clock.dimension.map { shipped[$0] > known[$0] } ?? false
-        var inspected: [[UInt8]: InspectedRow] = [:]
         func inspect(_ bytes: [UInt8]) throws(SyncKernelError) -> InspectedRow {
             if let row = inspected[bytes] { return row }
             let row = try driver.inspect(bytes)

@@ -30,6 +30,9 @@
 ///   `requestTimeoutMillis`), so overlapping digests cannot multiply rounds.
 /// - More than `stormRoundLimit` rounds without progress with one sibling inside the window backs off and reports
 ///   the divergent namespaces.
+/// - Rows the store quarantined are reported after the step that found them (those found at
+///   open, from the first `drainActions()`); when a step quarantined a row, the digest moved and
+///   a broadcast is scheduled, so siblings send their copies back.
 public final class Replica {
     /// The device this replica runs on.
     public let device: DeviceID
@@ -87,6 +90,16 @@ public final class Replica {
         for change in store.epochChanges {
             report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: nil))
         }
+        reportQuarantined(now: nil)
+    }
+
+    /// Reports the rows the store quarantined since the last step; with `now`, schedules a
+    /// digest broadcast, since their items left the digest.
+    private func reportQuarantined(now: Int64?) {
+        let quarantined = store.takeNewlyQuarantined()
+        guard !quarantined.isEmpty else { return }
+        report(.rowsQuarantined(quarantined))
+        if let now { markStateDirty(now: now) }
     }
 
     /// Frames to send and events to report since the last call.
@@ -108,6 +121,7 @@ public final class Replica {
     @discardableResult
     public func write<N: SyncNamespace>(_ namespace: N.Type, now: Int64,
                                         _ body: (NamespaceTransaction<N>) throws(SyncKernelError) -> Void) throws(SyncKernelError) -> WriteOutcome {
+        defer { reportQuarantined(now: now) }
         let outcome = try store.write(namespace, body)
         if !outcome.changedNamespaces.isEmpty { markStateDirty(now: now) }
         return outcome
@@ -127,6 +141,7 @@ public final class Replica {
 
     /// Runs whatever is due at `now`: the debounced broadcast, re-advertisements, ended back-offs.
     public func tick(now: Int64) {
+        defer { reportQuarantined(now: now) }
         if let deadline = debounceDeadline, deadline <= now {
             debounceDeadline = nil
             broadcastDigest(now: now)
@@ -155,6 +170,7 @@ public final class Replica {
 
     /// Handles one frame from `sender`.
     public func receive(_ bytes: [UInt8], from sender: DeviceID, now: Int64) {
+        defer { reportQuarantined(now: now) }
         guard peers[sender] != nil else {
             report(.frameRefused(from: sender, error: SyncKernelError(.unknownSibling)))
             return

@@ -8,6 +8,8 @@
 /// sender back is recorded but starts no round; the `stormSuspected` event that began the
 /// back-off says why. Every fresh device epoch the store takes is reported once
 /// (`storeRolledBack`), and so is every collision a merge tells apart (`versionsCollided`).
+/// back-off says why. Every row the store quarantines (at open, or while the replica reads,
+/// ships or merges) is reported once, in a `rowsQuarantined` event after the step that found it.
 public enum ReplicaEvent: Sendable, Hashable {
     /// A frame was refused before acting on it (malformed, unknown sender, foreign account...).
     case frameRefused(from: DeviceID, error: SyncKernelError)
@@ -34,4 +36,8 @@ public enum ReplicaEvent: Sendable, Hashable {
     /// different content (two writes counted alike by a store that lost its history); both are
     /// kept as concurrent versions, none was dropped. Reported when the merge told them apart.
     case versionsCollided(peer: DeviceID, namespace: String, keys: [[UInt8]])
+    /// The store found damaged rows and quarantined them (`KernelStore.quarantinedRows()` lists
+    /// every one): they left the digest, so a sibling's good copy comes back through the next
+    /// exchange.
+    case rowsQuarantined([QuarantinedRow])
 }

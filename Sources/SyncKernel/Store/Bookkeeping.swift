@@ -1,6 +1,8 @@
+import Foundation
 import SQLiteStore
 
-/// SQL access to the kernel-owned tables: RowVersion, tombstones and namespace row tables.
+/// SQL access to the kernel-owned tables: RowVersion, tombstones, namespace row tables,
+/// structures and the quarantine.
 ///
 /// Invariant: the only code that touches those tables; callers run it inside a transaction.
 struct Bookkeeping {
@@ -18,6 +20,9 @@ struct Bookkeeping {
             ns TEXT NOT NULL, idx INTEGER NOT NULL, symbol BLOB NOT NULL, PRIMARY KEY(ns, idx)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS sk_bucket(
             ns TEXT NOT NULL, idx INTEGER NOT NULL, fingerprint BLOB NOT NULL, PRIMARY KEY(ns, idx)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS sk_quarantine(
+            id INTEGER PRIMARY KEY, ns TEXT NOT NULL, key BLOB NOT NULL, row BLOB NOT NULL, vector BLOB,
+            reason TEXT NOT NULL, site TEXT NOT NULL, quarantined_at INTEGER NOT NULL);
         """
 
     static func rowTable(_ namespace: String) -> String { "ns_\(namespace)" }
@@ -121,12 +126,27 @@ struct Bookkeeping {
             SELECT row, leaf, changed, vector, synced_at, content_vector FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?
             """)
         statement.bind(1, key)
-        return try statement.first { (stored: SQLiteStatement<SyncKernelError>) throws(SyncKernelError) in
-            let leaf = stored.isNull(1) ? nil : stored.blob(1)
-            return StoredRecord(row: stored.blob(0), leaf: leaf.flatMap { $0.isEmpty ? nil : $0 },
-                                changed: stored.isNull(2) ? nil : UInt64(bitPattern: stored.int64(2)),
-                                version: try Bookkeeping.version(in: stored, from: 3))
-        }
+        return try statement.first { Bookkeeping.record(in: $0, from: 0) }
+    }
+
+    /// Calls `body` with every stored record of a namespace and its key, in key order, one at a
+    /// time (a scan that holds one row in memory, for `checkIntegrity`). `body` must not use the
+    /// store.
+    func forEachRecord(_ namespace: String, _ body: ([UInt8], StoredRecord) throws(SyncKernelError) -> Void) throws(SyncKernelError) {
+        let statement = try db.statement("""
+            SELECT row, leaf, changed, vector, synced_at, content_vector, key FROM \(Bookkeeping.rowTable(namespace)) ORDER BY key
+            """)
+        while try statement.step() { try body(statement.blob(6), Bookkeeping.record(in: statement, from: 0)) }
+    }
+
+    /// The record in columns `first` (row), `first + 1` (leaf), `first + 2` (changed) and the
+    /// RowVersion's three columns after them, of the current result row.
+    private static func record(in stored: SQLiteStatement<SyncKernelError>, from first: Int32) -> StoredRecord {
+        let leaf = stored.isNull(first + 1) ? nil : stored.blob(first + 1)
+        return StoredRecord(row: stored.blob(first), leaf: leaf.flatMap { $0.isEmpty ? nil : $0 },
+                            changed: stored.isNull(first + 2) ? nil : UInt64(bitPattern: stored.int64(first + 2)),
+                            vector: stored.isNull(first + 3) ? nil : stored.blob(first + 3),
+                            syncedAt: stored.int64(first + 4), contentVector: stored.blob(first + 5))
     }
 
     /// The stored leaves of a namespace (device-derived rows have none), in key order, read
@@ -297,24 +317,15 @@ struct Bookkeeping {
 
     /// The RowVersion stored with row `key`, nil when there is no row or the row has none.
     func version(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> RowVersion? {
-        let statement = try db.statement("""
-            SELECT vector, synced_at, content_vector FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ? AND vector IS NOT NULL
-            """)
-        statement.bind(1, key)
-        let found = try statement.first { (row: SQLiteStatement<SyncKernelError>) throws(SyncKernelError) in
-            try Bookkeeping.version(in: row, from: 0)
-        }
-        return found ?? nil
+        try record(namespace, key)?.version()
     }
 
-    /// The RowVersion in columns `first` (vector), `first + 1` (synced_at) and `first + 2`
-    /// (content_vector) of the current result row; nil when the vector is NULL.
-    private static func version(in row: SQLiteStatement<SyncKernelError>, from first: Int32) throws(SyncKernelError) -> RowVersion? {
-        guard !row.isNull(first) else { return nil }
-        let vector = try Bookkeeping.decodeVector(row.blob(first))
-        let content = row.blob(first + 2)
-        return RowVersion(vector: vector, syncedAt: row.int64(first + 1),
-                          contentVector: content.isEmpty ? vector : try Bookkeeping.decodeVector(content))
+    /// A RowVersion from its stored columns: the vector, the stamp and the content vector (an
+    /// empty blob when it equals the vector).
+    static func version(vector: [UInt8], syncedAt: Int64, contentVector: [UInt8]) throws(SyncKernelError) -> RowVersion {
+        let decoded = try Bookkeeping.decodeVector(vector)
+        return RowVersion(vector: decoded, syncedAt: syncedAt,
+                          contentVector: contentVector.isEmpty ? decoded : try Bookkeeping.decodeVector(contentVector))
     }
 
     /// Stores the RowVersion of the stored row `key`; a content vector equal to the vector (the
@@ -356,14 +367,29 @@ struct Bookkeeping {
 
     /// The versions of a key other than the visible row: concurrent live siblings and deletes.
     func versions(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [StoredVersion] {
-        let statement = try db.statement("SELECT vector, row FROM sk_version WHERE ns = ? AND key = ?")
-        statement.bind(1, namespace).bind(2, key)
         var out: [StoredVersion] = []
-        while try statement.step() {
-            out.append(StoredVersion(vector: try Bookkeeping.decodeVector(statement.blob(0)),
-                                     row: statement.isNull(1) ? nil : statement.blob(1)))
+        for entry in try versionEntries(namespace, key) {
+            out.append(StoredVersion(vector: try Bookkeeping.decodeVector(entry.vector), row: entry.row))
         }
         return out
+    }
+
+    /// The versions of a key other than the visible row as stored: each vector undecoded, so an
+    /// entry that no longer decodes can be told apart and quarantined.
+    func versionEntries(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [(vector: [UInt8], row: [UInt8]?)] {
+        let statement = try db.statement("SELECT vector, row FROM sk_version WHERE ns = ? AND key = ?")
+        statement.bind(1, namespace).bind(2, key)
+        var out: [(vector: [UInt8], row: [UInt8]?)] = []
+        while try statement.step() { out.append((statement.blob(0), statement.isNull(1) ? nil : statement.blob(1))) }
+        return out
+    }
+
+    /// Calls `body` with every kept version of a namespace as stored (key, vector bytes, row
+    /// bytes or nil for a delete), one at a time. `body` must not use the store.
+    func forEachVersionEntry(_ namespace: String, _ body: ([UInt8], [UInt8], [UInt8]?) -> Void) throws(SyncKernelError) {
+        let statement = try db.statement("SELECT key, vector, row FROM sk_version WHERE ns = ? ORDER BY key, vector")
+        statement.bind(1, namespace)
+        while try statement.step() { body(statement.blob(0), statement.blob(1), statement.isNull(2) ? nil : statement.blob(2)) }
     }
 
     /// Replaces the versions of a key other than the visible row.
@@ -388,9 +414,10 @@ struct Bookkeeping {
         return out
     }
 
-    /// Reads a stored vector: any positive counter (`bound: .max`), so a
-    /// counter an older build stored above the bound reads and only its bump fails.
-    private static func decodeVector(_ bytes: [UInt8]) throws(SyncKernelError) -> VersionVector {
+    /// Decodes a stored vector: any positive counter (`bound: .max`), so a counter an older build
+    /// stored above the bound reads and only its bump fails; throws `corruptBookkeeping` when it
+    /// does not decode.
+    static func decodeVector(_ bytes: [UInt8]) throws(SyncKernelError) -> VersionVector {
         do {
             var cursor = try CBORReader.cursor(over: bytes)
             var budget = DecodeBudget(inputBytes: bytes.count)
@@ -398,5 +425,46 @@ struct Bookkeeping {
         } catch {
             throw SyncKernelError(.corruptBookkeeping, "unreadable version vector")
         }
+    }
+
+    // MARK: quarantine
+
+    /// Sets a damaged row aside, inside the caller's transaction: its entry (the visible row's
+    /// record, with its RowVersion, or one kept version) is deleted and the row written to
+    /// `sk_quarantine` with why and where. Returns nil, writing nothing, when the entry is no
+    /// longer stored (already quarantined). Moving the namespace's structure is the caller's
+    /// part (`RowWriter.quarantine`), or the structure is rebuilt after (at open).
+    func quarantine(_ damage: DamagedRow, site: QuarantineSite) throws(SyncKernelError) -> QuarantinedRow? {
+        if let vector = damage.vector {
+            try db.statement("DELETE FROM sk_version WHERE ns = ? AND key = ? AND vector = ?")
+                .bind(1, damage.namespace).bind(2, damage.key).bind(3, vector).run()
+        } else {
+            try removeRow(damage.namespace, damage.key)
+        }
+        guard db.changedRows > 0 else { return nil }
+        let now = Int64(Date().timeIntervalSince1970)
+        let statement = try db.statement("""
+            INSERT INTO sk_quarantine(ns, key, row, vector, reason, site, quarantined_at) VALUES(?, ?, ?, ?, ?, ?, ?)
+            """)
+        statement.bind(1, damage.namespace).bind(2, damage.key).bind(3, damage.row)
+        if let vector = damage.vector { statement.bind(4, vector) } else { statement.bind(4, .null) }
+        try statement.bind(5, damage.reason.rawValue).bind(6, site.rawValue).bind(7, now).run()
+        return QuarantinedRow(id: db.lastInsertedRowID, damage: damage, site: site, quarantinedAt: now)
+    }
+
+    /// Every quarantined row, in the order they were quarantined.
+    func quarantined() throws(SyncKernelError) -> [QuarantinedRow] {
+        let statement = try db.statement("""
+            SELECT id, ns, key, row, vector, reason, site, quarantined_at FROM sk_quarantine ORDER BY id
+            """)
+        var out: [QuarantinedRow] = []
+        while try statement.step() {
+            let damage = DamagedRow(namespace: statement.text(1), key: statement.blob(2), row: statement.blob(3),
+                                    vector: statement.isNull(4) ? nil : statement.blob(4),
+                                    reason: QuarantineReason(rawValue: statement.text(5)))
+            out.append(QuarantinedRow(id: statement.int64(0), damage: damage, site: QuarantineSite(rawValue: statement.text(6)),
+                                      quarantinedAt: statement.int64(7)))
+        }
+        return out
     }
 }

@@ -16,6 +16,11 @@ import SQLiteStore
 /// (`EpochLedger`); a store that cannot vouch that it holds everything its device counted
 /// before (restored, copied, rolled back, or shown so by a sibling) takes a fresh epoch before
 /// its next local write, so its counters never repeat one the fleet holds.
+/// item and so never report a namespace dirty. A stored row that does not read back where the
+/// store reads it is quarantined (`DamagedRow`, `QuarantinedRow`): removed from its table and
+/// its item from the structure, and written to `sk_quarantine`, all in one transaction, then
+/// reported (`quarantinedAtOpen`, `takeNewlyQuarantined()`, `quarantinedRows()`), so one bad row
+/// never stops the rest of the store and a sibling's good copy can take its place.
 /// Not `Sendable`: one owner (a `Replica` or a test) uses it.
 public final class KernelStore {
     /// The namespaces this store syncs.
@@ -40,8 +45,18 @@ public final class KernelStore {
     /// Time spent keeping the structures current (moving items, writing changed parts) since the
     /// store opened: what the structure costs the write path (the benchmark reports it per row).
     package private(set) var structureUpkeepTime: Duration = .zero
+    /// The rows quarantined while the store opened (also the first of `takeNewlyQuarantined()`).
+    public private(set) var quarantinedAtOpen: [QuarantinedRow] = []
+    /// Rows quarantined (and committed) since the last `takeNewlyQuarantined()`.
+    private var pendingQuarantined: [QuarantinedRow] = []
 
     /// Opens (or creates) the store at `path` and loads every namespace's structure.
+    ///
+    /// The file must be one of ours (`StoreFile`): a path with no file gets a new store, created
+    /// whole; a zero-length file or one that is not a SQLite database is refused with
+    /// `notAStore`, a SQLite database of another application with `foreignDatabase`, and nothing
+    /// is written to a refused file. A store of an earlier build (the kernel's tables, no mark)
+    /// is accepted and marked.
     ///
     /// Each row is stored beside its leaf hash and each namespace's structure is persisted, so
     /// opening a store that has its structures reads a fixed number of symbols and buckets per
@@ -51,17 +66,21 @@ public final class KernelStore {
     /// transaction, through the namespace's `RowMigration` for that format; with none, the store
     /// refuses to open with `rowFormatChanged` naming the namespace and the format. Rows from a
     /// store made before leaves were stored get theirs once, and a namespace with no structure
-    /// (a store from before, or one whose rows a migration rewrote) gets one built from its stored
-    /// leaves once, each in one transaction. A causal namespace whose rows have no bookkeeping yet
-    /// (seen for the first time) registers them with empty vectors. A stored row that must be
-    /// decoded at open (a migration, a missing leaf, a first registration) and no longer decodes
-    /// is a `corruptBookkeeping` error; otherwise an unreadable row is found when it is read or
-    /// shipped. `entropy` is where fresh device epochs and leases draw their nonces (the
-    /// system's random bytes unless a test or a simulation injects a seeded source).
+    /// (a store from before, one whose rows a migration rewrote, or one whose persisted structure
+    /// no longer reads) gets one built from its stored leaves once, each in one transaction. A
+    /// causal namespace whose rows have no bookkeeping yet (seen for the first time) registers
+    /// them with empty vectors. A stored row that must be decoded at open (a migration, a missing
+    /// leaf, a first registration) and is damaged is quarantined in that step's transaction
+    /// (`quarantinedAtOpen`; a row a migration cannot read is damaged only when its bytes are not
+    /// CBOR at all, otherwise the migration is at fault and the store refuses with
+    /// `rowFormatChanged`); any other damaged row is found and quarantined where it is next read,
+    /// shipped or merged, or by `checkIntegrity`/`repair`.
+    /// `entropy` is where fresh device epochs and leases draw their nonces (the system's random
+    /// bytes unless a test or a simulation injects a seeded source).
     public init(path: String, namespaces: NamespaceSet, entropy: EntropySource = .system) throws(SyncKernelError) {
         self.namespaces = namespaces
         self.entropy = entropy
-        db = try SQLiteConnection(path: path)
+        db = try StoreFile.open(path)
         books = Bookkeeping(db: db)
         ledger = EpochLedger(db: db, path: path == ":memory:" || path.isEmpty ? nil : path)
         try db.execute(Bookkeeping.schema)
@@ -70,24 +89,32 @@ public final class KernelStore {
             try books.createRowTable(driver.name)
             try db.transaction { () throws(SyncKernelError) in try books.adoptLegacyVersions(driver.name) }
             let migrated = try migrateRowFormat(driver)
-            let loaded = migrated ? nil : try NamespaceStructure.load(driver.name, from: books)
-            if loaded == nil { try storeMissingLeaves(driver) }
-            if driver.isCausal, try !books.hasVersions(driver.name), try !books.isEmpty(driver.name) {
-                let rows = try inspectAll(driver)
-                try db.transaction { () throws(SyncKernelError) in
-                    try RowClock(books: books, clock: clock).registerIfFirstSeen(driver.name, rows: rows)
-                }
-            }
+            let loaded = migrated ? nil : try loadStructure(driver.name)
             if let loaded {
                 structures[driver.name] = loaded
             } else {
-                structures[driver.name] = try rebuildStructure(driver.name)
+                try storeMissingLeaves(driver)
+                structures[driver.name] = try rebuiltStructure(driver.name)
             }
+            if driver.isCausal, try !books.hasVersions(driver.name), try !books.isEmpty(driver.name) {
+                try registerFirstSeen(driver)
+            }
+        }
+        quarantinedAtOpen = pendingQuarantined
+    }
+
+    /// A namespace's persisted structure, nil when none is stored, it has another format, or it
+    /// no longer reads (a damaged symbol, bucket or header): then it is rebuilt from the leaves.
+    private func loadStructure(_ namespace: String) throws(SyncKernelError) -> NamespaceStructure? {
+        do {
+            return try NamespaceStructure.load(namespace, from: books)
+        } catch where error.code == .corruptBookkeeping {
+            return nil
         }
     }
 
     /// Builds a namespace's structure from its stored leaves and persists it, in one transaction.
-    private func rebuildStructure(_ namespace: String) throws(SyncKernelError) -> NamespaceStructure {
+    private func rebuiltStructure(_ namespace: String) throws(SyncKernelError) -> NamespaceStructure {
         let changes = try books.structure(namespace)?.changes ?? 0
         var structure = try NamespaceStructure.building(try books.leaves(namespace), changes: changes)
         try db.transaction { () throws(SyncKernelError) in
@@ -97,51 +124,78 @@ public final class KernelStore {
         return structure
     }
 
-    /// Every stored row of a namespace decoded, refusing the store if one no longer decodes.
-    private func inspectAll(_ driver: NamespaceDriver) throws(SyncKernelError) -> [InspectedRow] {
-        var inspected: [InspectedRow] = []
-        for bytes in try books.allRows(driver.name) {
-            do {
-                inspected.append(try driver.inspect(bytes))
-            } catch {
-                throw SyncKernelError(.corruptBookkeeping, "unreadable stored row in \(driver.name)")
+    /// Rebuilds a namespace's structure from its stored leaves, persists it and adopts it,
+    /// dropping the cached digests (`repair`).
+    func rebuildStructure(_ namespace: String) throws(SyncKernelError) {
+        structures[namespace] = try rebuiltStructure(namespace)
+        merkleRoots[namespace] = nil
+        cachedDigest = nil
+    }
+
+    /// Registers every stored row of a causal namespace seen for the first time with an empty
+    /// vector, in one transaction that also quarantines the rows that no longer decode (or
+    /// decode to another key). Only the decoding is checked: the leaves of a store from before
+    /// they were stored may not be there yet.
+    private func registerFirstSeen(_ driver: NamespaceDriver) throws(SyncKernelError) {
+        let stored = try books.keyedRows(driver.name)
+        let writer = makeWriter()
+        try db.transaction { () throws(SyncKernelError) in
+            var rows: [InspectedRow] = []
+            for (key, bytes) in stored {
+                switch StoredRowCheck.decoded(key, bytes, driver: driver) {
+                case .usable(let row):
+                    rows.append(row)
+                case .damaged(let reason):
+                    try writer.quarantine(DamagedRow(namespace: driver.name, key: key, row: bytes, reason: reason), site: .open)
+                }
             }
+            try RowClock(books: books, clock: clock).registerIfFirstSeen(driver.name, rows: rows)
+            try persist(writer)
         }
-        return inspected
+        adopt(writer)
     }
 
     /// Stores the leaf of every row that has none yet (a store from before rows kept their
-    /// leaves), in one transaction; afterwards the store opens without decoding a row.
-    @discardableResult
-    private func storeMissingLeaves(_ driver: NamespaceDriver) throws(SyncKernelError) -> Bool {
+    /// leaves), in one transaction that also quarantines the rows that no longer decode (or
+    /// decode to another key); afterwards the store opens without decoding a row.
+    private func storeMissingLeaves(_ driver: NamespaceDriver) throws(SyncKernelError) {
         let missing = try books.rowsWithoutLeaf(driver.name)
-        guard !missing.isEmpty else { return false }
-        try db.transaction { () throws(SyncKernelError) in
+        guard !missing.isEmpty else { return }
+        let quarantined = try db.transaction { () throws(SyncKernelError) -> [QuarantinedRow] in
+            var quarantined: [QuarantinedRow] = []
             for (key, bytes) in missing {
-                let row: InspectedRow
-                do {
-                    row = try driver.inspect(bytes)
-                } catch {
-                    throw SyncKernelError(.corruptBookkeeping, "unreadable stored row in \(driver.name)")
+                let reason: QuarantineReason
+                switch StoredRowCheck.decoded(key, bytes, driver: driver) {
+                case .usable(let row):
+                    try books.putRow(driver.name, key, bytes, leaf: row.isDeviceDerived ? nil : row.leaf.hash)
+                    continue
+                case .damaged(let found):
+                    reason = found
                 }
-                try books.putRow(driver.name, key, bytes, leaf: row.isDeviceDerived ? nil : row.leaf.hash)
+                let damage = DamagedRow(namespace: driver.name, key: key, row: bytes, reason: reason)
+                if let entry = try books.quarantine(damage, site: .open) { quarantined.append(entry) }
             }
+            return quarantined
         }
-        return true
+        pendingQuarantined += quarantined
     }
 
     /// Brings a namespace's stored rows (and kept concurrent versions) to the current row format;
-    /// returns whether stored rows were rewritten.
+    /// returns whether stored rows were rewritten. A stored row whose bytes are not CBOR at all
+    /// is damage, not the migration's fault: it is quarantined in the migration's transaction.
     private func migrateRowFormat(_ driver: NamespaceDriver) throws(SyncKernelError) -> Bool {
         let stored = try books.rowFormat(driver.name)
         guard stored != driver.rowFormatID else { return false }
-        try db.transaction { () throws(SyncKernelError) in
+        let quarantined = try db.transaction { () throws(SyncKernelError) -> [QuarantinedRow] in
+            var quarantined: [QuarantinedRow] = []
             if let stored {
-                func migrated(_ key: [UInt8], _ bytes: [UInt8]) throws(SyncKernelError) -> [UInt8] {
+                /// The row in the current format; nil for bytes that are not CBOR (damage).
+                func migrated(_ key: [UInt8], _ bytes: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
                     let rewritten: [UInt8]?
                     do {
                         rewritten = try driver.migrate(stored, bytes)
                     } catch {
+                        if (try? CBORReader.decode(bytes)) == nil { return nil }
                         throw SyncKernelError(.rowFormatChanged, "\(driver.name): a stored row does not read under the migration from \(stored)")
                     }
                     guard let rewritten else {
@@ -152,18 +206,30 @@ public final class KernelStore {
                     }
                     return rewritten
                 }
+                func setAside(_ damage: DamagedRow) throws(SyncKernelError) {
+                    if let entry = try books.quarantine(damage, site: .open) { quarantined.append(entry) }
+                }
                 for (key, bytes) in try books.keyedRows(driver.name) {
-                    let rewritten = try migrated(key, bytes)
+                    guard let rewritten = try migrated(key, bytes) else {
+                        try setAside(DamagedRow(namespace: driver.name, key: key, row: bytes, reason: .undecodable))
+                        continue
+                    }
                     let row = try driver.inspect(rewritten)
                     try books.putRow(driver.name, key, rewritten, leaf: row.isDeviceDerived ? nil : row.leaf.hash)
                 }
                 for version in try books.liveVersionRows(driver.name) {
-                    try books.replaceVersionRow(driver.name, key: version.key, vector: version.vector,
-                                                row: try migrated(version.key, version.row))
+                    guard let rewritten = try migrated(version.key, version.row) else {
+                        try setAside(DamagedRow(namespace: driver.name, key: version.key, row: version.row, vector: version.vector,
+                                                reason: .undecodable))
+                        continue
+                    }
+                    try books.replaceVersionRow(driver.name, key: version.key, vector: version.vector, row: rewritten)
                 }
             }
             try books.setRowFormat(driver.name, driver.rowFormatID)
+            return quarantined
         }
+        pendingQuarantined += quarantined
         return stored != nil
     }
 
@@ -288,15 +354,33 @@ public final class KernelStore {
     // MARK: Reads
 
     /// The stored row of `N` with `key`.
+    ///
+    /// A stored row that does not decode, or decodes to another key, is quarantined (in its own
+    /// transaction) and reads as no row; call it outside a `write` body (inside one, read through
+    /// the transaction's `row(forKey:)`).
     public func row<N: SyncNamespace>(_ namespace: N.Type, key: [UInt8]) throws(SyncKernelError) -> N.Row? {
         guard let bytes = try books.row(N.name, key) else { return nil }
-        return try N.decodeRow(bytes: bytes)
+        switch StoredRowCheck.read(key, bytes, as: N.self) {
+        case .usable(let row):
+            return row
+        case .damaged(let reason):
+            try quarantine([DamagedRow(namespace: N.name, key: key, row: bytes, reason: reason)], site: .read)
+            return nil
+        }
     }
 
-    /// Every stored row of `N`, in key order.
+    /// Every stored row of `N`, in key order; rows that do not read back are quarantined (in one
+    /// transaction) and left out, as `row(_:key:)` does.
     public func rows<N: SyncNamespace>(_ namespace: N.Type) throws(SyncKernelError) -> [N.Row] {
         var out: [N.Row] = []
-        for bytes in try books.allRows(N.name) { out.append(try N.decodeRow(bytes: bytes)) }
+        var damaged: [DamagedRow] = []
+        for (key, bytes) in try books.keyedRows(N.name) {
+            switch StoredRowCheck.read(key, bytes, as: N.self) {
+            case .usable(let row): out.append(row)
+            case .damaged(let reason): damaged.append(DamagedRow(namespace: N.name, key: key, row: bytes, reason: reason))
+            }
+        }
+        try quarantine(damaged, site: .read)
         return out
     }
 
@@ -311,6 +395,35 @@ public final class KernelStore {
             if let bytes = version.row { rows.append(try N.decodeRow(bytes: bytes)) }
         }
         return rows
+    }
+
+    // MARK: Quarantine
+
+    /// Every quarantined row of the store, in the order they were quarantined (the log of
+    /// quarantines, kept in the store itself).
+    public func quarantinedRows() throws(SyncKernelError) -> [QuarantinedRow] {
+        try books.quarantined()
+    }
+
+    /// The rows quarantined since the last call (the first call also returns those quarantined
+    /// at open), each once. `Replica` calls it after every step and reports them as
+    /// `ReplicaEvent.rowsQuarantined`; a host that drives the store itself calls it instead.
+    public func takeNewlyQuarantined() -> [QuarantinedRow] {
+        defer { pendingQuarantined.removeAll() }
+        return pendingQuarantined
+    }
+
+    /// Quarantines `damaged` in one transaction (each row leaves its table and its item the
+    /// structure, and its quarantine entry is written) and adopts the structures; nothing is
+    /// written when the list is empty.
+    func quarantine(_ damaged: [DamagedRow], site: QuarantineSite) throws(SyncKernelError) {
+        guard !damaged.isEmpty else { return }
+        let writer = makeWriter()
+        try db.transaction { () throws(SyncKernelError) in
+            for damage in damaged { try writer.quarantine(damage, site: site) }
+            try persist(writer)
+        }
+        adopt(writer)
     }
 
     /// The RowVersion bookkeeping of a row, if it has any.
@@ -456,9 +569,11 @@ public final class KernelStore {
         try writer.persist()
     }
 
-    /// Adopts a committed writer's structures and drops the caches of the namespaces whose items
-    /// changed; returns those namespaces.
+    /// Adopts a committed writer's structures and quarantined rows, and drops the caches of the
+    /// namespaces whose items changed; returns those namespaces.
+    @discardableResult
     func adopt(_ writer: RowWriter) -> Set<String> {
+        pendingQuarantined += writer.quarantined
         var changed: Set<String> = []
         for (name, structure) in writer.structures {
             if let before = structures[name], before.count == structure.count, before.setHash == structure.setHash {

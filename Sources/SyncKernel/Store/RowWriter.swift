@@ -9,7 +9,10 @@
 /// caches the leaf this transaction last wrote or read per (namespace, key), so `leafHash` costs
 /// O(1) for a row it just touched and one indexed read otherwise (the transaction's own reads see
 /// its own writes, so the cache never contradicts the store); its size is capped, so memory does
-/// not grow with the rows a transaction writes.
+/// not grow with the rows a transaction writes. A damaged row met inside the transaction is
+/// quarantined through `quarantine` (its item leaves the structure as its record leaves the
+/// table, and the quarantine entry is written, all in the caller's transaction); the store
+/// reports it only once the transaction commits (`quarantined`).
 final class RowWriter {
     /// A row's identity across the namespaces one transaction may touch.
     private struct StagedKey: Hashable {
@@ -31,6 +34,8 @@ final class RowWriter {
     /// The most leaves `knownLeaves` holds.
     private static let knownLeafLimit = 4_096
     private(set) var rowsWritten = 0
+    /// Rows this transaction quarantined, in order; the store reports them after the commit.
+    private(set) var quarantined: [QuarantinedRow] = []
     /// Time spent moving items in the working structures (the structure's share of each write).
     private(set) var moveTime: Duration = .zero
 
@@ -80,6 +85,40 @@ final class RowWriter {
         try move(namespace, key, from: old, to: nil)
     }
 
+    /// Sets a damaged row aside in this transaction: a visible row's item leaves the structure
+    /// (from the leaf stored beside it, which is the item the structure holds) as its record
+    /// leaves the table; a kept version leaves only its own entry. Nothing happens for an entry
+    /// no longer stored. Not counted in `rowsWritten`.
+    func quarantine(_ damage: DamagedRow, site: QuarantineSite) throws(SyncKernelError) {
+        let old = damage.vector == nil ? try leafHash(damage.namespace, damage.key) : nil
+        guard let entry = try books.quarantine(damage, site: site) else { return }
+        quarantined.append(entry)
+        if damage.vector == nil { try move(damage.namespace, damage.key, from: old, to: nil, counted: false) }
+    }
+
+    /// The stored record of `key` with its row inspected and its RowVersion decoded, when it
+    /// passes `StoredRowCheck.visible`; a record that does not is quarantined here (found at
+    /// `site`) and the key then holds no row.
+    func usableRecord(_ key: [UInt8], driver: NamespaceDriver,
+                      site: QuarantineSite) throws(SyncKernelError) -> (record: StoredRecord, row: InspectedRow, version: RowVersion?)? {
+        guard let stored = try storedRecord(driver.name, key) else { return nil }
+        switch StoredRowCheck.visible(key, stored, driver: driver) {
+        case .usable(let usable):
+            return (stored, usable.row, usable.version)
+        case .damaged(let reason):
+            try quarantine(DamagedRow(namespace: driver.name, key: key, row: stored.row, reason: reason), site: site)
+            return nil
+        }
+    }
+
+    /// The kept versions of `key` (concurrent live versions and deletes) that pass
+    /// `StoredRowCheck.kept`; each that does not is quarantined here (found at `site`).
+    func usableVersions(_ key: [UInt8], driver: NamespaceDriver, site: QuarantineSite) throws(SyncKernelError) -> [StoredVersion] {
+        let (usable, damaged) = StoredRowCheck.kept(key, entries: try books.versionEntries(driver.name, key), driver: driver)
+        for damage in damaged { try quarantine(damage, site: site) }
+        return usable
+    }
+
     /// Writes every touched structure's changed parts; the last step inside the transaction.
     func persist() throws(SyncKernelError) {
         for name in structures.keys.sorted() {
@@ -88,13 +127,15 @@ final class RowWriter {
     }
 
     /// Moves the row's item in the working structure; throws, moving nothing, for a key the
-    /// structure refuses (the caller's transaction then rolls back).
-    private func move(_ namespace: String, _ key: [UInt8], from old: [UInt8]?, to new: [UInt8]?) throws(SyncKernelError) {
+    /// structure refuses (the caller's transaction then rolls back). `counted` says whether the
+    /// move counts as a row written.
+    private func move(_ namespace: String, _ key: [UInt8], from old: [UInt8]?, to new: [UInt8]?,
+                      counted: Bool = true) throws(SyncKernelError) {
         let started = ContinuousClock.now
         defer { moveTime += started.duration(to: .now) }
         if structures[namespace] == nil { structures[namespace] = committed(namespace) }
         try structures[namespace]?.move(key: key, from: old, to: new)
         remember(namespace, key, new)
-        rowsWritten += 1
+        if counted { rowsWritten += 1 }
     }
 }

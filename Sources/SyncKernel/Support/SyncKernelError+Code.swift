@@ -113,6 +113,12 @@ extension SyncKernelError {
         public static let storeClosed = Code("SK503", "storeClosed")
         /// Stored rows are in a row format the namespace declares no migration from.
         public static let rowFormatChanged = Code("SK504", "rowFormatChanged")
+        /// The file at the store's path is not a store: zero bytes long (a truncated store, or a
+        /// file that never held one) or not a SQLite database at all. Nothing was written to it.
+        public static let notAStore = Code("SK505", "notAStore")
+        /// The file at the store's path is a SQLite database of another application: another
+        /// application id, or none and not the kernel's tables. Nothing was written to it.
+        public static let foreignDatabase = Code("SK506", "foreignDatabase")
 
         /// Every code, in code order.
         package static let all: [Code] = [
@@ -124,7 +130,7 @@ extension SyncKernelError {
             deviceEpochUnavailable,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected,
-            sqlite, corruptBookkeeping, storeClosed, rowFormatChanged,
+            sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase,
         ]
     }
 }

@@ -10,6 +10,7 @@ extension SyncKernelError: SQLiteErrorMapping {
         case .closed: self.init(.storeClosed)
         case .openFailed: self.init(.sqlite, "open failed with status \(error.status)")
         case .walUnavailable: self.init(.sqlite, "the database does not take the WAL journal mode")
+        case .createFailed: self.init(.sqlite, "a new store could not be put in place")
         default: self.init(.sqlite, "status \(error.status) \(error.message)")
         }
     }
