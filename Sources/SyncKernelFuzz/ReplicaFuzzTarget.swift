@@ -6,10 +6,13 @@ import SyncKernel
 /// Checks, after every step:
 /// - a frame the replica applied nothing from (no `applied` event: refused, unanswerable, or
 ///   read-only such as a digest, heartbeat or request) left rows, tombstones, versions, the
-///   digest and the change counters unchanged, and so did a local edit that threw;
+///   digest and the change counters unchanged, and so did a local edit that threw and a tick;
 /// - a frame `SyncFrame(decoding:)` refuses produces exactly one event, `frameRefused` with
 ///   that error;
-/// - `verifyStructures()` holds and the maintained digest equals the one recomputed from rows.
+/// - `verifyStructures()` holds (the structures in memory, persisted and rebuilt from the rows
+///   agree), and after any step that changed the store and at the end of the input the
+///   maintained digest equals the one recomputed from the rows (a full scan, so not after the
+///   steps that changed nothing).
 enum ReplicaFuzzTarget {
     /// The step time, in milliseconds, that the first step starts from.
     static let startMillis: Int64 = 1_700_000_000_000
@@ -25,19 +28,21 @@ enum ReplicaFuzzTarget {
         }
         var now = startMillis
         var accepted = false
+        var state = try snapshot(harness.store, 0)
         for (index, step) in steps.enumerated() {
             now += 250
-            if try run(step, index: index, on: harness, now: &now) { accepted = true }
+            if try run(step, index: index, on: harness, now: &now, state: &state) { accepted = true }
         }
+        try checkDigest(harness.store, steps.count)
         return accepted ? .accepted : .refused
     }
 
     /// Runs one step and checks it; returns whether it was accepted (a frame decoded or an edit
     /// written).
-    private static func run(_ step: ReplicaStep, index: Int, on harness: ReplicaHarness, now: inout Int64) throws(FuzzViolation) -> Bool {
+    private static func run(_ step: ReplicaStep, index: Int, on harness: ReplicaHarness, now: inout Int64,
+                            state: inout StoreSnapshot) throws(FuzzViolation) -> Bool {
         let store = harness.store
         let replica = harness.replica
-        let before = try snapshot(store, index)
         var accepted = true
         var mayChange = true
         switch step {
@@ -50,6 +55,7 @@ enum ReplicaFuzzTarget {
             }
             _ = replica.drainActions()
         case .tick:
+            mayChange = false
             now = max(now, replica.nextDeadline ?? now)
             replica.tick(now: now)
             _ = replica.drainActions()
@@ -70,20 +76,29 @@ enum ReplicaFuzzTarget {
                 }
             }
         }
-        if !mayChange, try snapshot(store, index) != before {
-            throw FuzzViolation("replica step \(index): a step that applied nothing changed the store")
+        let after = try snapshot(store, index)
+        if after != state {
+            guard mayChange else { throw FuzzViolation("replica step \(index): a step that applied nothing changed the store") }
+            try checkDigest(store, index)
         }
-        let digestsAgree: Bool
-        do throws(SyncKernelError) {
+        state = after
+        do {
             try store.verifyStructures()
-            digestsAgree = try store.recomputedStateDigest() == store.stateDigest()
         } catch {
             throw FuzzViolation("replica step \(index): the store's structures do not verify (\(error.code))")
         }
-        guard digestsAgree else {
-            throw FuzzViolation("replica step \(index): the maintained digest differs from the recomputed one")
-        }
         return accepted
+    }
+
+    /// Checks that the maintained digest equals the one recomputed from the rows.
+    private static func checkDigest(_ store: KernelStore, _ index: Int) throws(FuzzViolation) {
+        let agree: Bool
+        do {
+            agree = try store.recomputedStateDigest() == store.stateDigest()
+        } catch {
+            throw FuzzViolation("replica step \(index): the rows cannot be rescanned (\(error.code))")
+        }
+        guard agree else { throw FuzzViolation("replica step \(index): the maintained digest differs from the recomputed one") }
     }
 
     private static func snapshot(_ store: KernelStore, _ index: Int) throws(FuzzViolation) -> StoreSnapshot {

@@ -12,7 +12,7 @@ package enum ReplicaStep: Sendable, Hashable {
     case frame(sender: Int, bytes: [UInt8])
 
     /// The most steps one input runs.
-    package static let maxSteps = 48
+    package static let maxSteps = 32
 
     /// The steps `bytes` describe: each starts with an op byte; `op % 4 == 0` is an edit (two
     /// bytes follow), `1` a tick, otherwise a frame from sibling `(op >> 2) & 1` whose length
