@@ -1,5 +1,6 @@
+import NotebookNamespace
 import SyncKernel
-import SyncKernelFuzz
+@testable import SyncKernelFuzz
 import XCTest
 
 /// The short version of `make fuzz`: each target's entry function (the one the libFuzzer
@@ -50,6 +51,21 @@ final class FuzzTargetTests: XCTestCase {
         let namespaces = Set(try FuzzCorpus.seeds(for: .row).compactMap(\.first))
         XCTAssertEqual(namespaces.count, FuzzNamespaces.all.count)
         XCTAssertEqual(FuzzNamespaces.all.count, 13)
+    }
+
+    /// The recorded exchanges behind the replica seeds are real: replaying the frames the sibling
+    /// sent to a fresh device 0 brings it the note the sibling created (so seeds reach `apply`).
+    func testRecordedExchangeReplaysOntoAFreshReplica() throws {
+        for mode in [ReconcileMode.sketch, .spec] {
+            let frames = try RecordedExchange(peerMode: mode).toLocal
+            let local = try ReplicaHarness(device: 0, mode: .sketch, seedRows: 4)
+            XCTAssertNil(try local.store.leafHash(namespace: NotebookNamespace.name, key: ReplicaHarness.noteID(7)))
+            for (index, frame) in frames.enumerated() {
+                local.replica.receive(frame, from: local.devices[1], now: ReplicaFuzzTarget.startMillis + Int64(index) * 30)
+            }
+            XCTAssertNotNil(try local.store.leafHash(namespace: NotebookNamespace.name, key: ReplicaHarness.noteID(7)), "\(mode)")
+            XCTAssertNoThrow(try local.store.verifyStructures())
+        }
     }
 
     /// A replica script reads back as the steps it was written from.
