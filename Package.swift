@@ -16,7 +16,6 @@ let package = Package(
         .library(name: "SyncKernelSimulator", targets: ["SyncKernelSimulator"]),
         .library(name: "SyncKernelTestKit", targets: ["SyncKernelTestKit"]),
         .library(name: "CloudAnchor", targets: ["CloudAnchor"]),
-        .library(name: "SyncKernelFuzz", targets: ["SyncKernelFuzz"]),
         .executable(name: "synckernel", targets: ["synckernel"]),
     ],
     targets: [
