@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -58,8 +59,25 @@ let package = Package(
         .testTarget(name: "NotebookNamespaceTests", dependencies: ["SyncKernel", "NotebookNamespace"],
                     path: "Tests/NotebookNamespaceTests", exclude: ["Fixtures"]),
         .target(name: "CloudAnchor", dependencies: ["SQLiteStore", "CSodium"], path: "Sources/CloudAnchor"),
+        .target(name: "SyncKernelFuzz", dependencies: ["SyncKernel", "SyncKernelSimulator", "SyncKernelTestKit",
+                                                       "NotebookNamespace", "MessagesNamespace", "MemoryNamespace",
+                                                       "ContactsNamespace", "SettingsNamespace", "OtherNamespaces"],
+                path: "Sources/SyncKernelFuzz"),
+        .testTarget(name: "FuzzTargetTests", dependencies: ["SyncKernel", "SyncKernelFuzz"], path: "Tests/FuzzTargetTests"),
         .testTarget(name: "CloudAnchorTests", dependencies: ["CloudAnchor", "SyncKernel", "SyncKernelSimulator"],
                     path: "Tests/CloudAnchorTests"),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer executable links libFuzzer, which only `-sanitize=fuzzer` provides: it is declared
+// only when `make fuzz` builds with `SYNCKERNEL_FUZZ=1` (into its own build path), so `swift build`
+// and `make test` never need libFuzzer.
+if ProcessInfo.processInfo.environment["SYNCKERNEL_FUZZ"] == "1" {
+    package.targets += [
+        .target(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
+        .executableTarget(name: "synckernel-fuzz", dependencies: ["SyncKernelFuzz", "CLibFuzzer"],
+                          path: "Sources/SyncKernelFuzzer"),
+    ]
+    package.products.append(.executable(name: "synckernel-fuzz", targets: ["synckernel-fuzz"]))
+}

@@ -1,0 +1,25 @@
+import SyncKernel
+
+/// The frame decoder's fuzz entry: `SyncFrame(decoding:)`, then a re-encoding round trip.
+///
+/// Checks: an accepted frame re-encodes to bytes the decoder accepts again, with the same
+/// account, schema, capabilities and body (the decoder tolerates unknown keys, so the bytes
+/// themselves may differ); the budget the decode charged stays within its limit.
+enum FrameFuzzTarget {
+    static func run(_ bytes: [UInt8]) throws(FuzzViolation) -> FuzzOutcome {
+        var budget = DecodeBudget(inputBytes: bytes.count)
+        guard let frame = try? SyncFrame(decoding: bytes, budget: &budget) else { return .refused }
+        guard budget.charged <= budget.limit else { throw FuzzViolation("frame: the decode charged more than its budget") }
+        let again: SyncFrame
+        do {
+            again = try SyncFrame(decoding: frame.encoded())
+        } catch {
+            throw FuzzViolation("frame: the re-encoding of an accepted \(frame.body.kind) frame is refused (\(error.code))")
+        }
+        guard again.account == frame.account, again.schema == frame.schema, again.capabilities == frame.capabilities,
+              again.body == frame.body else {
+            throw FuzzViolation("frame: an accepted \(frame.body.kind) frame changes through a re-encoding")
+        }
+        return .accepted
+    }
+}
