@@ -4,9 +4,10 @@ import SyncKernel
 ///
 /// Invariants: no mailbox (a frame whose recipient is not subscribed when it arrives is lost);
 /// while the relay is partitioned, a frame between devices on different sides is lost, whether
-/// the cut is there when it is published or when it arrives; every frame is counted per direction and kind, and a request or response also under the
-/// namespace its own encoding names; latency, loss, duplication and reordering follow
-/// `RelayConditions` with the relay's own seeded generator, on a `VirtualClock`.
+/// the cut is there when it is published or when it arrives; every frame is counted per
+/// direction and kind, and a request or response also under the namespace its own encoding
+/// names; latency, loss, duplication and reordering follow `RelayConditions` with the relay's own
+/// seeded generator, on a `VirtualClock`.
 public struct InProcessRelay: Sendable {
     /// A frame on its way.
     public struct Delivery: Sendable, Hashable {
