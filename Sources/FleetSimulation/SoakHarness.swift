@@ -14,14 +14,15 @@ public enum SoakHarness {
     /// How many fleets `make soak` runs.
     public static let defaultFleets = 1_000
 
-    /// Runs fleet `seed` and checks it.
-    public static func runFleet(seed: UInt64) -> SoakFleetResult {
+    /// Runs fleet `seed` and checks it, its files in a new folder inside `parent` (the system's
+    /// temporary folder when nil).
+    public static func runFleet(seed: UInt64, parent: String? = nil) -> SoakFleetResult {
         let started = ContinuousClock.now
         func wallMillis() -> Int {
             let elapsed = started.duration(to: .now).components
             return Int(elapsed.seconds) * 1000 + Int(elapsed.attoseconds / 1_000_000_000_000_000)
         }
-        let directory = NSTemporaryDirectory()
+        let directory = (parent.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? NSTemporaryDirectory())
             + "synckernel-soak-\(seed)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fleet: SoakFleet
@@ -38,13 +39,14 @@ public enum SoakHarness {
         return fleet.run(wallMillis: wallMillis)
     }
 
-    /// Runs `fleets` fleets, seeds `firstSeed` upwards, calling `progress` after each.
-    public static func run(fleets: Int, firstSeed: UInt64 = 1,
+    /// Runs `fleets` fleets, seeds `firstSeed` upwards, their files inside `parent` (as
+    /// `runFleet(seed:parent:)`), calling `progress` after each.
+    public static func run(fleets: Int, firstSeed: UInt64 = 1, parent: String? = nil,
                            progress: (SoakFleetResult) -> Void = { _ in }) -> SoakSummary {
         let started = ContinuousClock.now
         var results: [SoakFleetResult] = []
         for offset in 0..<UInt64(max(fleets, 0)) {
-            let result = runFleet(seed: firstSeed &+ offset)
+            let result = runFleet(seed: firstSeed &+ offset, parent: parent)
             results.append(result)
             progress(result)
         }

@@ -13,24 +13,26 @@ enum SoakCommand {
         let firstSeed: UInt64
         let seed: UInt64?
         let json: Bool
+        let directory: String?
         do {
-            let options = try OptionParser(arguments, options: ["fleets", "seed", "first-seed"], flags: ["json"])
+            let options = try OptionParser(arguments, options: ["fleets", "seed", "first-seed", "directory"], flags: ["json"])
             fleets = try options.int("fleets", default: SoakHarness.defaultFleets, range: 1...1_000_000)
             firstSeed = UInt64(try options.int("first-seed", default: 1, range: 0...Int.max))
             seed = options.values["seed"] == nil ? nil : UInt64(try options.int("seed", default: 0, range: 0...Int.max))
             json = options.flags.contains("json")
+            directory = options.values["directory"]
         } catch {
             FileHandle.standardError.write(Data("synckernel soak: \(error.message)\n".utf8))
             return 64
         }
         if let seed {
-            let result = SoakHarness.runFleet(seed: seed)
+            let result = SoakHarness.runFleet(seed: seed, parent: directory)
             print(json ? result.json() : result.text())
             return result.passed ? 0 : 1
         }
         var done = 0
         var failed = 0
-        let summary = SoakHarness.run(fleets: fleets, firstSeed: firstSeed) { result in
+        let summary = SoakHarness.run(fleets: fleets, firstSeed: firstSeed, parent: directory) { result in
             done += 1
             if !result.passed {
                 failed += 1

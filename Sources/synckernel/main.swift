@@ -16,6 +16,7 @@ let usage = """
                  against an oracle store and for storm trips; prints the seed of every failure
                  [--fleets N] [--first-seed F] [--json]   (default 1,000 fleets; `make soak`)
                  --seed S [--json]   replay one fleet (`make soak SEED=S`)
+                 [--directory DIR]   where the fleets' SQLite files go (default: the temporary folder)
       backup     back a folder up to a cloud location (see `synckernel backup --help`)
       restore    restore a folder from a cloud location (see `synckernel restore --help`)
     """
