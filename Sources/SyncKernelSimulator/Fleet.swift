@@ -6,10 +6,14 @@ import SyncKernel
 /// Invariants: one seed and one sequence of calls give one run, event for event; time advances
 /// only through `run(until:)`; `convergedAt` is the earliest time since which every replica's
 /// digest has been identical (nil while they differ). Checking it after every step compares the
-/// stores' cached encoded digests, so a step that moved no leaf costs no hashing.
+/// stores' cached encoded digests, so a step that moved no leaf costs no hashing. A crashed
+/// replica (`crash(_:)`) receives no frame and runs no timer until `restart(_:with:)` puts a new
+/// replica of the same device in its place; its closed store's last digest still counts.
 public final class Fleet {
-    /// The replicas, in the order given.
-    public let replicas: [Replica]
+    /// The replicas, in the order given; a restarted device's new replica takes its old index.
+    public private(set) var replicas: [Replica]
+    /// The indexes of the replicas that crashed and have not restarted.
+    public private(set) var crashed: Set<Int> = []
     /// The relay between them.
     public private(set) var relay: InProcessRelay
     /// Virtual time in milliseconds.
@@ -34,7 +38,8 @@ public final class Fleet {
         updateConvergence()
     }
 
-    /// Runs a local write on replica `index` at the current virtual time.
+    /// Runs a local write on replica `index` at the current virtual time (a crashed replica's
+    /// closed store refuses it with `storeClosed`).
     @discardableResult
     public func write<N: SyncNamespace>(on index: Int, _ namespace: N.Type,
                                         _ body: (NamespaceTransaction<N>) throws(SyncKernelError) -> Void) throws(SyncKernelError) -> WriteOutcome {
@@ -49,11 +54,47 @@ public final class Fleet {
         relay.unsubscribe(replicas[index].device)
     }
 
-    /// Puts replica `index` back on the relay and has it announce itself.
+    /// Puts replica `index` back on the relay and has it announce itself (a crashed replica
+    /// stays off until it restarts).
     public func reconnect(_ index: Int) {
+        guard !crashed.contains(index) else { return }
         relay.subscribe(replicas[index].device)
         replicas[index].announce()
         flush(replicas[index])
+    }
+
+    /// Crashes replica `index`: it leaves the relay (frames to it are lost), its timers stop and
+    /// its store is closed, as when the process dies. What it committed stays in its file; a
+    /// digest broadcast it had scheduled never goes out. Does nothing to a crashed replica.
+    public func crash(_ index: Int) {
+        guard crashed.insert(index).inserted else { return }
+        relay.unsubscribe(replicas[index].device)
+        replicas[index].store.close()
+    }
+
+    /// Starts crashed replica `index` again as `replacement`, a new replica of the same device
+    /// (normally over a store reopened from the same file): it joins the relay and announces
+    /// itself. Does nothing when `index` is not crashed or `replacement` is another device.
+    public func restart(_ index: Int, with replacement: Replica) {
+        guard crashed.contains(index), replacement.device == replicas[index].device else { return }
+        crashed.remove(index)
+        replicas[index] = replacement
+        relay.subscribe(replacement.device)
+        replacement.announce()
+        flush(replacement)
+        updateConvergence()
+    }
+
+    /// Cuts the relay into groups of replica indexes (`InProcessRelay.partition(_:)`): frames
+    /// between groups are lost until `heal()`.
+    public func partition(_ groups: [[Int]]) {
+        relay.partition(groups.map { Set($0.map { replicas[$0].device }) })
+    }
+
+    /// Ends a partition. Nobody announces: the replicas find each other again through their own
+    /// re-advertisements, as after a network split nobody noticed.
+    public func heal() {
+        relay.heal()
     }
 
     /// Has every replica announce itself, as devices do when they start; their siblings answer
@@ -90,7 +131,7 @@ public final class Fleet {
                 flush(replica)
                 updateConvergence()
             }
-            for replica in replicas {
+            for (index, replica) in replicas.enumerated() where !crashed.contains(index) {
                 guard let deadline = replica.nextDeadline, deadline <= now else { continue }
                 replica.tick(now: now)
                 flush(replica)
@@ -102,7 +143,8 @@ public final class Fleet {
     }
 
     private func nextEventTime() -> Int64? {
-        let deadlines = replicas.compactMap(\.nextDeadline) + [relay.nextArrival].compactMap { $0 }
+        let running = replicas.indices.filter { !crashed.contains($0) }.map { replicas[$0] }
+        let deadlines = running.compactMap(\.nextDeadline) + [relay.nextArrival].compactMap { $0 }
         return deadlines.min()
     }
 

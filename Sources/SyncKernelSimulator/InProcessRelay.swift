@@ -3,9 +3,11 @@ import SyncKernel
 /// A pure publish/subscribe relay in memory: it forwards to whoever is listening and stores nothing.
 ///
 /// Invariants: no mailbox (a frame whose recipient is not subscribed when it arrives is lost);
-/// every frame is counted per direction and kind, and a request or response also under the
-/// namespace its own encoding names; latency, loss, duplication and reordering follow
-/// `RelayConditions` with the relay's own seeded generator, on a `VirtualClock`.
+/// while the relay is partitioned, a frame between devices on different sides is lost, whether
+/// the cut is there when it is published or when it arrives; every frame is counted per
+/// direction and kind, and a request or response also under the namespace its own encoding
+/// names; latency, loss, duplication and reordering follow `RelayConditions` with the relay's own
+/// seeded generator, on a `VirtualClock`.
 public struct InProcessRelay: Sendable {
     /// A frame on its way.
     public struct Delivery: Sendable, Hashable {
@@ -40,6 +42,8 @@ public struct InProcessRelay: Sendable {
     /// Traffic by (from, to).
     public private(set) var traffic: [Link: Traffic] = [:]
     private var subscribers: Set<DeviceID> = []
+    /// The side of the partition each device named in one is on; empty while the relay is whole.
+    private var sides: [DeviceID: Int] = [:]
     private var random: SeededGenerator
     private var clock = VirtualClock<Delivery>()
 
@@ -73,6 +77,26 @@ public struct InProcessRelay: Sendable {
         subscribers.remove(device)
     }
 
+    /// Cuts the relay into `groups`: from now until `heal()`, a frame between devices of different
+    /// groups is lost. Devices named in no group are together on one more side. A device named in
+    /// two groups is on the last one.
+    public mutating func partition(_ groups: [Set<DeviceID>]) {
+        sides = [:]
+        for (side, group) in groups.enumerated() {
+            for device in group { sides[device] = side }
+        }
+    }
+
+    /// Joins the relay again after `partition(_:)`: every pair of listening devices reaches each other.
+    public mutating func heal() {
+        sides = [:]
+    }
+
+    /// Whether a frame from `from` can reach `to` across the current partition (true while whole).
+    public func reaches(from: DeviceID, to: DeviceID) -> Bool {
+        sides[from] == sides[to]
+    }
+
     /// Publishes a frame at `now`; a request or response is also counted under its namespace.
     public mutating func publish(from: DeviceID, to: DeviceID, kind: String, frame: [UInt8], now: Int64) {
         let link = Link(from: from, to: to)
@@ -83,7 +107,7 @@ public struct InProcessRelay: Sendable {
         traffic[link, default: Traffic()].bytes += frame.count
         traffic[link, default: Traffic()].framesByKind[kind, default: 0] += 1
         traffic[link, default: Traffic()].bytesByKind[kind, default: 0] += frame.count
-        guard !random.chance(conditions.lossRate) else {
+        guard reaches(from: from, to: to), !random.chance(conditions.lossRate) else {
             traffic[link, default: Traffic()].lost += 1
             return
         }
@@ -113,10 +137,11 @@ public struct InProcessRelay: Sendable {
     public var nextArrival: Int64? { clock.nextTime }
 
     /// Takes the next frame that arrives at or before `now`; nil when none is due.
-    /// A frame whose recipient is not listening is lost and skipped.
+    /// A frame whose recipient is not listening, or is on another side of a partition, is lost
+    /// and skipped.
     public mutating func nextDelivery(upTo now: Int64) -> Delivery? {
         while let time = clock.nextTime, time <= now, let delivery = clock.popNext() {
-            if subscribers.contains(delivery.to) { return delivery }
+            if subscribers.contains(delivery.to), reaches(from: delivery.from, to: delivery.to) { return delivery }
             traffic[Link(from: delivery.from, to: delivery.to), default: Traffic()].lost += 1
         }
         return nil

@@ -12,6 +12,11 @@ let usage = """
                  --grid [--json] [--csv PATH]   (both modes over N x D; `make bench-grid`)
                  no --rows/--grid: the earlier side-by-side comparisons [--compare-rows R] [--seed S] (`make bench`)
                  fast = the sketch exchange over the persisted structure; see `synckernel bench --help`
+      soak       seeded faulty fleets (crashes, partitions, loss, skewed clocks) checked for convergence,
+                 against an oracle store and for storm trips; prints the seed of every failure
+                 [--fleets N] [--first-seed F] [--json]   (default 1,000 fleets; `make soak`)
+                 --seed S [--json]   replay one fleet (`make soak SEED=S`)
+                 [--directory DIR]   where the fleets' SQLite files go (default: the temporary folder)
       backup     back a folder up to a cloud location (see `synckernel backup --help`)
       restore    restore a folder from a cloud location (see `synckernel restore --help`)
       check      check a store's integrity: SQLite's own check, structures, every row, the quarantine
@@ -23,6 +28,8 @@ case "simulate":
     exit(SimulateCommand.run(Array(arguments.dropFirst())))
 case "bench":
     exit(BenchCommand.run(Array(arguments.dropFirst())))
+case "soak":
+    exit(SoakCommand.run(Array(arguments.dropFirst())))
 case "backup":
     exit(await CloudCommands.backup(Array(arguments.dropFirst())))
 case "restore":

@@ -7,6 +7,7 @@
 /// isolation domain.
 ///
 /// Invariants:
+/// - `announce()` repeats to each sibling with a doubling delay until that sibling shows a digest.
 /// - A local write that changes a leaf schedules one digest broadcast after the debounce; a
 ///   broadcast equal to the last one every sibling received is skipped.
 /// - Applying a response emits the digest to that sibling at once, also when nothing changed,
@@ -64,6 +65,10 @@ public final class Replica {
         var reconciling = false
         var awaiting: [String: Int64] = [:]
         var retryAt: Int64?
+        /// When to repeat the announcement if the sibling still has shown no digest since it:
+        /// `Int64.min` right after `announce()` (armed at the next tick), nil once it answered.
+        var announceAt: Int64?
+        var announceDelay: Int64
         var retryDelay: Int64
         var storm = StormGuard()
         var reportedSchemas: Set<SchemaFingerprint> = []
@@ -86,7 +91,7 @@ public final class Replica {
         self.timing = timing
         self.mode = mode
         // Unique keys: `self.siblings` comes from a set.
-        peers = Dictionary(uniqueKeysWithValues: self.siblings.map { ($0, PeerState(retryDelay: timing.retryMillis)) })
+        peers = Dictionary(uniqueKeysWithValues: self.siblings.map { ($0, PeerState(announceDelay: timing.retryMillis, retryDelay: timing.retryMillis)) })
         for change in store.epochChanges {
             report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: nil))
         }
@@ -111,6 +116,7 @@ public final class Replica {
     /// The earliest time `tick(now:)` has work to do, if any.
     public var nextDeadline: Int64? {
         var deadlines = peers.values.compactMap(\.retryAt) + peers.values.compactMap(\.storm.backoffUntil)
+            + peers.values.compactMap(\.announceAt)
         if let debounceDeadline { deadlines.append(debounceDeadline) }
         return deadlines.min()
     }
@@ -133,8 +139,15 @@ public final class Replica {
     }
 
     /// Announces this device to its siblings (on start or reconnect); they answer with digests.
+    /// A sibling that shows no digest within `LoopTiming.retryMillis` is announced to again, with
+    /// a doubling delay (up to `maxRetryMillis`), until it does: a lost heartbeat or a lost answer
+    /// cannot leave a restarted device, which may hold writes it never advertised, unheard.
     public func announce() {
-        for sibling in siblings { send(.heartbeat, to: sibling) }
+        for sibling in siblings {
+            send(.heartbeat, to: sibling)
+            peers[sibling]?.announceAt = .min
+            peers[sibling]?.announceDelay = timing.retryMillis
+        }
     }
 
     // MARK: Time
@@ -150,6 +163,13 @@ public final class Replica {
             guard var peer = peers[sibling] else { continue }
             if peer.storm.expireBackoff(at: now) {
                 peer.retryAt = now
+            }
+            if let announceAt = peer.announceAt, announceAt <= now, !peer.storm.isBackingOff(at: now) {
+                if announceAt != .min {
+                    send(.heartbeat, to: sibling)
+                    peer.announceDelay = min(peer.announceDelay * 2, timing.maxRetryMillis)
+                }
+                peer.announceAt = now + peer.announceDelay
             }
             if peer.storm.isBackingOff(at: now) {
                 peer.retryAt = nil
@@ -200,6 +220,7 @@ public final class Replica {
             guard let peer = peers[sender], let mine = digest(for: peer) else { return }
             send(digestBody(mine, probe: false, for: peer), to: sender)
         case .stateDigest(let digest, let probe, let changes):
+            peers[sender]?.announceAt = nil
             handleDigest(digest, probe: probe, changes: changes, from: sender, now: now)
         case .reconcileRequest(let request):
             answer(from: sender, namespace: request.namespace) { () throws(SyncKernelError) in
