@@ -82,10 +82,16 @@ package enum EnvelopeFormat {
         bytes += frameID
         bytes += withUnsafeBytes(of: timestamp.bigEndian) { Array($0) }
         bytes += frame
-        guard let signature = Sodium.sign(signatureDomain + bytes, secretKey: signingKey) else { return nil }
-        bytes += signature
-        guard let mac = Sodium.authenticate(bytes[...], key: macKey) else { return nil }
-        return bytes + mac
+        return signedAndAuthenticated(bytes, signingKey: signingKey, macKey: macKey)
+    }
+
+    /// `fields` (an inside up to and including its frame) followed by the sender's signature
+    /// with `signingKey` and the MAC under `macKey`; nil when a key has the wrong size.
+    package static func signedAndAuthenticated(_ fields: [UInt8], signingKey: [UInt8], macKey: [UInt8]) -> [UInt8]? {
+        guard let signature = Sodium.sign(signatureDomain + fields, secretKey: signingKey) else { return nil }
+        let signed = fields + signature
+        guard let mac = Sodium.authenticate(signed[...], key: macKey) else { return nil }
+        return signed + mac
     }
 
     /// The message a sender's signature covers for the signed bytes `signed`.
