@@ -4,12 +4,12 @@ import SyncKernel
 /// The seen set of frame ids: refuses a frame id seen before, or a timestamp outside the
 /// window, and keeps what it saw in a small SQLite file, so a restart forgets nothing.
 ///
-/// Invariants: a frame id is admitted at most once per file, ever while its timestamp is inside
-/// the window (the row is committed, `synchronous=FULL`, before `admit` returns `fresh`, so a
-/// crash or power loss after it cannot let the frame in twice); the file holds at most
+/// Invariants: a frame id is admitted at most once per file (its row is committed,
+/// `synchronous=FULL`, before `admit` returns `fresh`, so a crash or power loss after it cannot
+/// let the frame in twice, and it stays until its timestamp has left the window); the file holds at most
 /// `window.maxEntries` ids: ids whose timestamp left the window go first, then the oldest, and
-/// the newest timestamp given up is kept as a floor that every later frame must be newer than
-/// (so the bound never reopens a replay); a frame it cannot record is refused (`unavailable`),
+/// the newest timestamp removed is kept as a floor that every later frame must be newer than
+/// (so neither the bound nor a clock that goes back reopens a replay); a frame it cannot record is refused (`unavailable`),
 /// never let through. The file is refused (`foreignDatabase`) unless it is empty or one this
 /// type made. Not `Sendable`: one owner (the gate) uses it.
 public final class ReplayGuard {
@@ -101,19 +101,25 @@ public final class ReplayGuard {
     }
 
     /// Removes the ids whose timestamp is below `oldest` (they left the window); if still more
-    /// than the bound, gives up the oldest down to seven eighths of it and raises the floor to
-    /// the newest timestamp given up.
+    /// than the bound, gives up the oldest down to seven eighths of it. The floor rises to the
+    /// newest timestamp removed, so no removed id can pass again, even after this device's clock
+    /// goes back.
     private func prune(oldest: Int64) throws(SyncKernelError) {
+        var newestRemoved = try connection.statement("SELECT MAX(at) FROM seen WHERE at < ?").bind(1, oldest)
+            .first { $0.isNull(0) ? nil : $0.int64(0) } ?? nil
         try connection.statement("DELETE FROM seen WHERE at < ?").bind(1, oldest).run()
         let held = try held()
-        guard held > window.maxEntries else { return }
-        let excess = held - window.maxEntries * 7 / 8
-        let cutoff = try connection.statement("SELECT at FROM seen ORDER BY at LIMIT 1 OFFSET ?")
-            .bind(1, Int64(excess - 1)).first { $0.int64(0) }
-        guard let cutoff else { return }
-        try connection.statement("DELETE FROM seen WHERE at <= ?").bind(1, cutoff).run()
+        if held > window.maxEntries {
+            let excess = held - window.maxEntries * 7 / 8
+            if let cutoff = try connection.statement("SELECT at FROM seen ORDER BY at LIMIT 1 OFFSET ?")
+                .bind(1, Int64(excess - 1)).first({ $0.int64(0) }) {
+                try connection.statement("DELETE FROM seen WHERE at <= ?").bind(1, cutoff).run()
+                newestRemoved = max(newestRemoved ?? cutoff, cutoff)
+            }
+        }
+        guard let newestRemoved else { return }
         try connection.statement("INSERT INTO floor(one, at) VALUES (1, ?) ON CONFLICT(one) DO UPDATE SET at = max(at, excluded.at)")
-            .bind(1, cutoff).run()
+            .bind(1, newestRemoved).run()
     }
 
     /// The number of ids in the file.

@@ -232,6 +232,23 @@ final class EnvelopeGateTests: XCTestCase {
         guard case .accepted = gate.open(later, now: now + 100) else { return XCTFail("a newer frame still passes") }
     }
 
+    func testRejectAReplayAfterTheClockGoesBack() throws {
+        let world = try EnvelopeWorld()
+        var window = ReplayWindow()
+        window.maxEntries = 4
+        let gate = try world.gate(1, window: window)
+        let sealer = try world.sealer(0)
+        let first = try sealer.seal(heartbeat(world), to: world.id(1), now: now).bytes
+        guard case .accepted = gate.open(first, now: now) else { return XCTFail("the first frame is fresh") }
+        let later = now + window.pastMillis + 60_000
+        for index in 0..<4 {
+            let envelope = try sealer.seal(heartbeat(world), to: world.id(1), now: later + Int64(index)).bytes
+            guard case .accepted = gate.open(envelope, now: later) else { return XCTFail("frame \(index) is fresh") }
+        }
+        XCTAssertEqual(gate.seenCount, 4, "the first frame's id left with the window")
+        assertDropped(gate, first, .outsideWindow, at: now + 1_000, "its timestamp is at the floor: a clock gone back lets it in no more")
+    }
+
     func testRejectASeenSetFileThatIsSomethingElse() throws {
         let world = try EnvelopeWorld()
         let path = world.path("other.sqlite")
