@@ -5,7 +5,7 @@
 fuzz_default_goal := $(.DEFAULT_GOAL)
 
 FUZZ_SECONDS ?= 180
-FUZZ_TARGETS ?= cbor frame row replica
+FUZZ_TARGETS ?= cbor frame row replica envelope
 FUZZ_RSS_MB ?= 2048
 FUZZ_MALLOC_MB ?= 1024
 FUZZ_MAX_LEN ?= 65536
@@ -23,7 +23,7 @@ fuzz: fuzz-build
 		FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) FUZZ_WORK=$(FUZZ_BUILD_PATH)/fuzz scripts/fuzz.sh $(FUZZ_TARGETS)
 
 fuzz-replay: fuzz-build
-	@test -n "$(TARGET)" -a -n "$(INPUT)" || { echo "usage: make fuzz-replay TARGET=cbor|frame|row|replica INPUT=crash-file"; exit 2; }
+	@test -n "$(TARGET)" -a -n "$(INPUT)" || { echo "usage: make fuzz-replay TARGET=cbor|frame|row|replica|envelope INPUT=crash-file"; exit 2; }
 	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 $(FUZZ_BIN) $(TARGET) -rss_limit_mb=$(FUZZ_RSS_MB) \
 		-malloc_limit_mb=$(FUZZ_MALLOC_MB) $(INPUT)
 

@@ -8,11 +8,13 @@ import SyncKernelTestKit
 /// Invariant: every seed is produced by an encoder of this repository (`SyncFrame.encoded()`,
 /// `rowEncoding(of:)`, `CBORValue.encoded()`, `ReplicaStep.encode`), never typed in by hand, and
 /// the same build yields the same seeds in the same order (keys, dates and device keys are fixed).
-/// Covered: frames of every kind (`state_digest` in both layouts and with probe, `heartbeat`,
+/// Envelope seeds are sealed under the fixed keys of `EnvelopeFuzzWorld` with fixed frame ids and
+/// ephemeral seeds, so they repeat byte for byte too. Covered: frames of every kind (`state_digest` in both layouts and with probe, `heartbeat`,
 /// `reconcile_req` with buckets and with keys, `reconcile_resp` with rows, tombstones, listings,
 /// wanted keys and compact vectors, `sketch_req`, `range_req` with nodes and with listings), rows
 /// of every namespace, CBOR items of every major type, and replica scripts replaying recorded
-/// exchanges with a sketch and with a spec sibling, with edits and ticks between the frames.
+/// exchanges with a sketch and with a spec sibling, with edits and ticks between the frames, and
+/// envelopes from both siblings of the envelope target in each of its three input modes.
 package enum FuzzCorpus {
     /// The seeds of `target`.
     package static func seeds(for target: FuzzTarget) throws(SyncKernelError) -> [[UInt8]] {
@@ -26,6 +28,8 @@ package enum FuzzCorpus {
             return rowSeeds()
         case .replica:
             return try replicaSeeds()
+        case .envelope:
+            return try EnvelopeFuzzTarget.seeds(frames: Array(frameSeeds().filter { $0.count <= 4_096 }.prefix(12)))
         }
     }
 

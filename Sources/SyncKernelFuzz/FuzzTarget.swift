@@ -12,6 +12,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case row
     /// `Replica.receive(_:from:now:)` over a `KernelStore` on a temporary SQLite file.
     case replica
+    /// `EnvelopeGate.open(_:now:)`: the self-gate on sealed envelopes, before any frame parsing.
+    case envelope
 
     /// Runs the target on one input.
     package func run(_ bytes: [UInt8]) throws(FuzzViolation) -> FuzzOutcome {
@@ -20,6 +22,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .frame: return try FrameFuzzTarget.run(bytes)
         case .row: return try RowFuzzTarget.run(bytes)
         case .replica: return try ReplicaFuzzTarget.run(bytes)
+        case .envelope: return try EnvelopeFuzzTarget.run(bytes)
         }
     }
 }

@@ -7,8 +7,8 @@ import SyncKernel
 /// - a frame the replica applied nothing from (no `applied` event: refused, unanswerable, or
 ///   read-only such as a digest, heartbeat or request) left rows, tombstones, versions, the
 ///   digest and the change counters unchanged, and so did a local edit that threw and a tick;
-/// - a frame `SyncFrame(decoding:)` refuses produces exactly one event, `frameRefused` with
-///   that error;
+/// - a frame `SyncFrame(decoding:account:)` refuses (with the harness's account) produces
+///   exactly one event, `frameRefused` with that error;
 /// - `verifyStructures()` holds (the structures in memory, persisted and rebuilt from the rows
 ///   agree), and after any step that changed the store and at the end of the input the
 ///   maintained digest equals the one recomputed from the rows (a full scan, so not after the
@@ -68,7 +68,7 @@ enum ReplicaFuzzTarget {
             }
             mayChange = events.contains { if case .applied = $0 { return true } else { return false } }
             do {
-                _ = try SyncFrame(decoding: bytes)
+                _ = try SyncFrame(decoding: bytes, account: ReplicaHarness.account)
             } catch {
                 accepted = false
                 guard events == [.frameRefused(from: from, error: error)] else {

@@ -6,7 +6,7 @@ import SyncKernelFuzz
 /// `make fuzz` (with `-sanitize=fuzzer,address`).
 ///
 /// `synckernel-fuzz TARGET [libFuzzer flags] [corpus folders or input files]` runs libFuzzer on
-/// `TARGET` (cbor, frame, row, replica); given files instead of folders it runs each once, which
+/// `TARGET` (cbor, frame, row, replica, envelope); given files instead of folders it runs each once, which
 /// replays a crash file. `synckernel-fuzz --make-corpus DIR` writes the seed corpus of every
 /// target under `DIR/<target>/`. Invariant: an input that breaks a target's checks aborts the
 /// process after printing the violation, so libFuzzer saves it as a crash file; a typed refusal
@@ -27,6 +27,7 @@ enum FuzzerMain {
         case .frame: { data, size in FuzzerMain.run(.frame, data, size) }
         case .row: { data, size in FuzzerMain.run(.row, data, size) }
         case .replica: { data, size in FuzzerMain.run(.replica, data, size) }
+        case .envelope: { data, size in FuzzerMain.run(.envelope, data, size) }
         }
         let driverArguments = [arguments[0]] + arguments.dropFirst(2)
         var argc = Int32(driverArguments.count)

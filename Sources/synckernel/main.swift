@@ -21,6 +21,8 @@ let usage = """
       restore    restore a folder from a cloud location (see `synckernel restore --help`)
       check      check a store's integrity: SQLite's own check, structures, every row, the quarantine
                  --db PATH [--repair] [--json]   (exit 0 healthy, 1 damage, 2 not a store; see `synckernel check --help`)
+      account    an account's keys and its devices' keys and certificates, in files of mode 0600
+                 create --dir DIR | add-device --dir DIR --name NAME [--valid-days N]   (prints the device id)
     """
 
 switch arguments.first {
@@ -36,6 +38,8 @@ case "restore":
     exit(await CloudCommands.restore(Array(arguments.dropFirst())))
 case "check":
     exit(CheckCommand.run(Array(arguments.dropFirst())))
+case "account":
+    exit(AccountCommand.run(Array(arguments.dropFirst())))
 case "help", "-h", "--help":
     print(usage)
 default:

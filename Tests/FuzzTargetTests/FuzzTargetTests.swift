@@ -7,7 +7,7 @@ import XCTest
 /// executable calls) over its generated seed corpus and seeded mutations of it, in seconds.
 final class FuzzTargetTests: XCTestCase {
     /// Mutants per target; the replica target opens a SQLite store per input, so it runs fewer.
-    private static let mutants: [FuzzTarget: Int] = [.cbor: 4_000, .frame: 3_000, .row: 4_000, .replica: 150]
+    private static let mutants: [FuzzTarget: Int] = [.cbor: 4_000, .frame: 3_000, .row: 4_000, .replica: 150, .envelope: 2_000]
 
     /// Runs `target` over its seeds and `mutants` mutations, failing on the first violation with
     /// the seed and mutant index that replay it.
@@ -43,6 +43,29 @@ final class FuzzTargetTests: XCTestCase {
     func testFrameDecoderTargetOverSeedsAndMutants() throws { try exercise(.frame) }
     func testRowDecoderTargetOverSeedsAndMutants() throws { try exercise(.row) }
     func testReplicaReceiveTargetOverSeedsAndMutants() throws { try exercise(.replica) }
+    func testEnvelopeGateTargetOverSeedsAndMutants() throws { try exercise(.envelope) }
+
+    /// The envelope target's mutants get past the sealed box: the seeded run meets the checks
+    /// behind it (inside layout, certificate, MAC, recipient, window), not only
+    /// `unopenable`; the distribution is printed.
+    func testEnvelopeMutantsReachTheChecksBehindTheSealedBox() throws {
+        let seeds = try FuzzCorpus.seeds(for: .envelope)
+        var mutator = FuzzMutator(seed: 0xe7)
+        var reasons: [String: Int] = [:]
+        for index in 0..<2_000 {
+            let input = mutator.mutate(seeds[index % seeds.count], other: seeds[(index * 7 + 3) % seeds.count])
+            switch try EnvelopeFuzzTarget.verdict(input) {
+            case .accepted: reasons["accepted", default: 0] += 1
+            case .dropped(let reason): reasons[reason.description, default: 0] += 1
+            case nil: reasons["empty", default: 0] += 1
+            }
+        }
+        print("fuzz envelope verdicts: " + reasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
+        for expected in ["SE105 unopenable", "SE106 malformed", "SE108 badCertificate", "SE110 badMAC", "SE113 misaddressed",
+                         "SE114 outsideWindow", "accepted"] {
+            XCTAssertGreaterThan(reasons[expected] ?? 0, 0, "no mutant met \(expected)")
+        }
+    }
 
     /// The corpus covers every frame kind, every namespace and both replica siblings' frames.
     func testSeedCorpusCoversEveryFrameKindAndNamespace() throws {

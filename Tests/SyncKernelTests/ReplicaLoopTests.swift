@@ -157,6 +157,32 @@ final class ReplicaLoopTests: XCTestCase {
         XCTAssertEqual(try fleet.replicas[0].store.rows(RecordNamespace.self), [])
     }
 
+    func testRejectAForeignAccountBeforeReadingTheBody() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2)
+        let sibling = fleet.replicas[1].device
+        let schema = fleet.replicas[0].store.namespaces.schema
+        var writer = CanonicalWriter(reservingCapacity: 128)
+        writer.writeMap { map in
+            map.entry("type") { $0.write(SyncFrame.payloadType) }
+            map.entry("kind") { $0.write("reconcile_resp") }
+            map.entry("account") { $0.write(bytes: [UInt8](repeating: 9, count: 32)) }
+            map.entry("schema") { $0.write(schema.value) }
+            map.entry("ns") { $0.write("records") }
+            map.entry("rows") { $0.write("not an array of rows") }
+        }
+        let foreign = writer.bytes
+        XCTAssertThrowsError(try SyncFrame(decoding: foreign, account: world.account)) {
+            XCTAssertEqual($0 as? SyncKernelError, SyncKernelError(.foreignAccount), "refused before the rows are read")
+        }
+        XCTAssertThrowsError(try SyncFrame(decoding: foreign)) {
+            XCTAssertEqual(($0 as? SyncKernelError)?.code, .unexpectedType, "the body itself is unreadable")
+        }
+        fleet.inject(foreign, into: 0, from: sibling)
+        XCTAssertEqual(fleet.events(of: 0), [.frameRefused(from: sibling, error: SyncKernelError(.foreignAccount))])
+        XCTAssertEqual(try fleet.replicas[0].store.rows(RecordNamespace.self), [])
+    }
+
     func testTheRelayHasNoMailboxAndAReconnectCatchesUp() throws {
         let world = try TestWorld()
         let fleet = try world.fleet(2)

@@ -2,9 +2,11 @@ import CSodium
 
 /// An Ed25519 signing key pair whose public key names a device.
 ///
-/// Invariant: the same 32-byte seed always yields the same pair (libsodium's
-/// `crypto_sign_seed_keypair`), so simulations and tests can mint stable identities.
-public struct DeviceKeyPair: Sendable {
+/// Invariants: the same 32-byte seed always yields the same pair (libsodium's
+/// `crypto_sign_seed_keypair`), so simulations and tests can mint stable identities; no
+/// rendering of the pair (`description`, `debugDescription`, `dump`, a mirror) shows the secret
+/// key: only the first bytes of the public key.
+public struct DeviceKeyPair: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The public key, which is the device's `DeviceID`.
     public let publicKey: [UInt8]
     /// The secret key (64 bytes, libsodium layout).
@@ -28,4 +30,13 @@ public struct DeviceKeyPair: Sendable {
     public var deviceID: DeviceID {
         get throws(SyncKernelError) { try DeviceID(publicKey: publicKey) }
     }
+
+    /// The first four bytes of the public key, never the secret key.
+    public var description: String { "DeviceKeyPair(\(Hex.short(publicKey)), secret redacted)" }
+
+    /// The same as `description`.
+    public var debugDescription: String { description }
+
+    /// A mirror with no children, so `dump` and reflection show `description` only.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }

@@ -7,8 +7,10 @@
 /// with the error it gave, checking in the same order (fields in the order the typed values
 /// need them, not the order they are written in), with one addition: a frame whose typed value
 /// would keep more than `DecodeBudget(inputBytes:)` allows is refused with `limitExceeded`
-/// before it is built, as is one larger than `SyncFrame.maxFrameBytes`. Unknown keys are
-/// skipped unread beyond the check every byte gets.
+/// before it is built, as is one larger than `SyncFrame.maxFrameBytes`; and, given an expected
+/// account, a frame naming another is refused with `foreignAccount` right after its `type` and
+/// `account` are read, before its schema, kind and body. Unknown keys are skipped unread beyond
+/// the check every byte gets.
 struct FrameReader {
     /// The keys a frame may carry, in no particular order.
     private enum Key: Int, CaseIterable {
@@ -44,9 +46,13 @@ struct FrameReader {
     private var budget: DecodeBudget
     /// A cursor at each known key's value, by `Key.rawValue`.
     private var fields: [CBORCursor?]
+    /// The account the frame must name, when the caller knows it.
+    private let expectedAccount: [UInt8]?
 
-    /// Decodes one frame, charging `budget`.
-    static func frame(decoding bytes: [UInt8], budget: inout DecodeBudget) throws(SyncKernelError) -> SyncFrame {
+    /// Decodes one frame, charging `budget`; with `account`, refuses a frame naming another one
+    /// before reading its body.
+    static func frame(decoding bytes: [UInt8], account: [UInt8]? = nil,
+                      budget: inout DecodeBudget) throws(SyncKernelError) -> SyncFrame {
         guard bytes.count <= SyncFrame.maxFrameBytes else { throw SyncKernelError(.limitExceeded, "frame too large") }
         var cursor = try CBORReader.cursor(over: bytes, limits: .frame)
         try budget.chargeArray(of: CBORCursor?.self, count: Key.allCases.count)
@@ -54,7 +60,7 @@ struct FrameReader {
         try cursor.forEachTextKey { name, value throws(SyncKernelError) in
             if let key = Key.allCases.first(where: { value.text(at: name, is: $0.name) }) { fields[key.rawValue] = value }
         }
-        var reader = FrameReader(budget: budget, fields: fields)
+        var reader = FrameReader(budget: budget, fields: fields, expectedAccount: account)
         defer { budget = reader.budget }
         return try reader.frame()
     }
@@ -64,6 +70,7 @@ struct FrameReader {
         guard try type.readText(budget: &budget) == SyncFrame.payloadType else { throw SyncKernelError(.unsupportedPayload) }
         var account = try required(.account)
         let accountBytes = try account.readBytes(count: 32, budget: &budget)
+        if let expectedAccount, accountBytes != expectedAccount { throw SyncKernelError(.foreignAccount) }
         var schema = try required(.schema)
         let fingerprint = SchemaFingerprint(value: try schema.readUInt())
         var kindField = try required(.kind)

@@ -84,6 +84,14 @@ extension SyncFrame {
         self = try FrameReader.frame(decoding: bytes, budget: &budget)
     }
 
+    /// Decodes a frame as `init(decoding:)` does, refusing one that names an account other than
+    /// `account` with `foreignAccount` as soon as its `account` field is read: before its schema,
+    /// kind or body (rows and vectors) are decoded. What `Replica.receive` decodes with.
+    package init(decoding bytes: [UInt8], account: [UInt8]) throws(SyncKernelError) {
+        var budget = DecodeBudget(inputBytes: bytes.count)
+        self = try FrameReader.frame(decoding: bytes, account: account, budget: &budget)
+    }
+
     /// Decodes a frame as `init(decoding:)` does, charging `budget` (so a caller can read what
     /// the frame keeps from `budget.charged`).
     package init(decoding bytes: [UInt8], budget: inout DecodeBudget) throws(SyncKernelError) {

@@ -1,8 +1,10 @@
 /// One `sync_delta` payload: the frames a device's siblings exchange to converge.
 ///
-/// Invariants: every frame names the sender's account and schema; a replica decodes the whole
-/// frame (bounded by `CBORLimits.frame`) and then refuses one from another account or another
-/// wire version before acting on its body; the encoding is a
+/// Invariants: every frame names the sender's account and schema; a replica decodes a frame
+/// (bounded by `CBORLimits.frame`) with its own account, so one naming another account is
+/// refused before its body is read, and refuses one of another wire version before acting on its
+/// body (over a sealed relay the envelope gate has already checked the sender's certificate for
+/// this account before the frame's bytes are parsed at all); the encoding is a
 /// canonical CBOR map with a string `kind`, and decoding tolerates unknown keys and missing
 /// optional fields (a newer or older peer) but refuses anything else malformed with a typed error.
 /// `capabilities` is how a build announces frames beyond the spec's: a peer that lists

@@ -188,7 +188,14 @@ public final class Replica {
 
     // MARK: Frames
 
-    /// Handles one frame from `sender`.
+    /// Handles one frame from `sender`: a frame naming another account than `account` is
+    /// refused (`foreignAccount`) before its schema, kind or body are read.
+    ///
+    /// Over a sealed relay the host runs the envelope gate first (SyncEnvelope's `EnvelopeGate`):
+    /// `sender` is then the device its issuer-signed certificate names and `account` is the
+    /// account's userIDHash the gate checked that certificate against, so a frame reaches this
+    /// method only from a verified sibling of this account, and its own `account` field must
+    /// name that same account.
     public func receive(_ bytes: [UInt8], from sender: DeviceID, now: Int64) {
         defer { reportQuarantined(now: now) }
         guard peers[sender] != nil else {
@@ -197,13 +204,9 @@ public final class Replica {
         }
         let frame: SyncFrame
         do {
-            frame = try SyncFrame(decoding: bytes)
+            frame = try SyncFrame(decoding: bytes, account: account)
         } catch {
             report(.frameRefused(from: sender, error: error))
-            return
-        }
-        guard frame.account == account else {
-            report(.frameRefused(from: sender, error: SyncKernelError(.foreignAccount)))
             return
         }
         guard frame.schema == store.namespaces.schema else {

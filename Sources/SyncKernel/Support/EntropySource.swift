@@ -44,7 +44,7 @@ public struct EntropySource {
     }
 
     /// `count` bytes from the source.
-    func bytes(_ count: Int) -> [UInt8] {
+    package func bytes(_ count: Int) -> [UInt8] {
         draw(count)
     }
 }

@@ -5,8 +5,9 @@ extension SyncKernelError {
     /// Invariants: every code is one of the static members below (the initialiser is private, so
     /// no other module mints one) and is listed in `all`; code strings are unique, match
     /// `SK[1-5][0-9][0-9]`, and never change or pass to another reason, so hosts may persist or
-    /// match on them; the first digit names the layer (1 encoding, 2 digest and frames, 3 merge
-    /// and clock, 4 namespaces, 5 store). SK402 (a merge rule and a causal membership that
+    /// match on them; the first digit names the layer (1 encoding, 2 digest, frames and their
+    /// envelopes, 3 merge, clock and device identity (keys and their files included), 4
+    /// namespaces, 5 store). SK402 (a merge rule and a causal membership that
     /// disagreed) is retired: causal tracking is now read off the rule, so the mistake cannot be
     /// written; the code is never reused. `description` holds the code and the name only, never
     /// user data. A struct rather than an enum, so a release can add a code without breaking a
@@ -66,6 +67,10 @@ extension SyncKernelError {
         public static let unknownSibling = Code("SK208", "unknownSibling")
         /// A frame or row whose structure is wrong (field counts, order, ranges, nesting).
         public static let malformedFrame = Code("SK209", "malformedFrame")
+        /// A sender certificate that does not verify under the account's issuer key, names another
+        /// account or other keys than the device presenting it, or has expired (a device does not
+        /// seal under an expired certificate of its own).
+        public static let invalidCertificate = Code("SK210", "invalidCertificate")
 
         // MARK: Merge and clock (3xx)
 
@@ -84,6 +89,18 @@ extension SyncKernelError {
         /// The store could not record a device epoch: the lease file beside its database cannot
         /// be written, so no local write may count under the epoch yet.
         public static let deviceEpochUnavailable = Code("SK305", "deviceEpochUnavailable")
+        /// The device holds no key material for sealing (no account seed, device keys or
+        /// certificate), or the recipient's keys are unknown: nothing was sent (fail closed).
+        public static let keyMaterialMissing = Code("SK306", "keyMaterialMissing")
+        /// A key file that others may read or write (any permission bit beyond 0600), or that is
+        /// not a regular file: it was not read.
+        public static let keyFileExposed = Code("SK307", "keyFileExposed")
+        /// A key or certificate file whose contents are not the expected format (wrong length, an
+        /// unknown magic or version).
+        public static let malformedKeyFile = Code("SK308", "malformedKeyFile")
+        /// A key file or account directory that cannot be read or written: missing, not
+        /// creatable, or already holding a key that would be overwritten.
+        public static let keyFileUnavailable = Code("SK309", "keyFileUnavailable")
 
         // MARK: Namespaces (4xx)
 
@@ -125,9 +142,9 @@ extension SyncKernelError {
             truncatedInput, nonCanonicalEncoding, unsupportedEncoding, limitExceeded, trailingBytes, invalidText,
             unexpectedType, missingField, duplicateMapKey,
             malformedDigest, schemaMismatch, unsupportedLayout, unknownFrameKind, unsupportedPayload, foreignAccount,
-            unknownNamespace, unknownSibling, malformedFrame,
+            unknownNamespace, unknownSibling, malformedFrame, invalidCertificate,
             deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, counterOutOfRange,
-            deviceEpochUnavailable,
+            deviceEpochUnavailable, keyMaterialMissing, keyFileExposed, malformedKeyFile, keyFileUnavailable,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase,

@@ -1,0 +1,62 @@
+/// Why the gate dropped an envelope, in the order the gate checks.
+///
+/// Invariants: every code (`SE101`...) is stable: never renumbered, never reused for another
+/// reason, so hosts may count, persist or match on it; `all` lists every reason in code order,
+/// which is the order of the gate's checks (the first failing check names the drop); a reason
+/// carries no data from the envelope.
+public struct EnvelopeDropReason: Sendable, Hashable, CustomStringConvertible {
+    /// The stable code, for example "SE101".
+    public let code: String
+    /// The symbolic name, for example "oversized".
+    public let name: String
+
+    private init(_ code: String, _ name: String) {
+        self.code = code
+        self.name = name
+    }
+
+    /// The code and the name, for example "SE101 oversized".
+    public var description: String { "\(code) \(name)" }
+
+    /// Longer than `SealedEnvelope.maxBytes`: dropped before anything is decrypted.
+    public static let oversized = EnvelopeDropReason("SE101", "oversized")
+    /// Shorter than the smallest envelope (the fixed overhead): dropped before anything is decrypted.
+    public static let truncated = EnvelopeDropReason("SE102", "truncated")
+    /// An outer format version or wake class this build does not know.
+    public static let unknownFormat = EnvelopeDropReason("SE103", "unknownFormat")
+    /// This device holds no key material (fail closed: nothing is opened).
+    public static let noKeyMaterial = EnvelopeDropReason("SE104", "noKeyMaterial")
+    /// The sealed box does not open with this device's key: sealed to another device, or damaged.
+    public static let unopenable = EnvelopeDropReason("SE105", "unopenable")
+    /// The opened inside is not the format: too short, another version, an unreadable certificate.
+    public static let malformed = EnvelopeDropReason("SE106", "malformed")
+    /// The certificate names another account's userIDHash.
+    public static let foreignAccount = EnvelopeDropReason("SE107", "foreignAccount")
+    /// The certificate does not verify under this account's issuer key (forged or altered).
+    public static let badCertificate = EnvelopeDropReason("SE108", "badCertificate")
+    /// The certificate has expired at this device's clock.
+    public static let expiredCertificate = EnvelopeDropReason("SE109", "expiredCertificate")
+    /// The MAC does not verify under the sibling channel key (a sender without the account seed,
+    /// or altered bytes).
+    public static let badMAC = EnvelopeDropReason("SE110", "badMAC")
+    /// The certificate's device is not in this device's roster (or is this device itself).
+    public static let notASibling = EnvelopeDropReason("SE111", "notASibling")
+    /// The sender's signature does not verify under the certificate's device key (a sibling
+    /// presenting another device's certificate).
+    public static let badSignature = EnvelopeDropReason("SE112", "badSignature")
+    /// The inside names another recipient: a sibling re-sealed an envelope it opened.
+    public static let misaddressed = EnvelopeDropReason("SE113", "misaddressed")
+    /// The timestamp is outside the replay window (older, or further ahead than the window's
+    /// allowance), or not after the oldest frame id the bounded seen set gave up.
+    public static let outsideWindow = EnvelopeDropReason("SE114", "outsideWindow")
+    /// The frame id was seen before (also before a restart: the seen set is on disk).
+    public static let replayed = EnvelopeDropReason("SE115", "replayed")
+    /// The seen set could not record the frame id, so a replay could not be ruled out later.
+    public static let replayStoreUnavailable = EnvelopeDropReason("SE116", "replayStoreUnavailable")
+
+    /// Every reason, in code order (the gate's order).
+    public static let all: [EnvelopeDropReason] = [
+        oversized, truncated, unknownFormat, noKeyMaterial, unopenable, malformed, foreignAccount, badCertificate,
+        expiredCertificate, badMAC, notASibling, badSignature, misaddressed, outsideWindow, replayed, replayStoreUnavailable,
+    ]
+}

@@ -1,0 +1,103 @@
+import SyncKernel
+
+/// The self-gate: what a device runs on every envelope from the relay before any byte of the
+/// frame inside is parsed. A host runs it first and hands only an accepted envelope's frame to
+/// `ReplicaHost.receive` (or `Replica.receive`), with the sender it names (`SealedReceiver`
+/// does exactly that).
+///
+/// The checks, in order; the first that fails drops the envelope with its reason:
+/// 1. size, on the raw bytes before anything is decrypted: above `SealedEnvelope.maxBytes`
+///    `oversized`, below the fixed overhead `truncated`;
+/// 2. the outer version and wake class (`unknownFormat`);
+/// 3. key material: none, `noKeyMaterial` (fail closed);
+/// 4. the sealed box opens with this device's envelope key (`unopenable`: sealed to another
+///    device, or damaged);
+/// 5. the inside's layout and its certificate's encoding (`malformed`);
+/// 6. the certificate's userIDHash is this device's own (`foreignAccount`);
+/// 7. the certificate verifies under the account's issuer key (`badCertificate`);
+/// 8. it has not expired at `now` (`expiredCertificate`);
+/// 9. the MAC verifies under the sibling channel key (`badMAC`);
+/// 10. the certificate's device is a sibling in the roster, not this device (`notASibling`);
+/// 11. the sender's signature verifies under that device's key (`badSignature`);
+/// 12. the inside names this device as the recipient (`misaddressed`);
+/// 13. the timestamp is inside the replay window (`outsideWindow`), the frame id is new
+///     (`replayed`), and the seen set recorded it (`replayStoreUnavailable`).
+///
+/// Invariants: every envelope is either accepted or dropped with exactly one reason; each drop
+/// is counted under its reason (`dropCounts`) and reported once as an `EnvelopeEvent.dropped`
+/// (`drainEvents()`); the gate never parses a frame (no `SyncFrame` decoding happens here, and a
+/// dropped frame is never returned), never traps on any input, and records a frame id only for
+/// an envelope that passed every other check. Not `Sendable`: one owner runs it (it holds the
+/// seen set's SQLite connection).
+public final class EnvelopeGate {
+    /// This device's keys; nil when it has none (every envelope is then dropped).
+    public let keys: EnvelopeKeys?
+    /// The siblings whose envelopes are accepted.
+    public let roster: SiblingRoster
+    private let replay: ReplayGuard
+    /// Envelopes dropped so far, by reason.
+    public private(set) var dropCounts: [EnvelopeDropReason: Int] = [:]
+    /// Envelopes accepted so far.
+    public private(set) var acceptedCount = 0
+    private var events: [EnvelopeEvent] = []
+
+    /// A gate for the device holding `keys` (nil: none), accepting the siblings of `roster`,
+    /// recording frame ids in `replay`.
+    public init(keys: EnvelopeKeys?, roster: SiblingRoster, replay: ReplayGuard) {
+        self.keys = keys
+        self.roster = roster
+        self.replay = replay
+    }
+
+    /// Frame ids the seen set holds.
+    public var seenCount: Int { replay.count }
+
+    /// Runs every check on `envelope` at `now` (milliseconds since 1970), counting and reporting
+    /// a drop.
+    public func open(_ envelope: [UInt8], now: Int64) -> EnvelopeVerdict {
+        let verdict = check(envelope, now: now)
+        switch verdict {
+        case .accepted:
+            acceptedCount += 1
+        case .dropped(let reason):
+            dropCounts[reason, default: 0] += 1
+            events.append(.dropped(reason: reason, bytes: envelope.count))
+        }
+        return verdict
+    }
+
+    /// The events since the last call.
+    public func drainEvents() -> [EnvelopeEvent] {
+        defer { events.removeAll() }
+        return events
+    }
+
+    private func check(_ envelope: [UInt8], now: Int64) -> EnvelopeVerdict {
+        guard envelope.count <= EnvelopeFormat.maxEnvelopeBytes else { return .dropped(.oversized) }
+        guard envelope.count >= EnvelopeFormat.minEnvelopeBytes else { return .dropped(.truncated) }
+        guard envelope[0] == EnvelopeFormat.version, WakeClass(rawValue: envelope[1]) != nil else {
+            return .dropped(.unknownFormat)
+        }
+        guard let keys else { return .dropped(.noKeyMaterial) }
+        guard let plaintext = Sodium.open(envelope[EnvelopeFormat.outerHeaderBytes...], publicKey: keys.deviceKeys.envelopePublicKey,
+                                          secretKey: keys.deviceKeys.envelopeSecretKey) else { return .dropped(.unopenable) }
+        guard let inside = EnvelopeFormat.parseInside(plaintext) else { return .dropped(.malformed) }
+        let certificate = inside.certificate
+        guard certificate.userIDHash == keys.userIDHash else { return .dropped(.foreignAccount) }
+        guard certificate.verify(issuer: keys.issuerPublicKey) else { return .dropped(.badCertificate) }
+        guard !certificate.isExpired(atMillis: now) else { return .dropped(.expiredCertificate) }
+        guard Sodium.verifyTag(inside.mac, of: inside.authenticated, key: keys.channel.mac) else { return .dropped(.badMAC) }
+        guard certificate.device != keys.device, roster.contains(certificate.device) else { return .dropped(.notASibling) }
+        guard Sodium.verify(inside.signature, of: EnvelopeFormat.signedMessage(inside.signed),
+                            publicKey: certificate.device.publicKey) else { return .dropped(.badSignature) }
+        guard inside.recipient == keys.device else { return .dropped(.misaddressed) }
+        switch replay.admit(frameID: inside.frameID, timestamp: inside.timestamp, now: now) {
+        case .fresh:
+            return .accepted(OpenedEnvelope(sender: certificate.device, frame: inside.frame, frameID: inside.frameID,
+                                            timestamp: inside.timestamp))
+        case .replayed: return .dropped(.replayed)
+        case .outsideWindow: return .dropped(.outsideWindow)
+        case .unavailable: return .dropped(.replayStoreUnavailable)
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import SyncKernel
+
+/// An envelope that passed every check of the gate: who sent it, and the frame's bytes, still
+/// unparsed.
+///
+/// Invariant: `sender` is the device the issuer-signed certificate inside named, whose key signed
+/// the inside, and a sibling in the roster; `frame` is exactly the bytes it sealed.
+public struct OpenedEnvelope: Sendable, Hashable {
+    /// The sibling that sealed the frame.
+    public let sender: DeviceID
+    /// The frame's bytes, for `Replica.receive` (or `ReplicaHost.receive`).
+    public let frame: [UInt8]
+    /// The frame id, now in the seen set.
+    public let frameID: [UInt8]
+    /// The sender's timestamp, milliseconds since 1970.
+    public let timestamp: Int64
+}

@@ -1,0 +1,41 @@
+import SyncKernel
+
+/// The opening side of the envelope layer: runs the gate on every envelope from the device's
+/// inbox and hands only an accepted envelope's frame to the `ReplicaHost`.
+///
+/// Invariants: no frame reaches the host (and so `SyncFrame(decoding:)`) unless the gate
+/// accepted its envelope, and then with the sender the gate verified; envelopes are gated in
+/// the order `deliver` is called; every gate event is passed to `onEvent` before the frame is
+/// handed on.
+public actor SealedReceiver {
+    private let gate: EnvelopeGate
+    private let host: ReplicaHost
+    private let clock: any WallClock
+    private let onEvent: @Sendable (EnvelopeEvent) -> Void
+
+    /// Takes ownership of `gate`; hands accepted frames to `host`.
+    public init(gate: sending EnvelopeGate, host: ReplicaHost, clock: any WallClock = SystemWallClock(),
+                onEvent: @escaping @Sendable (EnvelopeEvent) -> Void) {
+        self.gate = gate
+        self.host = host
+        self.clock = clock
+        self.onEvent = onEvent
+    }
+
+    /// Gates one envelope and, when accepted, hands its frame to the host; returns the verdict.
+    @discardableResult
+    public func deliver(_ envelope: [UInt8]) async -> EnvelopeVerdict {
+        let verdict = gate.open(envelope, now: clock.millisecondsSince1970)
+        for event in gate.drainEvents() { onEvent(event) }
+        if case .accepted(let opened) = verdict {
+            await host.receive(opened.frame, from: opened.sender)
+        }
+        return verdict
+    }
+
+    /// Envelopes dropped so far, by reason.
+    public var dropCounts: [EnvelopeDropReason: Int] { gate.dropCounts }
+
+    /// Envelopes accepted so far.
+    public var acceptedCount: Int { gate.acceptedCount }
+}

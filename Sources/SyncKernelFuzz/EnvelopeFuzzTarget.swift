@@ -1,0 +1,107 @@
+import SyncEnvelope
+import SyncKernel
+
+/// The envelope opener's fuzz entry: `EnvelopeGate.open` of device 0 of `EnvelopeFuzzWorld`,
+/// over a fresh seen set. The first byte picks how far the rest gets before it meets the
+/// fuzzer's noise (modulo 3):
+/// - 0: the rest is a whole envelope, opened as it is (the size and format checks, the sealed box);
+/// - 1: the rest is an inside, sealed to device 0 by the target (the inside's layout, the
+///   certificate, its issuer signature and expiry, the MAC);
+/// - 2: the rest is an inside without its trailer: the target signs it with the key of the
+///   device its certificate names (device 1's when none) and MACs it under the channel key
+///   (the roster, the signature, the recipient, the replay window, the seen set).
+///
+/// Checks: every open ends in one verdict, counted once under its reason and reported once as an
+/// event; a sealed input (1 and 2) is never dropped as unopenable or for its outer format; a
+/// drop records no frame id; an accepted envelope comes from a sibling, records exactly one
+/// frame id, carries (in mode 2) exactly the frame bytes of its inside, and is dropped as
+/// `replayed` when opened again.
+package enum EnvelopeFuzzTarget {
+    /// Runs the target on one input.
+    package static func run(_ bytes: [UInt8]) throws(FuzzViolation) -> FuzzOutcome {
+        guard case .accepted = try verdict(bytes) else { return .refused }
+        return .accepted
+    }
+
+    /// The gate's verdict on the input after every check above; nil for an empty input.
+    package static func verdict(_ bytes: [UInt8]) throws(FuzzViolation) -> EnvelopeVerdict? {
+        guard let first = bytes.first else { return nil }
+        guard let world = EnvelopeFuzzWorld.shared else { throw FuzzViolation("envelope: the fixed keys could not be derived") }
+        let body = Array(bytes.dropFirst())
+        let mode = first % 3
+        let envelope: [UInt8]
+        switch mode {
+        case 0:
+            envelope = body
+        case 1:
+            envelope = try seal(body, world)
+        default:
+            let signer = SenderCertificate(parsing: body.dropFirst().prefix(SenderCertificate.byteCount))
+                .flatMap { certificate in world.devices.first { $0.device == certificate.device } } ?? world.devices[1]
+            guard let inside = EnvelopeFormat.signedAndAuthenticated(body, signingKey: signer.signing.secretKey, macKey: world.keys.channel.mac)
+            else { throw FuzzViolation("envelope: the fixed keys could not sign") }
+            envelope = try seal(inside, world)
+        }
+        let gate: EnvelopeGate
+        do {
+            gate = try world.gate()
+        } catch {
+            throw FuzzViolation("envelope: the in-memory seen set could not be opened (\(error.code))")
+        }
+        let verdict = gate.open(envelope, now: EnvelopeFuzzWorld.now)
+        let events = gate.drainEvents()
+        switch verdict {
+        case .dropped(let reason):
+            guard EnvelopeDropReason.all.contains(reason), gate.dropCounts == [reason: 1], gate.acceptedCount == 0,
+                  events == [.dropped(reason: reason, bytes: envelope.count)] else {
+                throw FuzzViolation("envelope: a drop was not counted and reported exactly once")
+            }
+            guard gate.seenCount == 0 else { throw FuzzViolation("envelope: a dropped envelope recorded its frame id") }
+            if mode != 0, [.unopenable, .unknownFormat, .noKeyMaterial, .oversized].contains(reason) {
+                throw FuzzViolation("envelope: a well-sealed envelope was dropped as \(reason.name)")
+            }
+        case .accepted(let opened):
+            guard gate.acceptedCount == 1, gate.dropCounts.isEmpty, events.isEmpty, gate.seenCount == 1 else {
+                throw FuzzViolation("envelope: an accepted envelope was counted, reported or recorded wrongly")
+            }
+            guard world.roster.contains(opened.sender) else { throw FuzzViolation("envelope: accepted from a device outside the roster") }
+            if mode == 2, opened.frame != Array(body.dropFirst(EnvelopeFormat.innerHeaderBytes)) {
+                throw FuzzViolation("envelope: the accepted frame differs from the one sealed")
+            }
+            guard gate.open(envelope, now: EnvelopeFuzzWorld.now) == .dropped(.replayed) else {
+                throw FuzzViolation("envelope: an accepted envelope opened twice")
+            }
+        }
+        return verdict
+    }
+
+    /// `inside` sealed to device 0 with the fixed ephemeral seed, behind the outer header.
+    private static func seal(_ inside: [UInt8], _ world: EnvelopeFuzzWorld) throws(FuzzViolation) -> [UInt8] {
+        guard let box = Sodium.seal(inside, to: world.devices[0].envelopePublicKey, ephemeralSeed: EnvelopeFuzzWorld.ephemeralSeed) else {
+            throw FuzzViolation("envelope: the fixed keys could not seal")
+        }
+        return [EnvelopeFormat.version, WakeClass.silent.rawValue] + box
+    }
+
+    /// Seeds: envelopes from devices 1 and 2 carrying `frames`, and the same insides as modes 1 and 2 take them.
+    static func seeds(frames: [[UInt8]]) throws(SyncKernelError) -> [[UInt8]] {
+        guard let world = EnvelopeFuzzWorld.shared else { throw SyncKernelError(.keyMaterialMissing, "no fuzz keys") }
+        var seeds: [[UInt8]] = []
+        for (index, frame) in frames.enumerated() {
+            let sender = 1 + index % 2
+            let frameID = SHA256.hash(domain: Array("synckernel.fuzz.frame-id".utf8), [UInt8(truncatingIfNeeded: index)])
+            let fields = [EnvelopeFormat.innerVersion] + world.certificates[sender].encoded() + world.devices[0].device.publicKey
+                + Array(frameID.prefix(EnvelopeFormat.frameIDBytes)) + withUnsafeBytes(of: EnvelopeFuzzWorld.now.bigEndian) { Array($0) }
+                + frame
+            guard let inside = EnvelopeFormat.signedAndAuthenticated(fields, signingKey: world.devices[sender].signing.secretKey,
+                                                                     macKey: world.keys.channel.mac),
+                  let box = Sodium.seal(inside, to: world.devices[0].envelopePublicKey, ephemeralSeed: EnvelopeFuzzWorld.ephemeralSeed) else {
+                throw SyncKernelError(.keyMaterialMissing, "the fuzz keys could not seal")
+            }
+            seeds.append([0] + [EnvelopeFormat.version, WakeClass.silent.rawValue] + box)
+            seeds.append([1] + inside)
+            seeds.append([2] + fields)
+        }
+        return seeds
+    }
+}

@@ -1,0 +1,46 @@
+import SyncEnvelope
+import SyncKernel
+
+/// The fixed account of the envelope fuzz target: device 0 runs the gate, devices 1 and 2 are
+/// its siblings, device 3 holds a certificate of the account but is not in device 0's roster.
+///
+/// Invariant: every key comes from a fixed seed, so the same build yields the same keys, seeds
+/// and verdicts on every run (a crash file replays).
+struct EnvelopeFuzzWorld: Sendable {
+    /// The time every input is opened at (milliseconds since 1970).
+    static let now: Int64 = 1_700_000_000_000
+    /// The seed of every ephemeral key the target seals with.
+    static let ephemeralSeed = [UInt8](repeating: 0x42, count: 32)
+
+    /// The world, built once per process (nil only if libsodium could not derive the fixed keys).
+    static let shared: EnvelopeFuzzWorld? = try? EnvelopeFuzzWorld()
+
+    let account: AccountMaterial
+    let devices: [DeviceKeys]
+    let certificates: [SenderCertificate]
+    /// Device 0's keys.
+    let keys: EnvelopeKeys
+    /// Device 0's roster: devices 1 and 2.
+    let roster: SiblingRoster
+
+    private init() throws(SyncKernelError) {
+        account = try AccountMaterial(seed: [UInt8](repeating: 0xa1, count: 32), issuerSeed: [UInt8](repeating: 0xa2, count: 32))
+        var devices: [DeviceKeys] = []
+        var certificates: [SenderCertificate] = []
+        for index in 0..<4 {
+            let device = try DeviceKeys(signingSeed: [UInt8](repeating: UInt8(0x10 + index), count: 32),
+                                        envelopeSecretKey: [UInt8](repeating: UInt8(0x20 + index), count: 32))
+            devices.append(device)
+            certificates.append(try account.issue(for: device, expiresAt: Self.now / 1_000 + 86_400))
+        }
+        self.devices = devices
+        self.certificates = certificates
+        keys = try EnvelopeKeys(account: account, device: devices[0], certificate: certificates[0])
+        roster = try SiblingRoster(Array(certificates.prefix(3)), for: keys)
+    }
+
+    /// A gate of device 0 over a fresh in-memory seen set.
+    func gate() throws(SyncKernelError) -> EnvelopeGate {
+        EnvelopeGate(keys: keys, roster: roster, replay: try ReplayGuard(path: ":memory:"))
+    }
+}

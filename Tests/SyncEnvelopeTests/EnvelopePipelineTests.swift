@@ -1,0 +1,254 @@
+import Foundation
+import NotebookNamespace
+@testable import SyncEnvelope
+import SyncKernel
+import XCTest
+
+/// The envelope layer between `ReplicaHost`s and a relay, as a device runs it: frames leave
+/// through `SealedTransport`, arrive through `SealedReceiver`, and only what the gate accepts
+/// reaches a replica and its store.
+final class EnvelopePipelineTests: XCTestCase {
+    /// One device's running parts.
+    private struct Device {
+        let host: ReplicaHost
+        let receiver: SealedReceiver
+        let inbox: RecipientSubject
+        let replicaEvents: EventLog<ReplicaEvent>
+        let envelopeEvents: EventLog<EnvelopeEvent>
+    }
+
+    private let now = EnvelopeWorld.now
+
+    /// Device `index` of `world` with a notebook store, its roster limited to `members` (all by default).
+    private func device(_ index: Int, _ world: EnvelopeWorld, relay: InboxRelay, clock: ManualLoopClock, wall: ManualWallClock,
+                        members: [Int]? = nil) throws -> Device {
+        let keys = try world.keys(index)
+        let roster = try world.roster(index, members: members)
+        let store = try KernelStore(path: world.path("store-\(index).sqlite"), namespaces: NamespaceSet([NotebookNamespace.self]),
+                                    entropy: .seeded(UInt64(200 + index)))
+        let replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store)
+        let envelopeEvents = EventLog<EnvelopeEvent>()
+        let replicaEvents = EventLog<ReplicaEvent>()
+        let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster, entropy: .seeded(UInt64(100 + index))),
+                                        carrier: relay, clock: wall, onEvent: envelopeEvents.record)
+        let host = ReplicaHost(replica: replica, transport: transport, clock: clock, onEvent: replicaEvents.record)
+        let gate = EnvelopeGate(keys: keys, roster: roster, replay: try ReplayGuard(path: world.replayPath(index)))
+        let receiver = SealedReceiver(gate: gate, host: host, clock: wall, onEvent: envelopeEvents.record)
+        return Device(host: host, receiver: receiver, inbox: keys.inbox, replicaEvents: replicaEvents, envelopeEvents: envelopeEvents)
+    }
+
+    /// Delivers what the relay holds until it is empty; returns the deliveries.
+    @discardableResult
+    private func pump(_ devices: [Device], _ relay: InboxRelay) async -> Int {
+        var deliveries = 0
+        var moved = true
+        while moved, deliveries < 500 {
+            moved = false
+            for device in devices {
+                for envelope in await relay.take(device.inbox) {
+                    await device.receiver.deliver(envelope)
+                    deliveries += 1
+                    moved = true
+                }
+            }
+        }
+        return deliveries
+    }
+
+    private static func note(_ index: Int) -> Note {
+        let when = Date(timeIntervalSince1970: 1_700_000_000)
+        return Note(id: [UInt8](repeating: UInt8(index), count: 16), title: "note \(index)", body: "sealed", createdAt: when, updatedAt: when)
+    }
+
+    func testTwoHostsConvergeThroughSealedEnvelopes() async throws {
+        let world = try EnvelopeWorld(devices: 2)
+        let relay = InboxRelay()
+        let clock = ManualLoopClock()
+        let wall = ManualWallClock()
+        let a = try device(0, world, relay: relay, clock: clock, wall: wall)
+        let b = try device(1, world, relay: relay, clock: clock, wall: wall)
+        for index in 0..<3 {
+            let note = Self.note(index)
+            try await a.host.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(note) }
+        }
+        let other = Self.note(9)
+        try await b.host.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(other) }
+        clock.advance(to: 400)
+        await a.host.tick()
+        await b.host.tick()
+        let deliveries = await pump([a, b], relay)
+        let (digestA, digestB) = (await a.host.stateDigest, await b.host.stateDigest)
+        XCTAssertEqual(digestA, digestB, "converged through envelopes only")
+        XCTAssertGreaterThan(deliveries, 2)
+        let (acceptedA, acceptedB) = (await a.receiver.acceptedCount, await b.receiver.acceptedCount)
+        XCTAssertEqual(acceptedA + acceptedB, deliveries, "every envelope was accepted")
+        XCTAssertEqual(a.envelopeEvents.all + b.envelopeEvents.all, [], "no drop, no seal failure")
+        let shown = await relay.shown
+        XCTAssertEqual(Set(shown.map(\.wake)), [.silent])
+        XCTAssertEqual(Set(shown.map(\.subject)), [a.inbox, b.inbox])
+    }
+
+    /// A `reconcile_resp` carrying one note from device 0: a frame that writes a row wherever a
+    /// replica of the account accepts it.
+    private func writingFrame(_ world: EnvelopeWorld) throws -> [UInt8] {
+        let store = try KernelStore(path: world.path("source.sqlite"), namespaces: NamespaceSet([NotebookNamespace.self]),
+                                    entropy: .seeded(300))
+        defer { store.close() }
+        try store.configureDevice(world.id(0))
+        try store.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(Self.note(5)) }
+        let response = try XCTUnwrap(try store.respond(toKeys: [Self.note(5).id], namespace: NotebookNamespace.name, isFinal: true).first)
+        return SyncFrame(account: world.account.userIDHash, schema: store.namespaces.schema, body: .reconcileResponse(response)).encoded()
+    }
+
+    /// Seals an inside built by hand.
+    private func forge(_ world: EnvelopeWorld, _ frame: [UInt8], certificate: SenderCertificate, signer: DeviceKeys, macKey: [UInt8],
+                       to recipient: Int, timestamp: Int64? = nil) throws -> [UInt8] {
+        let inside = try XCTUnwrap(EnvelopeFormat.inside(certificate: certificate, recipient: world.id(recipient),
+                                                         frameID: world.entropy.bytes(16), timestamp: timestamp ?? now, frame: frame,
+                                                         signingKey: signer.signing.secretKey, macKey: macKey))
+        return [1, 0] + (try XCTUnwrap(Sodium.seal(inside, to: world.devices[recipient].envelopePublicKey,
+                                                   ephemeralSeed: world.entropy.bytes(32))))
+    }
+
+    func testEveryDroppedEnvelopeLeavesTheStoreUntouchedAndNeverReachesTheReplica() async throws {
+        let world = try EnvelopeWorld(devices: 3)
+        let expired = try world.addDevice(expiresAt: now / 1_000 - 1)
+        let outsider = try world.addDevice()
+        let frame = try writingFrame(world)
+        let mac = try world.keys(0).channel.mac
+        let other = try EnvelopeWorld(devices: 1, seed: 77)
+        let fakeIssuer = try XCTUnwrap(Sodium.signingKeyPair(seed: world.entropy.bytes(32)))
+        let intruder = try DeviceKeys.generate(entropy: world.entropy)
+        let body = SenderCertificate.body(device: intruder.device, envelopeKey: intruder.envelopePublicKey,
+                                          userIDHash: world.account.userIDHash, expiresAt: EnvelopeWorld.expiry)
+        let forgedCertificate = SenderCertificate(device: intruder.device, envelopeKey: intruder.envelopePublicKey,
+                                                  userIDHash: world.account.userIDHash, expiresAt: EnvelopeWorld.expiry,
+                                                  signature: try XCTUnwrap(Sodium.sign(SenderCertificate.signedMessage(body: body),
+                                                                                       secretKey: fakeIssuer.secretKey)))
+        let wrongSeed = EnvelopeSealer(keys: try EnvelopeKeys(accountSeed: world.entropy.bytes(32), issuerPublicKey: world.account.issuerPublicKey,
+                                                              device: world.devices[0], certificate: world.certificates[0]),
+                                       roster: try world.roster(0), entropy: world.entropy)
+        let toTwo = try world.sealer(0).seal(frame, to: world.id(2), now: now)
+        let openedByTwo = try XCTUnwrap(Sodium.open(toTwo.bytes[2...], publicKey: world.devices[2].envelopePublicKey,
+                                                    secretKey: world.devices[2].envelopeSecretKey))
+        let resealed = [1, 0] + (try XCTUnwrap(Sodium.seal(openedByTwo, to: world.devices[1].envelopePublicKey,
+                                                           ephemeralSeed: world.entropy.bytes(32))))
+        let valid = try world.sealer(0).seal(frame, to: world.id(1), now: now).bytes
+        var unknownFormat = valid
+        unknownFormat[0] = 9
+        let hostile: [(EnvelopeDropReason, [UInt8])] = [
+            (.unopenable, toTwo.bytes),
+            (.foreignAccount, try forgeFromOtherAccount(world, other, frame)),
+            (.badCertificate, try forge(world, frame, certificate: forgedCertificate, signer: intruder, macKey: mac, to: 1)),
+            (.expiredCertificate, try forge(world, frame, certificate: world.certificates[expired], signer: world.devices[expired],
+                                            macKey: mac, to: 1)),
+            (.badMAC, try wrongSeed.seal(frame, to: world.id(1), now: now).bytes),
+            (.notASibling, try world.sealer(outsider).seal(frame, to: world.id(1), now: now).bytes),
+            (.badSignature, try forge(world, frame, certificate: world.certificates[0], signer: world.devices[2], macKey: mac, to: 1)),
+            (.misaddressed, resealed),
+            (.outsideWindow, try forge(world, frame, certificate: world.certificates[0], signer: world.devices[0], macKey: mac, to: 1,
+                                       timestamp: now - ReplayWindow().pastMillis - 1)),
+            (.truncated, Array(valid.prefix(100))),
+            (.unopenable, Array(valid.dropLast(1))),
+            (.oversized, valid + [UInt8](repeating: 0, count: SealedEnvelope.maxBytes + 1 - valid.count)),
+            (.unknownFormat, unknownFormat),
+        ]
+        let relay = InboxRelay()
+        let clock = ManualLoopClock()
+        let b = try device(1, world, relay: relay, clock: clock, wall: ManualWallClock(), members: [0, 1, 2, expired])
+        let before = await b.host.stateDigest
+        for (reason, envelope) in hostile {
+            let verdict = await b.receiver.deliver(envelope)
+            XCTAssertEqual(verdict, .dropped(reason))
+            let digest = await b.host.stateDigest
+            XCTAssertEqual(digest, before, "\(reason): nothing written")
+            XCTAssertEqual(b.replicaEvents.all, [], "\(reason): the replica never saw the frame")
+        }
+        let shown = await relay.shown
+        XCTAssertEqual(shown, [], "the replica answered nothing")
+        let counts = await b.receiver.dropCounts
+        XCTAssertEqual(counts.values.reduce(0, +), hostile.count)
+        XCTAssertEqual(counts[.unopenable], 2)
+        XCTAssertEqual(b.envelopeEvents.all.count, hostile.count, "each drop reported once")
+        let verdict = await b.receiver.deliver(valid)
+        guard case .accepted = verdict else { return XCTFail("the same frame, properly sealed, is accepted") }
+        let after = await b.host.stateDigest
+        XCTAssertNotEqual(after, before, "the frame the hostile envelopes carried writes a row once accepted")
+    }
+
+    /// An envelope from device 0 of `other` (another account) to device 1 of `world`.
+    private func forgeFromOtherAccount(_ world: EnvelopeWorld, _ other: EnvelopeWorld, _ frame: [UInt8]) throws -> [UInt8] {
+        let inside = try XCTUnwrap(EnvelopeFormat.inside(certificate: other.certificates[0], recipient: world.id(1),
+                                                         frameID: other.entropy.bytes(16), timestamp: now, frame: frame,
+                                                         signingKey: other.devices[0].signing.secretKey,
+                                                         macKey: try other.keys(0).channel.mac))
+        return [1, 0] + (try XCTUnwrap(Sodium.seal(inside, to: world.devices[1].envelopePublicKey, ephemeralSeed: other.entropy.bytes(32))))
+    }
+}
+
+extension EnvelopePipelineTests {
+    func testRejectAReplayAfterTheReceivingProcessRestarts() async throws {
+        let world = try EnvelopeWorld(devices: 2)
+        let relay = InboxRelay()
+        let clock = ManualLoopClock()
+        let heartbeat = SyncFrame(account: world.account.userIDHash,
+                                  schema: try NamespaceSet([NotebookNamespace.self]).schema, body: .heartbeat).encoded()
+        let envelope = try world.sealer(0).seal(heartbeat, to: world.id(1), now: now).bytes
+        var b: Device? = try device(1, world, relay: relay, clock: clock, wall: ManualWallClock())
+        let first = await b?.receiver.deliver(envelope)
+        guard case .accepted = first else { return XCTFail("the first delivery is accepted") }
+        let answered = await relay.shown.count
+        XCTAssertEqual(answered, 1, "the replica answered the heartbeat with its digest")
+        b = nil
+        let restarted = try device(1, world, relay: relay, clock: clock, wall: ManualWallClock(now + 5_000))
+        let again = await restarted.receiver.deliver(envelope)
+        XCTAssertEqual(again, .dropped(.replayed))
+        let shown = await relay.shown.count
+        XCTAssertEqual(shown, answered, "the replayed heartbeat never reached the restarted replica")
+        XCTAssertEqual(restarted.replicaEvents.all, [])
+    }
+
+    func testAWrongSchemaDigestInsideAValidEnvelopeReachesTheReplicaAsASchemaReport() async throws {
+        let world = try EnvelopeWorld(devices: 2)
+        let relay = InboxRelay()
+        let b = try device(1, world, relay: relay, clock: ManualLoopClock(), wall: ManualWallClock())
+        let before = await b.host.stateDigest
+        let remote = SchemaFingerprint(value: 0xdead_beef)
+        let digest = SyncFrame(account: world.account.userIDHash, schema: remote,
+                               body: .stateDigest(digest: [1, 2, 3], probe: true)).encoded()
+        let verdict = await b.receiver.deliver(try world.sealer(0).seal(digest, to: world.id(1), now: now).bytes)
+        guard case .accepted = verdict else { return XCTFail("a valid envelope passes the gate whatever its frame holds") }
+        let local = try NamespaceSet([NotebookNamespace.self]).schema
+        XCTAssertEqual(b.replicaEvents.all, [.peerSchemaMismatch(peer: world.id(0), local: local, remote: remote)])
+        let after = await b.host.stateDigest
+        XCTAssertEqual(after, before, "nothing written")
+        let shown = await relay.shown
+        XCTAssertEqual(shown, [], "nothing answered")
+    }
+
+    func testRejectAFrameNamingAnotherAccountInsideAValidEnvelope() async throws {
+        let world = try EnvelopeWorld(devices: 2)
+        let b = try device(1, world, relay: InboxRelay(), clock: ManualLoopClock(), wall: ManualWallClock())
+        let before = await b.host.stateDigest
+        let claimed = SyncFrame(account: [UInt8](repeating: 3, count: 32), schema: try NamespaceSet([NotebookNamespace.self]).schema,
+                                body: .heartbeat).encoded()
+        let verdict = await b.receiver.deliver(try world.sealer(0).seal(claimed, to: world.id(1), now: now).bytes)
+        guard case .accepted = verdict else { return XCTFail("the certificate is this account's: the gate passes it") }
+        XCTAssertEqual(b.replicaEvents.all, [.frameRefused(from: world.id(0), error: SyncKernelError(.foreignAccount))],
+                       "the frame's own account must be the one its certificate proved")
+        let after = await b.host.stateDigest
+        XCTAssertEqual(after, before)
+    }
+
+    func testRejectSendingWithoutKeyMaterialAsASealFailure() async throws {
+        let world = try EnvelopeWorld(devices: 2)
+        let relay = InboxRelay()
+        let events = EventLog<EnvelopeEvent>()
+        let transport = SealedTransport(sealer: EnvelopeSealer(keys: nil, roster: try world.roster(0)), carrier: relay,
+                                        clock: ManualWallClock(), onEvent: events.record)
+        await transport.send([1, 2, 3], kind: "heartbeat", to: world.id(1))
+        XCTAssertEqual(events.all, [.sealFailed(recipient: world.id(1), error: SyncKernelError(.keyMaterialMissing, "this device holds no account keys"))])
+        let shown = await relay.shown
+        XCTAssertEqual(shown, [], "nothing reaches the relay")
+    }
+}
