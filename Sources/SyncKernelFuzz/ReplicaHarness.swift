@@ -38,7 +38,7 @@ final class ReplicaHarness {
 
     deinit {
         store.close()
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for suffix in ["", "-wal", "-shm", "-lease"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
     /// The 16-byte id of note `index`.

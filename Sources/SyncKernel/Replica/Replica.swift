@@ -164,12 +164,16 @@ public final class Replica {
             if peer.storm.expireBackoff(at: now) {
                 peer.retryAt = now
             }
-            if let announceAt = peer.announceAt, announceAt <= now, !peer.storm.isBackingOff(at: now) {
-                if announceAt != .min {
-                    send(.heartbeat, to: sibling)
-                    peer.announceDelay = min(peer.announceDelay * 2, timing.maxRetryMillis)
+            if let announceAt = peer.announceAt, announceAt <= now {
+                if let backoffUntil = peer.storm.backoffUntil, now < backoffUntil {
+                    peer.announceAt = backoffUntil
+                } else {
+                    if announceAt != .min {
+                        send(.heartbeat, to: sibling)
+                        peer.announceDelay = min(peer.announceDelay * 2, timing.maxRetryMillis)
+                    }
+                    peer.announceAt = now + peer.announceDelay
                 }
-                peer.announceAt = now + peer.announceDelay
             }
             if peer.storm.isBackingOff(at: now) {
                 peer.retryAt = nil
