@@ -1,9 +1,13 @@
+import CNats
 import Synchronization
 
 /// What the client library's connection callbacks reach: it turns them into `NatsRelayEvent`s.
 ///
 /// Invariants: events go out in the order `NatsRelayEvent` documents whatever order the callbacks
 /// race in (a loss before the first connection was reported is folded into `.connected`);
+/// `.connected` and `.reconnected` are reported only after a flush on the connection, so the
+/// server holds the renewed inbox subscription before anyone is told (the client resends it on
+/// its own thread and posts the callback before that thread's flush);
 /// `.closed` is yielded once and finishes the stream. The connection hands the library one
 /// retained reference as the callbacks' context; the closed callback, which the library posts
 /// exactly once and last of all connection callbacks (on the same serial callback thread, after
@@ -17,11 +21,21 @@ final class ConnectionSink: Sendable {
     /// The shared counters (slow-consumer reports land here).
     let tally: RelayTally
     private let phase = Mutex(Phase.connecting)
+    private let flushTimeoutMillis: Int64
 
-    /// A sink yielding into `continuation`.
-    init(continuation: AsyncStream<NatsRelayEvent>.Continuation, tally: RelayTally) {
+    /// A sink yielding into `continuation`, flushing for up to `flushTimeoutMillis` before it
+    /// reports a connection.
+    init(continuation: AsyncStream<NatsRelayEvent>.Continuation, tally: RelayTally, flushTimeoutMillis: Int64) {
         self.continuation = continuation
         self.tally = tally
+        self.flushTimeoutMillis = flushTimeoutMillis
+    }
+
+    /// Reports `.connected` or `.reconnected` once the server answered a flush on `connection`
+    /// (or the flush timed out: a connection lost meanwhile reports `.disconnected` next).
+    func reportUp(_ event: NatsRelayEvent, on connection: OpaquePointer?) {
+        if let connection { _ = natsConnection_FlushTimeout(connection, flushTimeoutMillis) }
+        report(event)
     }
 
     /// The sink behind a callback context, without taking ownership of it.

@@ -4,7 +4,8 @@ import Synchronization
 /// and hands whole payloads to the consumer's stream.
 ///
 /// Invariants: each received NATS message is counted as a chunk, each whole payload as received
-/// or under `receiveBufferFull`; the stream finishes once, when the library reports the
+/// (before the consumer can see it), and also under `receiveBufferFull` when the consumer's
+/// buffer was full; the stream finishes once, when the library reports the
 /// subscription complete (closed, its handler returned for the last time). The connection hands
 /// the library one retained reference for the handler and that completion callback; the
 /// completion callback releases it.
@@ -29,16 +30,8 @@ final class InboxSink: Sendable {
         tally.update { $0.receivedChunks += 1 }
         tally.drop(drops)
         guard let payload else { return }
-        switch continuation.yield(payload) {
-        case .enqueued:
-            tally.update { $0.received += 1 }
-        case .dropped:
-            tally.drop([.receiveBufferFull])
-        case .terminated:
-            return
-        @unknown default:
-            return
-        }
+        tally.update { $0.received += 1 }
+        if case .dropped = continuation.yield(payload) { tally.drop([.receiveBufferFull]) }
     }
 
     /// The subscription is done: no more messages.

@@ -52,8 +52,10 @@ public final class NatsFrameTransport: FrameTransport {
     }
 
     /// Feeds `host` until the connection closes or the task is cancelled: frames to `receive`,
-    /// and an announce when the connection comes up and after every reconnect.
-    public func serve(_ host: ReplicaHost) async {
+    /// and an announce when the connection comes up and after every reconnect. The connection's
+    /// streams have one consumer, this: `onRelayEvent` sees every connection event, after the
+    /// announce it caused.
+    public func serve(_ host: ReplicaHost, onRelayEvent: @escaping @Sendable (NatsRelayEvent) -> Void = { _ in }) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await payload in self.connection.messages {
@@ -62,8 +64,9 @@ public final class NatsFrameTransport: FrameTransport {
                 }
             }
             group.addTask {
-                for await event in self.connection.events where event == .connected || event == .reconnected {
-                    await host.announce()
+                for await event in self.connection.events {
+                    if event == .connected || event == .reconnected { await host.announce() }
+                    onRelayEvent(event)
                 }
             }
         }

@@ -50,14 +50,14 @@ enum NatsOptionsBuilder {
     /// Installs the connection callbacks, all with `context` (a retained `ConnectionSink`): the
     /// closed callback releases it.
     static func installCallbacks(on natsOptions: OpaquePointer, context: UnsafeMutableRawPointer) throws(SyncKernelError) {
-        try check(natsOptions_SetRetryOnFailedConnect(natsOptions, true, { _, context in
-            ConnectionSink.borrowed(context)?.report(.connected)
+        try check(natsOptions_SetRetryOnFailedConnect(natsOptions, true, { connection, context in
+            ConnectionSink.borrowed(context)?.reportUp(.connected, on: connection)
         }, context), "connect retry")
         try check(natsOptions_SetDisconnectedCB(natsOptions, { _, context in
             ConnectionSink.borrowed(context)?.report(.disconnected)
         }, context), "disconnected callback")
-        try check(natsOptions_SetReconnectedCB(natsOptions, { _, context in
-            ConnectionSink.borrowed(context)?.report(.reconnected)
+        try check(natsOptions_SetReconnectedCB(natsOptions, { connection, context in
+            ConnectionSink.borrowed(context)?.reportUp(.reconnected, on: connection)
         }, context), "reconnected callback")
         try check(natsOptions_SetErrorHandler(natsOptions, { _, _, status, context in
             if status == NATS_SLOW_CONSUMER { ConnectionSink.borrowed(context)?.tally.drop([.slowConsumer]) }

@@ -24,8 +24,10 @@ public final class NatsRelayConnection: Sendable {
     /// The options in force.
     public let options: NatsRelayOptions
     /// Whole payloads received on the inbox; the stream ends when the connection is closed.
+    /// One consumer reads it (each payload goes to one iterator).
     public let messages: AsyncStream<[UInt8]>
-    /// Connection state changes; the stream ends after `.closed`.
+    /// Connection state changes; the stream ends after `.closed`. One consumer reads it: the one
+    /// that announces the device on `.connected` and `.reconnected`.
     public let events: AsyncStream<NatsRelayEvent>
 
     private struct Handles {
@@ -55,7 +57,8 @@ public final class NatsRelayConnection: Sendable {
             of: [UInt8].self, bufferingPolicy: .bufferingOldest(options.receiveBufferMessages))
         self.events = events
         self.messages = messages
-        let connectionSink = ConnectionSink(continuation: eventContinuation, tally: tally)
+        let connectionSink = ConnectionSink(continuation: eventContinuation, tally: tally,
+                                            flushTimeoutMillis: options.connectTimeoutMillis)
         let inboxSink = InboxSink(continuation: messageContinuation, tally: tally, limits: ChunkReassembler.Limits(options))
 
         let (connection, connected) = try Self.connect(options, sink: connectionSink)

@@ -1,7 +1,9 @@
 /// What a relay connection has sent, received and dropped since it was created.
 ///
 /// Invariants: counters only grow; `publishedChunks >= published` (a payload is at least one
-/// chunk); every payload handed to `publish` is counted in `published` or under a drop reason.
+/// chunk); every payload handed to `publish` is counted in `published` or under a drop reason;
+/// every payload reassembled is counted in `received` before the consumer can see it, those
+/// the consumer's full buffer refused also under `receiveBufferFull`.
 public struct NatsRelayCounters: Sendable, Hashable {
     /// Payloads published whole.
     public var published = 0
@@ -9,7 +11,7 @@ public struct NatsRelayCounters: Sendable, Hashable {
     public var publishedChunks = 0
     /// Payload bytes published.
     public var publishedBytes = 0
-    /// Payloads received whole and handed to the consumer.
+    /// Payloads received whole (handed to the consumer, or refused by its full buffer).
     public var received = 0
     /// NATS messages received.
     public var receivedChunks = 0
