@@ -1,3 +1,4 @@
+import Foundation
 import NatsRelay
 import SyncKernel
 import TestServers
@@ -146,6 +147,41 @@ final class NatsRelayConnectionTests: XCTestCase {
         try bob.publish([1], to: "sk.test.alice")
         let arrived = await received.wait(timeout: wait) { !$0.isEmpty }
         XCTAssertTrue(arrived)
+    }
+
+    func testTLSConnectsWhenTheServerCertificateIsTrustedAndOnlyThen() async throws {
+        let directory = NSTemporaryDirectory() + "synckernel-tls-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: directory) }
+        let certificate = try TestCertificate.make(in: directory)
+        let server = try await startNatsServer(config: """
+            tls {
+              cert_file: "\(certificate.certificateFile)"
+              key_file: "\(certificate.keyFile)"
+            }
+
+            """)
+        let trusted = NatsRelayOptions.TLS(trustedCertificatesFile: certificate.certificateFile)
+        let alice = try connect(server, inbox: "sk.test.alice") { $0.tls = trusted }
+        let bob = try connect(server, inbox: "sk.test.bob") { $0.tls = trusted }
+        XCTAssertEqual(alice.status, .connected)
+        let received = Recorder(alice.messages)
+        try bob.publish([4, 2], to: "sk.test.alice")
+        let arrived = await received.wait(timeout: wait) { !$0.isEmpty }
+        XCTAssertTrue(arrived)
+        XCTAssertEqual(received.items, [[4, 2]])
+        let named = try connect(server, inbox: "sk.test.named") {
+            $0.tls = .init(trustedCertificatesFile: certificate.certificateFile, expectedHostname: "localhost")
+        }
+        XCTAssertEqual(named.status, .connected, "the certificate names localhost")
+        let wrongName = try connect(server, inbox: "sk.test.wrong") {
+            $0.tls = .init(trustedCertificatesFile: certificate.certificateFile, expectedHostname: "relay.example")
+        }
+        let untrusted = try connect(server, inbox: "sk.test.stranger") { $0.tls = .init() }
+        let plain = try connect(server, inbox: "sk.test.plain")
+        for connection in [wrongName, untrusted, plain] {
+            XCTAssertNotEqual(connection.status, .connected, connection.inbox)
+        }
     }
 
     func testCloseEndsTheStreamsAndLaterCallsThrowRelayClosed() async throws {
