@@ -15,7 +15,10 @@ import SyncKernel
 ///   inbox once, joined, in arrival order. The payload bytes are never read or changed.
 /// - Nothing is kept for later: `publish` while not connected throws `relayNotConnected`.
 /// - The client reconnects by itself, for ever unless `maxReconnectAttempts` says otherwise, and
-///   renews the inbox subscription; `events` reports each state change (`NatsRelayEvent`).
+///   renews the inbox subscription; `events` reports each state change (`NatsRelayEvent`). A
+///   connection the servers refuse for good (the same authorisation error twice, a protocol
+///   error, the attempts run out) is closed by the client: `.closed`, whenever it happens, even
+///   during `init`.
 /// - The C handles live behind one lock and are released by `close()` (or when the connection is
 ///   released); the callback contexts outlive every callback the library can still make.
 public final class NatsRelayConnection: Sendable {
@@ -62,13 +65,19 @@ public final class NatsRelayConnection: Sendable {
         let inboxSink = InboxSink(continuation: messageContinuation, tally: tally, limits: ChunkReassembler.Limits(options))
 
         let (connection, connected) = try Self.connect(options, sink: connectionSink)
-        let subscription: OpaquePointer
+        let subscription: OpaquePointer?
         do throws(SyncKernelError) {
             subscription = try Self.subscribe(connection, to: inbox, sink: inboxSink)
         } catch {
-            // Destroying the connection posts the closed callback, which releases the context.
-            natsConnection_Destroy(connection)
-            throw error
+            guard error.code == .relayClosed else {
+                // Destroying the connection posts the closed callback, which releases the context.
+                natsConnection_Destroy(connection)
+                throw error
+            }
+            // The client closed the connection already (a server refused it for good): it is
+            // returned closed, as it would be had the refusal come a moment later.
+            inboxSink.finish()
+            subscription = nil
         }
         if connected {
             // The subscription reaches the server before anyone is told the inbox listens.
@@ -166,7 +175,8 @@ public final class NatsRelayConnection: Sendable {
     ///
     /// Throws `invalidSubject`; `relayPayloadTooLarge` beyond `maxMessageBytes`; `relayNotConnected`
     /// while the connection is not connected (the payload is dropped, not queued);
-    /// `relayPublishFailed` when the client refuses a chunk; `relayClosed` after `close()`.
+    /// `relayPublishFailed` when the client refuses a chunk; `relayClosed` after `close()` or once
+    /// the client closed the connection for good.
     /// Returns once the chunks are in the client's outgoing buffer, not when they arrive.
     public func publish(_ payload: [UInt8], to subject: String) throws(SyncKernelError) {
         try RelaySubject.validate(subject)
@@ -176,7 +186,9 @@ public final class NatsRelayConnection: Sendable {
         let messageID = UInt64.random(in: .min ... .max)
         try handles.withLock { handles throws(SyncKernelError) in
             guard let connection = handles.connection else { throw SyncKernelError(.relayClosed) }
-            guard natsConnection_Status(connection) == NATS_CONN_STATUS_CONNECTED else {
+            let state = natsConnection_Status(connection)
+            guard state != NATS_CONN_STATUS_CLOSED else { throw SyncKernelError(.relayClosed) }
+            guard state == NATS_CONN_STATUS_CONNECTED else {
                 tally.drop([.notConnected])
                 throw SyncKernelError(.relayNotConnected)
             }

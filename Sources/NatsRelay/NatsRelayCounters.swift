@@ -1,7 +1,8 @@
 /// What a relay connection has sent, received and dropped since it was created.
 ///
 /// Invariants: counters only grow; `publishedChunks >= published` (a payload is at least one
-/// chunk); every payload handed to `publish` is counted in `published` or under a drop reason;
+/// chunk); every payload `publish` takes (a valid subject, within the bounds, on a connection not
+/// closed) is counted in `published` or under a drop reason;
 /// every payload reassembled is counted in `received` before the consumer can see it, those
 /// the consumer's full buffer refused also under `receiveBufferFull`.
 public struct NatsRelayCounters: Sendable, Hashable {

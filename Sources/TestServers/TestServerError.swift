@@ -13,7 +13,7 @@ package enum TestServerError: Error, CustomStringConvertible {
     package var description: String {
         switch self {
         case .notInstalled(let program):
-            "\(program) is not installed: run `make test` (it installs \(program)), or scripts/ensure-packages.sh"
+            "\(program) is not installed: run `make test` (it installs \(program)), or scripts/ensure-packages.sh \(program)"
         case .launchFailed(let program, let reason):
             "could not launch \(program): \(reason)"
         case .notReady(let program, let log):

@@ -136,6 +136,23 @@ final class NatsRelayConnectionTests: XCTestCase {
         XCTAssertEqual(received.items, [[7]])
     }
 
+    func testAConnectionWhoseAttemptsRunOutEndsClosedWhenEverThatHappens() async throws {
+        let server = try await startNatsServer()
+        await server.stop()
+        for _ in 0..<5 {
+            let alice = try connect(server, inbox: "sk.test.alice") { $0.maxReconnectAttempts = 0 }
+            let events = Recorder(alice.events)
+            let closed = await events.wait(timeout: wait) { $0.contains(.closed) }
+            XCTAssertTrue(closed)
+            XCTAssertEqual(events.items, [.closed])
+            XCTAssertEqual(alice.status, .closed)
+            XCTAssertThrowsError(try alice.publish([1], to: "sk.test.bob")) {
+                XCTAssertEqual(($0 as? SyncKernelError)?.code, .relayClosed)
+            }
+            for await _ in alice.messages {}
+        }
+    }
+
     func testUserCredentialsAreSentToTheServer() async throws {
         let server = try await startNatsServer(config: "authorization { user: device, password: \"s3cret\" }\n")
         let alice = try connect(server, inbox: "sk.test.alice") {
