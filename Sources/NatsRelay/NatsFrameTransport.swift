@@ -41,6 +41,8 @@ public final class NatsFrameTransport: FrameTransport {
     /// Payloads received that were too short to name their sender.
     public var malformedPayloads: Int { malformed.withLock { $0 } }
 
+    /// Publishes this device's id and `frame` to `recipient`'s subject, or drops them (the
+    /// connection counts why) when the connection is away or refuses them.
     public func send(_ frame: [UInt8], kind: String, to recipient: DeviceID) async {
         do throws(SyncKernelError) {
             try connection.publish(device.publicKey + frame, to: try Self.subject(for: recipient, prefix: subjectPrefix))

@@ -135,4 +135,25 @@ final class ReplicaOverNatsTests: XCTestCase {
             XCTAssertEqual(try RelayDevice.notes(at: path(index)), expected, "device \(index)")
         }
     }
+
+    func testRejectPayloadsTooShortToNameASender() async throws {
+        let server = try await startNatsServer()
+        let events = Recorder<FleetEvent>()
+        let devices = try fleet(2, events: events) { _ in [server.url] }
+        let rogue = try NatsRelayConnection(options: NatsRelayOptions(servers: [server.url]), inbox: "sk.test.rogue")
+        addTeardownBlock { rogue.close() }
+        let inbox = try NatsFrameTransport.subject(for: devices[0].id)
+        let sibling = devices[1].id
+        try rogue.publish([UInt8](repeating: 7, count: 32), to: inbox)
+        // Same publisher, so it arrives after the short one: once it is refused, the short one was seen.
+        try rogue.publish(sibling.publicKey + [0xFF, 0x00], to: inbox)
+        let refused = await events.wait(timeout: convergence) { seen in
+            seen.contains { event in
+                guard event.device == 0, case .replica(.frameRefused(let from, _)) = event.kind else { return false }
+                return from == sibling
+            }
+        }
+        XCTAssertTrue(refused)
+        XCTAssertEqual(devices[0].transport.malformedPayloads, 1)
+    }
 }
