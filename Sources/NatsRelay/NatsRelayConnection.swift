@@ -168,6 +168,20 @@ public final class NatsRelayConnection: Sendable {
         }
     }
 
+    /// The URL of the server the connection is on now, nil while it is on none. Package-only: a
+    /// URL may carry credentials, so it is for tests (which node a device failed over to), not
+    /// for logs.
+    package var connectedServerURL: String? {
+        handles.withLock { handles in
+            guard let connection = handles.connection else { return nil }
+            var buffer = [CChar](repeating: 0, count: 1_024)
+            guard natsConnection_GetConnectedUrl(connection, &buffer, buffer.count) == NATS_OK, buffer[0] != 0 else {
+                return nil
+            }
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+    }
+
     /// What the connection sent, received and dropped so far.
     public var counters: NatsRelayCounters { tally.snapshot }
 

@@ -136,6 +136,32 @@ final class ReplicaOverNatsTests: XCTestCase {
         }
     }
 
+    func testADeviceFailsOverToAnotherNodeWhenItsNodeStops() async throws {
+        let cluster = try await startNatsCluster(nodes: 3)
+        let events = Recorder<FleetEvent>()
+        let devices = try fleet(2, events: events) { index in
+            index == 0 ? [cluster.nodes[0].url, cluster.nodes[1].url] : [cluster.nodes[2].url]
+        }
+        try await devices[0].writeNotes([1])
+        let first = await converged(devices, events: events)
+        XCTAssertTrue(first)
+        let url = try XCTUnwrap(devices[0].transport.connection.connectedServerURL)
+        let node = try XCTUnwrap(cluster.nodes.first { url.hasSuffix(":\($0.port)") })
+        await node.stop()
+        let movedOn = await events.wait(timeout: convergence) { seen in
+            seen.contains { $0.device == 0 && $0.isRelay(.reconnected) }
+        }
+        XCTAssertTrue(movedOn)
+        let now = try XCTUnwrap(devices[0].transport.connection.connectedServerURL)
+        XCTAssertFalse(now.hasSuffix(":\(node.port)"), "on another node")
+        try await devices[0].writeNotes([2])
+        try await devices[1].writeNotes([3])
+        let again = await converged(devices, events: events)
+        XCTAssertTrue(again)
+        for device in devices { await device.stop() }
+        for index in 0..<2 { XCTAssertEqual(try RelayDevice.notes(at: path(index)), [1, 2, 3], "device \(index)") }
+    }
+
     func testRejectPayloadsTooShortToNameASender() async throws {
         let server = try await startNatsServer()
         let events = Recorder<FleetEvent>()
