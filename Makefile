@@ -6,17 +6,17 @@ SOAK_ARGS ?= --fleets 1000
 # The soak's SQLite files go to memory where the machine has it: every commit's fsync otherwise
 # triples the run's wall time, and a soak crash is the process's, which committed pages survive.
 SOAK_DIR ?= $(wildcard /dev/shm)
-# Services `make test` starts before the tests and stops when it ends, declared by mk/*.mk fragments.
-TEST_SERVICES :=
-TEST_SERVICES_STOP :=
+# Programs the tests start themselves (servers on free loopback ports, stopped when each test
+# ends), declared by mk/*.mk fragments: `make test` installs them when missing.
+TEST_PACKAGES :=
 
 -include mk/*.mk
 
 .PHONY: run test deps build release bench bench-grid conformance-soak soak clean
 
-## deps: install the system libraries the package links (libsqlite3-dev, libsodium-dev) when missing.
+## deps: install the system libraries the package links (libsqlite3-dev, libsodium-dev, libnats-dev) when missing.
 deps:
-	@scripts/ensure-packages.sh libsqlite3-dev libsodium-dev
+	@scripts/ensure-packages.sh libsqlite3-dev libsodium-dev libnats-dev
 
 build: deps
 	$(SWIFT) build
@@ -28,12 +28,13 @@ release: deps
 run: release
 	$(SWIFT) run -c release --skip-build synckernel simulate $(SIM_ARGS)
 
-## test: build and run the whole test suite; the services it starts stop when it ends, pass or fail.
+## test: build and run the whole test suite. Each test starts the servers it needs and stops them
+## when it ends, pass or fail; scripts/run-tests.sh fails the run if any process the tests started
+## is still running after them (and stops it).
 test: deps
-	@trap '$(if $(TEST_SERVICES_STOP),$(MAKE) --no-print-directory $(TEST_SERVICES_STOP))' EXIT; \
-	$(if $(TEST_SERVICES),$(MAKE) --no-print-directory $(TEST_SERVICES),true) && \
-	$(SWIFT) build --build-tests && \
-	$(SWIFT) test --skip-build --disable-swift-testing
+	@$(if $(strip $(TEST_PACKAGES)),scripts/ensure-packages.sh $(TEST_PACKAGES),true)
+	$(SWIFT) build --build-tests
+	@scripts/run-tests.sh $(SWIFT) test --skip-build --disable-swift-testing
 
 ## bench: the earlier side-by-side comparisons in one release run: whole-bucket against listing responses in a
 ## 3-device fleet, maintained against rescanned digests (`synckernel bench --rows N --diff D` is the reconcile benchmark).

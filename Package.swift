@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SyncEnvelope", targets: ["SyncEnvelope"]),
         .library(name: "SyncKernelTestKit", targets: ["SyncKernelTestKit"]),
         .library(name: "CloudAnchor", targets: ["CloudAnchor"]),
+        .library(name: "NatsRelay", targets: ["NatsRelay"]),
         .executable(name: "synckernel", targets: ["synckernel"]),
     ],
     targets: [
@@ -24,6 +25,8 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
                        providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CNats", path: "Sources/CNats", pkgConfig: "libnats",
+                       providers: [.apt(["libnats-dev"])]),
         .target(name: "SQLiteStore", dependencies: ["CSQLite"], path: "Sources/SQLiteStore"),
         .target(name: "SyncKernel", dependencies: ["SQLiteStore", "CSodium"], path: "Sources/SyncKernel"),
         .target(name: "SyncKernelSimulator", dependencies: ["SyncKernel"], path: "Sources/SyncKernelSimulator"),
@@ -69,8 +72,12 @@ let package = Package(
         .testTarget(name: "SyncEnvelopeTests", dependencies: ["SyncEnvelope", "SyncKernel", "SyncKernelSimulator", "NotebookNamespace",
                                                                "CSodium"],
                     path: "Tests/SyncEnvelopeTests"),
-        .testTarget(name: "CloudAnchorTests", dependencies: ["CloudAnchor", "SyncKernel", "SyncKernelSimulator"],
+        .testTarget(name: "CloudAnchorTests", dependencies: ["CloudAnchor", "SyncKernel", "SyncKernelSimulator", "TestServers"],
                     path: "Tests/CloudAnchorTests"),
+        .target(name: "NatsRelay", dependencies: ["SyncKernel", "CNats"], path: "Sources/NatsRelay"),
+        .target(name: "TestServers", path: "Sources/TestServers"),
+        .testTarget(name: "NatsRelayTests", dependencies: ["NatsRelay", "SyncKernel", "NotebookNamespace", "TestServers"],
+                    path: "Tests/NatsRelayTests"),
     ],
     swiftLanguageModes: [.v6]
 )

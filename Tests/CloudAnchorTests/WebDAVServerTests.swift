@@ -3,7 +3,7 @@ import XCTest
 @testable import CloudAnchor
 
 /// The happy path and the guards against a real WebDAV server on loopback (rclone serve webdav,
-/// started by `make test`).
+/// which each test starts on a free port and stops when it ends).
 final class WebDAVServerTests: XCTestCase {
     private var directory: URL!
 
@@ -22,7 +22,7 @@ final class WebDAVServerTests: XCTestCase {
     }
 
     func testWebDAV_happyPathBacksUpNestedFilesProbesAndRestoresThem() async throws {
-        let server = try await WebDAVServer.running()
+        let server = try await WebDAVServer.running(for: self)
         let storage = server.storage(collection: collection())
         let source = directory.appendingPathComponent("source")
         try FileManager.default.createDirectory(at: source.appendingPathComponent("deep/er"), withIntermediateDirectories: true)
@@ -64,7 +64,7 @@ final class WebDAVServerTests: XCTestCase {
     }
 
     func testWebDAV_guardsStopRunsBeforeAnyWrite() async throws {
-        let server = try await WebDAVServer.running()
+        let server = try await WebDAVServer.running(for: self)
         let name = collection()
         let storage = server.storage(collection: name)
         let eight = (1...8).map { ("f\($0)", "\($0)") }
@@ -95,7 +95,7 @@ final class WebDAVServerTests: XCTestCase {
     }
 
     func testWebDAV_readOrDownloadOfAnAbsentPathIsNotFoundAndDeleteOfOneSucceeds() async throws {
-        let server = try await WebDAVServer.running()
+        let server = try await WebDAVServer.running(for: self)
         let storage = server.storage(collection: collection())
         _ = try await storage.writeBytes("present.txt", Data("x".utf8))
         do {
@@ -114,7 +114,7 @@ final class WebDAVServerTests: XCTestCase {
     }
 
     func testWebDAV_a401IsRetriedOnceThenAuthRevoked() async throws {
-        let server = try await WebDAVServer.running()
+        let server = try await WebDAVServer.running(for: self)
         let counting = CountingTransport(URLSessionTransport())
         let storage = server.storage(collection: collection(), password: "wrong", transport: counting)
         do {
@@ -127,7 +127,7 @@ final class WebDAVServerTests: XCTestCase {
     }
 
     func testWebDAV_aServerThatDoesNotAnswerIsOffline() async throws {
-        _ = try await WebDAVServer.running()
+        _ = try await WebDAVServer.running(for: self)
         let storage = WebDAVStorage(baseURL: try XCTUnwrap(URL(string: "http://127.0.0.1:9/backup/")))
         do {
             _ = try await storage.list()

@@ -22,6 +22,9 @@ final class ErrorCodeTests: XCTestCase {
         "SK407": "rowRejected",
         "SK501": "sqlite", "SK502": "corruptBookkeeping", "SK503": "storeClosed", "SK504": "rowFormatChanged",
         "SK505": "notAStore", "SK506": "foreignDatabase",
+        "SK601": "invalidRelayConfiguration", "SK602": "invalidSubject", "SK603": "relayConnectionFailed",
+        "SK604": "relayNotConnected", "SK605": "relayClosed", "SK606": "relayPayloadTooLarge",
+        "SK607": "relayPublishFailed",
     ]
 
     /// Shipped codes whose reason can no longer occur: never reused for another reason.
@@ -31,7 +34,7 @@ final class ErrorCodeTests: XCTestCase {
         XCTAssertEqual(Set(Code.all.map(\.rawValue)).count, Code.all.count, "no code string is used twice")
         XCTAssertEqual(Set(Code.all.map(\.name)).count, Code.all.count, "no name is used twice")
         for code in Code.all {
-            XCTAssertNotNil(code.rawValue.wholeMatch(of: #/SK[1-5][0-9][0-9]/#),
+            XCTAssertNotNil(code.rawValue.wholeMatch(of: #/SK[1-6][0-9][0-9]/#),
                             "\(code) is not SK, a layer digit and two digits")
         }
         XCTAssertEqual(Code.all.map(\.rawValue), Code.all.map(\.rawValue).sorted(), "all lists the codes in code order")
@@ -48,7 +51,7 @@ final class ErrorCodeTests: XCTestCase {
         }
         XCTAssertEqual(Set(current.keys).subtracting(Self.shipped.keys), [], "a new code is added to the shipped list")
         XCTAssertEqual(Code.truncatedInput.rawValue, "SK101")
-        XCTAssertEqual(Code.foreignDatabase, Code.all.last)
+        XCTAssertEqual(Code.relayPublishFailed, Code.all.last)
     }
 
     func testDescriptionsCarryTheCodeAndTheDetailOnly() {

@@ -4,10 +4,10 @@ extension SyncKernelError {
     ///
     /// Invariants: every code is one of the static members below (the initialiser is private, so
     /// no other module mints one) and is listed in `all`; code strings are unique, match
-    /// `SK[1-5][0-9][0-9]`, and never change or pass to another reason, so hosts may persist or
+    /// `SK[1-6][0-9][0-9]`, and never change or pass to another reason, so hosts may persist or
     /// match on them; the first digit names the layer (1 encoding, 2 digest, frames and their
     /// envelopes, 3 merge, clock and device identity (keys and their files included), 4
-    /// namespaces, 5 store). SK402 (a merge rule and a causal membership that
+    /// namespaces, 5 store, 6 relay). SK402 (a merge rule and a causal membership that
     /// disagreed) is retired: causal tracking is now read off the rule, so the mistake cannot be
     /// written; the code is never reused. `description` holds the code and the name only, never
     /// user data. A struct rather than an enum, so a release can add a code without breaking a
@@ -137,6 +137,29 @@ extension SyncKernelError {
         /// application id, or none and not the kernel's tables. Nothing was written to it.
         public static let foreignDatabase = Code("SK506", "foreignDatabase")
 
+        // MARK: Relay (6xx)
+
+        /// Relay options the client cannot use: no server, a bound out of range, or a server URL,
+        /// TLS file or credentials file the client library refuses. Nothing was connected.
+        public static let invalidRelayConfiguration = Code("SK601", "invalidRelayConfiguration")
+        /// A relay subject that is empty, longer than its bound, or holds whitespace, a wildcard
+        /// (`*`, `>`) or an empty token.
+        public static let invalidSubject = Code("SK602", "invalidSubject")
+        /// The relay client could not set up the connection or its inbox subscription (a server
+        /// that cannot be reached is not this: the client keeps trying it).
+        public static let relayConnectionFailed = Code("SK603", "relayConnectionFailed")
+        /// The relay connection is not connected now (it is connecting or reconnecting): nothing
+        /// was sent and nothing is kept for later.
+        public static let relayNotConnected = Code("SK604", "relayNotConnected")
+        /// The relay connection was closed: nothing more is sent or received on it.
+        public static let relayClosed = Code("SK605", "relayClosed")
+        /// A payload longer than the relay's message bound (or needing more chunks than it allows);
+        /// nothing of it was sent.
+        public static let relayPayloadTooLarge = Code("SK606", "relayPayloadTooLarge")
+        /// The relay client refused a publish (its buffer full, an I/O error); chunks of the
+        /// payload sent before it are dropped by the receiver when they expire.
+        public static let relayPublishFailed = Code("SK607", "relayPublishFailed")
+
         /// Every code, in code order.
         package static let all: [Code] = [
             truncatedInput, nonCanonicalEncoding, unsupportedEncoding, limitExceeded, trailingBytes, invalidText,
@@ -148,6 +171,8 @@ extension SyncKernelError {
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase,
+            invalidRelayConfiguration, invalidSubject, relayConnectionFailed, relayNotConnected, relayClosed,
+            relayPayloadTooLarge, relayPublishFailed,
         ]
     }
 }

@@ -1,39 +1,31 @@
 import Foundation
 import Synchronization
+import TestServers
 import XCTest
 @testable import CloudAnchor
 
-/// The WebDAV server `make test` starts (scripts/webdav-server.sh), as the tests reach it.
+/// A WebDAV server (`rclone serve webdav`) the test started on loopback, as the tests reach it.
 struct WebDAVServer {
     let url: URL
     let credentials: WebDAVStorage.Credentials
 
-    /// Reads `.build/cloudanchor-webdav/server`, failing the test with what to do when the
-    /// server is not there: these tests never skip.
-    static func running(file: StaticString = #filePath, line: UInt = #line) async throws -> WebDAVServer {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let info = root.appendingPathComponent(".build/cloudanchor-webdav/server")
-        let message = "No WebDAV test server: run `make test` (or scripts/webdav-server.sh) to start rclone serve webdav"
-        guard let text = try? String(contentsOf: info, encoding: .utf8) else {
-            XCTFail(message, file: file, line: line)
+    /// Starts a server for `testCase` on a free loopback port, stopped when the test ends (pass
+    /// or fail). A missing `rclone` fails the test with what to do: these tests never skip.
+    static func running(for testCase: XCTestCase, file: StaticString = #filePath,
+                        line: UInt = #line) async throws -> WebDAVServer {
+        let process: WebDAVServerProcess
+        do {
+            process = try await WebDAVServerProcess.start()
+        } catch {
+            XCTFail("No WebDAV test server: \(error)", file: file, line: line)
             throw CloudError.offline
         }
-        var fields: [String: String] = [:]
-        for row in text.split(separator: "\n") {
-            let parts = row.split(separator: "=", maxSplits: 1).map(String.init)
-            if parts.count == 2 { fields[parts[0]] = parts[1] }
-        }
-        guard let address = fields["url"], let url = URL(string: address), let user = fields["user"],
-              let password = fields["password"] else {
-            XCTFail(message, file: file, line: line)
-            throw CloudError.offline
-        }
-        let server = WebDAVServer(url: url, credentials: .init(user: user, password: password))
+        testCase.addTeardownBlock { await process.stop() }
+        let server = WebDAVServer(url: process.url, credentials: .init(user: process.user, password: process.password))
         do {
             _ = try await server.storage(collection: "").list()
         } catch CloudError.offline {
-            XCTFail("\(message) (nothing answers at \(url))", file: file, line: line)
+            XCTFail("rclone serve webdav started but nothing answers at \(process.url)", file: file, line: line)
             throw CloudError.offline
         }
         return server

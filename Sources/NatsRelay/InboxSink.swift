@@ -1,0 +1,41 @@
+import Synchronization
+
+/// What the client library's message handler for the inbox subscription reaches: it joins chunks
+/// and hands whole payloads to the consumer's stream.
+///
+/// Invariants: each received NATS message is counted as a chunk, each whole payload as received
+/// (before the consumer can see it), and also under `receiveBufferFull` when the consumer's
+/// buffer was full; the stream finishes once, when the library reports the
+/// subscription complete (closed, its handler returned for the last time). The connection hands
+/// the library one retained reference for the handler and that completion callback; the
+/// completion callback releases it.
+final class InboxSink: Sendable {
+    private let continuation: AsyncStream<[UInt8]>.Continuation
+    private let tally: RelayTally
+    private let reassembler: Mutex<ChunkReassembler>
+    private let origin = ContinuousClock.now
+
+    /// A sink yielding into `continuation`, joining chunks within `limits`.
+    init(continuation: AsyncStream<[UInt8]>.Continuation, tally: RelayTally, limits: ChunkReassembler.Limits) {
+        self.continuation = continuation
+        self.tally = tally
+        reassembler = Mutex(ChunkReassembler(limits: limits))
+    }
+
+    /// Takes one NATS message of the inbox.
+    func receive(_ message: [UInt8]) {
+        let elapsed = ContinuousClock.now - origin
+        let now = elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        let (payload, drops) = reassembler.withLock { $0.accept(message, now: now) }
+        tally.update { $0.receivedChunks += 1 }
+        tally.drop(drops)
+        guard let payload else { return }
+        tally.update { $0.received += 1 }
+        if case .dropped = continuation.yield(payload) { tally.drop([.receiveBufferFull]) }
+    }
+
+    /// The subscription is done: no more messages.
+    func finish() {
+        continuation.finish()
+    }
+}

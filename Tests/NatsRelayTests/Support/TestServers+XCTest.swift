@@ -1,0 +1,31 @@
+import TestServers
+import XCTest
+
+extension XCTestCase {
+    /// Starts a `nats-server` for this test on a free loopback port, stopped when the test ends
+    /// (pass or fail). A missing `nats-server` fails the test with what to do: these tests never skip.
+    func startNatsServer(config: String? = nil, file: StaticString = #filePath,
+                         line: UInt = #line) async throws -> NatsServerProcess {
+        do {
+            let server = try await NatsServerProcess.start(config: config)
+            addTeardownBlock { await server.stop() }
+            return server
+        } catch {
+            XCTFail("\(error)", file: file, line: line)
+            throw error
+        }
+    }
+
+    /// Starts a NATS cluster of `count` loopback nodes for this test, fully routed, stopped when
+    /// the test ends.
+    func startNatsCluster(nodes count: Int, file: StaticString = #filePath, line: UInt = #line) async throws -> NatsCluster {
+        do {
+            let cluster = try await NatsCluster.start(nodes: count)
+            addTeardownBlock { await cluster.stop() }
+            return cluster
+        } catch {
+            XCTFail("\(error)", file: file, line: line)
+            throw error
+        }
+    }
+}
