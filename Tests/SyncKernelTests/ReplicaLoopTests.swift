@@ -114,6 +114,31 @@ final class ReplicaLoopTests: XCTestCase {
         XCTAssertLessThanOrEqual(during.count, 2, "the pair backs off")
     }
 
+    /// An announcement due while the guard backs off a sibling waits for the back-off to end: the
+    /// replica's next deadline is always later than a tick at it (a deadline that stayed due spun
+    /// the host's loop at one instant).
+    func testAnAnnouncementDuringAStormBackOffWaitsAndNeverLeavesADeadlineDue() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2, namespaces: [StormyNamespace.self])
+        for index in 0..<2 {
+            try fleet.write(on: index, StormyNamespace.self) { tx throws(SyncKernelError) in
+                try tx.save(.init(id: "s", seenOnDevice: "device-\(index)"))
+            }
+        }
+        fleet.run(until: 10_000)
+        let trip = try XCTUnwrap(fleet.events.first { if case .stormSuspected = $0.event { return true } else { return false } })
+        let replica = try XCTUnwrap(fleet.replicas.first { $0.device == trip.device })
+        let now = fleet.now
+        replica.announce()
+        _ = replica.drainActions()
+        for step in 0..<3 {
+            replica.tick(now: now)
+            _ = replica.drainActions()
+            let deadline = try XCTUnwrap(replica.nextDeadline, "step \(step)")
+            XCTAssertGreaterThan(deadline, now, "step \(step): nothing may stay due after a tick")
+        }
+    }
+
     func testWrongSchemaFramesAreRefusedSurfacedAndWriteNothing() throws {
         let world = try TestWorld()
         let fleet = try world.fleet(2)
