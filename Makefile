@@ -8,7 +8,7 @@ TEST_SERVICES_STOP :=
 
 -include mk/*.mk
 
-.PHONY: run test deps build release bench bench-grid conformance-soak clean
+.PHONY: run test deps build release bench bench-grid conformance-soak storm-sweep clean
 
 ## deps: install the system libraries the package links (libsqlite3-dev, libsodium-dev) when missing.
 deps:
@@ -45,6 +45,12 @@ bench-grid: release
 conformance-soak: deps
 	$(SWIFT) build --build-tests
 	SYNCKERNEL_CONFORMANCE_SEEDS=40 $(SWIFT) test --skip-build --disable-swift-testing --filter "NamespaceConformanceTests|WorkedExampleTests"
+
+## storm-sweep: converging fleets over every namespace (10 seeds x 0/30/80/150 ms, 400 writes over 20 s, loss and
+## duplication) must never trip the storm guard; prints fleets and trips per latency (about 10 minutes).
+storm-sweep: deps
+	$(SWIFT) build --build-tests
+	SYNCKERNEL_STORM_SWEEP_SEEDS=10 $(SWIFT) test --skip-build --disable-swift-testing --filter StormSweepTests
 
 clean:
 	rm -rf .build

@@ -7,7 +7,8 @@ import SyncKernelSimulator
 ///
 /// The run: device 0 creates the shared rows and its store file is copied to every other device
 /// (the way a new device absorbs a snapshot); then the differences are spread over the devices
-/// during the first second, the last device's wall clock running `clockSkewSeconds` ahead; then
+/// during the first `writeSpanMillis` (a second by default) while the loop runs, the last device's
+/// wall clock running `clockSkewSeconds` ahead; then
 /// the loop runs over the in-process relay. The classic run drives the notebook with edits,
 /// inserts, deletes and concurrent edit pairs; `namespaces` selects a mixed run over any of the
 /// thirteen namespaces. Invariant: deterministic for a given configuration.
@@ -60,7 +61,8 @@ public enum FleetSimulation {
             return NotebookWorkload.epoch.addingTimeInterval(TimeInterval(fleet.now / 1000 + skew))
         }
         if workloads.isEmpty {
-            for step in notebook.differences(count: config.differences, devices: config.devices, existing: sharedNotes) {
+            for step in notebook.differences(count: config.differences, devices: config.devices, existing: sharedNotes,
+                                                        spanMillis: config.writeSpanMillis) {
                 fleet.run(until: step.atMillis)
                 let clock = wallClock(step.device)
                 try fleet.write(on: step.device, NotebookNamespace.self) { tx throws(SyncKernelError) in
@@ -69,7 +71,7 @@ public enum FleetSimulation {
             }
         } else {
             for index in 0..<config.differences {
-                fleet.run(until: Int64(index) * 1000 / Int64(max(config.differences, 1)))
+                fleet.run(until: Int64(index) * config.writeSpanMillis / Int64(max(config.differences, 1)))
                 let device = Int(random.next() % UInt64(config.devices))
                 try workloads[index % workloads.count].change(fleet, device, &random, wallClock(device))
             }
