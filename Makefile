@@ -47,7 +47,7 @@ conformance-soak: deps
 	SYNCKERNEL_CONFORMANCE_SEEDS=40 $(SWIFT) test --skip-build --disable-swift-testing --filter "NamespaceConformanceTests|WorkedExampleTests"
 
 ## storm-sweep: converging fleets over every namespace (10 seeds x 0/30/80/150 ms, 400 writes over 20 s, loss and
-## duplication) must never trip the storm guard; prints fleets and trips per latency (about 10 minutes).
+## duplication) must never trip the storm guard; prints fleets and trips per latency (about 3 minutes).
 storm-sweep: deps
 	$(SWIFT) build --build-tests
 	SYNCKERNEL_STORM_SWEEP_SEEDS=10 $(SWIFT) test --skip-build --disable-swift-testing --filter StormSweepTests

@@ -7,11 +7,11 @@ import SyncKernelSimulator
 ///
 /// The run: device 0 creates the shared rows and its store file is copied to every other device
 /// (the way a new device absorbs a snapshot); then the differences are spread over the devices
-/// during the first `writeSpanMillis` (a second by default) while the loop runs, the last device's
-/// wall clock running `clockSkewSeconds` ahead; then
-/// the loop runs over the in-process relay. The classic run drives the notebook with edits,
-/// inserts, deletes and concurrent edit pairs; `namespaces` selects a mixed run over any of the
-/// thirteen namespaces. Invariant: deterministic for a given configuration.
+/// during the first `writeSpanMillis` (a second by default), the last device's wall clock running
+/// `clockSkewSeconds` ahead, while the loop runs over the in-process relay; then the loop runs until
+/// nothing is left to do or `limitMillis`. The classic run drives the notebook with edits, inserts,
+/// deletes and concurrent edit pairs; `namespaces` selects a mixed run over any of the thirteen
+/// namespaces. Invariant: deterministic for a given configuration.
 public enum FleetSimulation {
     /// Runs one simulation.
     public static func run(_ config: SimulationConfig) throws -> SimulationReport {
@@ -61,8 +61,9 @@ public enum FleetSimulation {
             return NotebookWorkload.epoch.addingTimeInterval(TimeInterval(fleet.now / 1000 + skew))
         }
         if workloads.isEmpty {
-            for step in notebook.differences(count: config.differences, devices: config.devices, existing: sharedNotes,
-                                                        spanMillis: config.writeSpanMillis) {
+            let steps = notebook.differences(count: config.differences, devices: config.devices, existing: sharedNotes,
+                                             spanMillis: config.writeSpanMillis)
+            for step in steps {
                 fleet.run(until: step.atMillis)
                 let clock = wallClock(step.device)
                 try fleet.write(on: step.device, NotebookNamespace.self) { tx throws(SyncKernelError) in

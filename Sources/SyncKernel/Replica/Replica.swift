@@ -220,7 +220,8 @@ public final class Replica {
     /// Sends the frames `make` builds for a sibling's request, or reports why it could not. A
     /// response that ships rows is a push, noted until the sibling's next digest (after a ship-back
     /// the sibling's digest, sent once it applied the rows, settles the round) and by the storm
-    /// guard (rows went to the sibling).
+    /// guard (rows went to the sibling); a request sent on as the next step of the exchange is
+    /// noted by the guard too, which matches the sibling's answers to it.
     private func answer(from sender: DeviceID, namespace: String, now: Int64,
                         _ make: () throws(SyncKernelError) -> [SyncFrame.Body]) {
         do {
