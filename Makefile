@@ -12,7 +12,7 @@ TEST_PACKAGES :=
 
 -include mk/*.mk
 
-.PHONY: run test deps build release bench bench-grid conformance-soak soak clean
+.PHONY: run test deps build release bench bench-grid conformance-soak soak storm-sweep clean
 
 ## deps: install the system libraries the package links (libsqlite3-dev, libsodium-dev, libnats-dev) when missing.
 deps:
@@ -57,6 +57,12 @@ conformance-soak: deps
 soak: release
 	$(SWIFT) run -c release --skip-build synckernel soak $(if $(SOAK_DIR),--directory $(SOAK_DIR)) \
 		$(if $(SEED),--seed $(SEED),$(SOAK_ARGS))
+
+## storm-sweep: converging fleets over every namespace (10 seeds x 0/30/80/150 ms, 400 writes over 20 s, loss and
+## duplication) must never trip the storm guard; prints fleets and trips per latency (about 3 minutes).
+storm-sweep: deps
+	$(SWIFT) build --build-tests
+	SYNCKERNEL_STORM_SWEEP_SEEDS=10 $(SWIFT) test --skip-build --disable-swift-testing --filter StormSweepTests
 
 clean:
 	rm -rf .build

@@ -7,11 +7,12 @@ import SyncKernelSimulator
 ///
 /// The run: device 0 creates the shared rows and its store file is copied to every other device
 /// (the way a new device absorbs a snapshot, so each copy takes a fresh device epoch, its nonce
-/// drawn from the seed); then the differences are spread over the devices
-/// during the first second, the last device's wall clock running `clockSkewSeconds` ahead; then
-/// the loop runs over the in-process relay. The classic run drives the notebook with edits,
-/// inserts, deletes and concurrent edit pairs; `namespaces` selects a mixed run over any of the
-/// thirteen namespaces. Invariant: deterministic for a given configuration.
+/// drawn from the seed); then the differences are spread over the devices during the first
+/// `writeSpanMillis` (a second by default), the last device's wall clock running
+/// `clockSkewSeconds` ahead, while the loop runs over the in-process relay; then the loop runs until
+/// nothing is left to do or `limitMillis`. The classic run drives the notebook with edits, inserts,
+/// deletes and concurrent edit pairs; `namespaces` selects a mixed run over any of the thirteen
+/// namespaces. Invariant: deterministic for a given configuration.
 public enum FleetSimulation {
     /// The thirteen standard namespaces, in name order (what `synckernel check` opens a store with).
     public static var standardNamespaces: [any SyncNamespace.Type] {
@@ -67,7 +68,9 @@ public enum FleetSimulation {
             return NotebookWorkload.epoch.addingTimeInterval(TimeInterval(fleet.now / 1000 + skew))
         }
         if workloads.isEmpty {
-            for step in notebook.differences(count: config.differences, devices: config.devices, existing: sharedNotes) {
+            let steps = notebook.differences(count: config.differences, devices: config.devices, existing: sharedNotes,
+                                             spanMillis: config.writeSpanMillis)
+            for step in steps {
                 fleet.run(until: step.atMillis)
                 let clock = wallClock(step.device)
                 try fleet.write(on: step.device, NotebookNamespace.self) { tx throws(SyncKernelError) in
@@ -76,7 +79,7 @@ public enum FleetSimulation {
             }
         } else {
             for index in 0..<config.differences {
-                fleet.run(until: Int64(index) * 1000 / Int64(max(config.differences, 1)))
+                fleet.run(until: Int64(index) * config.writeSpanMillis / Int64(max(config.differences, 1)))
                 let device = Int(random.next() % UInt64(config.devices))
                 try workloads[index % workloads.count].change(fleet, device, &random, wallClock(device))
             }

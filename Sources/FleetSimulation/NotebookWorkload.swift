@@ -56,8 +56,9 @@ struct NotebookWorkload {
         }
     }
 
-    /// `count` changes spread over the first second: edits, inserts, deletes and concurrent edit pairs.
-    mutating func differences(count: Int, devices: Int, existing: [[UInt8]]) -> [Step] {
+    /// `count` changes spread evenly over the first `spanMillis`: edits, inserts, deletes and
+    /// concurrent edit pairs.
+    mutating func differences(count: Int, devices: Int, existing: [[UInt8]], spanMillis: Int64) -> [Step] {
         var steps: [Step] = []
         var untouched = existing
         func takeRow(_ random: inout SeededGenerator) -> [UInt8]? {
@@ -65,7 +66,7 @@ struct NotebookWorkload {
             return untouched.remove(at: Int(random.next() % UInt64(untouched.count)))
         }
         while steps.count < count {
-            let at = Int64(steps.count) * 1000 / Int64(max(count, 1))
+            let at = Int64(steps.count) * spanMillis / Int64(max(count, 1))
             let device = Int(random.next() % UInt64(devices))
             let roll = random.next() % 100
             if roll < 20, count - steps.count >= 2, let id = takeRow(&random) {

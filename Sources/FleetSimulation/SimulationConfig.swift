@@ -12,6 +12,9 @@ public struct SimulationConfig: Sendable, Hashable {
     public var rows = 20_000
     /// Differences made after the start: edits, inserts, deletes and concurrent edits.
     public var differences = 100
+    /// The virtual milliseconds the differences are spread over, evenly from the start: writes
+    /// keep arriving while the fleet reconciles for this long.
+    public var writeSpanMillis: Int64 = 1_000
     /// Relay conditions (latency, loss, duplication, reordering).
     public var conditions = RelayConditions()
     /// The reconcile frames every device speaks (`.spec` is the reconciling-by-digest spec only).

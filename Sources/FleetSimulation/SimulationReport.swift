@@ -67,7 +67,8 @@ public struct SimulationReport: Sendable {
         let object: [String: Any] = [
             "converged": converged, "rounds": rounds, "bytes": bytes, "frames": frames,
             "virtual_ms": virtualMillis, "devices": config.devices, "rows": config.rows,
-            "diff": config.differences, "latency_ms": config.conditions.latencyMillis, "seed": config.seed,
+            "diff": config.differences, "write_span_ms": config.writeSpanMillis,
+            "latency_ms": config.conditions.latencyMillis, "seed": config.seed,
             "frames_by_kind": framesByKind, "bytes_by_kind": bytesByKind, "storms": storms, "refusals": refusals,
             "rows_per_device": rowsPerDevice, "wall_ms": wallMillis,
             "namespaces": Dictionary(uniqueKeysWithValues: namespaces.map { ($0.name, ["rows": $0.rows, "bytes": $0.bytes]) }),
@@ -80,8 +81,8 @@ public struct SimulationReport: Sendable {
     /// A human-readable summary.
     public func text() -> String {
         var lines = [
-            "fleet: \(config.devices) devices, \(config.rows) rows, \(config.differences) differences, "
-                + "\(config.conditions.latencyMillis) ms latency, seed \(config.seed)",
+            "fleet: \(config.devices) devices, \(config.rows) rows, \(config.differences) differences "
+                + "over \(config.writeSpanMillis) ms, \(config.conditions.latencyMillis) ms latency, seed \(config.seed)",
             "converged: \(converged ? "yes, every root matches" : "NO")",
             "rounds: \(rounds)",
             "frames: \(frames)  bytes: \(bytes)",

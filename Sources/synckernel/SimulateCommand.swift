@@ -11,7 +11,7 @@ enum SimulateCommand {
         do {
             let options = try OptionParser(arguments,
                                            options: ["devices", "rows", "diff", "latency-ms", "seed", "loss",
-                                                     "duplicate", "jitter-ms", "skew-s", "limit-ms", "namespaces"],
+                                                     "duplicate", "jitter-ms", "skew-s", "limit-ms", "namespaces", "write-span-ms"],
                                            flags: ["json"])
             config.devices = try options.int("devices", default: 3, range: 2...16)
             config.rows = try options.int("rows", default: 20_000, range: 0...2_000_000)
@@ -23,6 +23,7 @@ enum SimulateCommand {
             config.conditions.reorderJitterMillis = Int64(try options.int("jitter-ms", default: 0, range: 0...60_000))
             config.clockSkewSeconds = Int64(try options.int("skew-s", default: 420, range: -86_400...86_400))
             config.limitMillis = Int64(try options.int("limit-ms", default: 600_000, range: 1...86_400_000))
+            config.writeSpanMillis = Int64(try options.int("write-span-ms", default: 1_000, range: 0...86_400_000))
             config.namespaces = options.values["namespaces"].map { $0.split(separator: ",").map(String.init) } ?? []
             json = options.flags.contains("json")
         } catch {

@@ -202,6 +202,11 @@ final class RestoredStoreTests: XCTestCase {
             time += 20_000
             fleet.run(until: time)
             XCTAssertNotNil(fleet.convergedAt, "seed \(seed): the fleet converged")
+            for index in 0..<3 {
+                for case .stormSuspected(let peer, _, _) in fleet.events(of: index) {
+                    XCTFail("seed \(seed): device \(index) suspected a storm with \(peer) (a stale change mark after a restore is not a storm)")
+                }
+            }
         }
         func edit(on index: Int, step: Int) throws {
             let id = "k\(random.next() % 6)"

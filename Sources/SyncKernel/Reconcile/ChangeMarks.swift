@@ -6,6 +6,10 @@
 /// were equal then; every item added or removed since on either side moved a counter, so the
 /// symmetric difference now holds at most (mine now - mine then) + (theirs now - theirs then)
 /// items. A counter that went backwards (a store rebuilt or restored) makes the bound unknown.
+/// A mark is also a claim that the peer still holds what it held then, unless it changed it
+/// since; a peer whose store went back in time breaks that claim, so a mark is dropped when the
+/// peer's counter goes backwards (`forgetRolledBack`) or when the peer turns out to lack a version
+/// it should hold (`forget`).
 package struct ChangeMarks: Sendable {
     /// Counters at the last equal roots, by namespace.
     private var marks: [String: (mine: UInt64, theirs: UInt64)] = [:]
@@ -22,6 +26,21 @@ package struct ChangeMarks: Sendable {
             guard let position = index[name] else { continue }
             marks[name] = (mine[position], theirs[position])
         }
+    }
+
+    /// Drops the mark of every namespace whose peer counter in `theirs` is below the one
+    /// recorded: the peer's store went back in time (restored, rebuilt), so it no longer holds
+    /// every version it held at the mark.
+    package mutating func forgetRolledBack(names: [String], theirs: [UInt64]) {
+        guard theirs.count == names.count else { return }
+        for (name, counter) in zip(names, theirs) where marks[name].map({ counter < $0.theirs }) == true {
+            marks[name] = nil
+        }
+    }
+
+    /// Drops the mark of `namespace`: the peer lacks a version the mark said it held.
+    package mutating func forget(_ namespace: String) {
+        marks[namespace] = nil
     }
 
     /// This device's own change counter at the last equal roots of `namespace`, nil when unknown.

@@ -1,14 +1,16 @@
 /// The convergence loop's timings, in milliseconds of the host's clock (real or virtual).
 ///
 /// Invariant: the defaults are the spec's figures: a 400 ms debounce for local writes; the storm
-/// guard trips on more than 8 rounds with one sibling inside 10 s and backs off for 30 s.
+/// guard trips on more than 8 rounds without progress with one sibling inside 10 s (rounds of one
+/// namespace whose pair of roots was already seen in the window, see `Replica`) and backs off
+/// for 30 s.
 public struct LoopTiming: Sendable, Hashable {
     /// Coalescing window between a local write and the digest broadcast.
     public var debounceMillis: Int64 = 400
-    /// Rounds without progress with one sibling allowed inside `stormWindowMillis` before the guard trips.
+    /// Rounds without progress of one namespace with one sibling allowed inside
+    /// `stormWindowMillis` before the guard trips (a round makes progress when it reaches a pair of
+    /// roots, ours and the sibling's, not seen in the window).
     public var stormRoundLimit = 8
-    /// Rounds with one sibling allowed inside the window whatever they changed (flip-flop bound).
-    public var stormTotalRoundLimit = 64
     /// How long a sent `reconcile_req` blocks another for the same sibling and namespace while
     /// its response (or the silence of a responder with nothing to give) is awaited.
     public var requestTimeoutMillis: Int64 = 1_500

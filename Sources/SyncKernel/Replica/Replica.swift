@@ -29,8 +29,22 @@
 ///   doubling delay, so a lost frame delays convergence but never stops it.
 /// - At most one `reconcile_req` per sibling and namespace is in flight (until its response or
 ///   `requestTimeoutMillis`), so overlapping digests cannot multiply rounds.
-/// - More than `stormRoundLimit` rounds without progress with one sibling inside the window backs off and reports
-///   the divergent namespaces.
+/// - Storm guard, per sibling and namespace (`StormGuard`): a round is a request started for a
+///   divergent namespace, and its pair is (our root, the sibling's root) of that namespace in the
+///   digests compared. A round makes progress when its pair was not the pair of an earlier round
+///   inside `stormWindowMillis`: a local write on either side or a write received from any device
+///   moves a root, so writes still arriving are never a storm. A round makes none when its pair
+///   was seen, rows (or delete versions) of the namespace went both ways with the sibling since
+///   the previous round, and the sibling answered a request sent since the last round that
+///   counted: the pair stayed (a hashed field the merge cannot converge) or came back (a merge
+///   that flips a row between states) a round trip later. Any other round is neutral (it
+///   overlapped a request in flight, acted on a digest older than our rows, lost a frame, pulled
+///   one way only). The round that makes a namespace's rounds without progress since its last
+///   progress, inside the window, exceed `stormRoundLimit` sends no request: the pair backs off
+///   for `stormBackoffMillis` (the sibling's digests are recorded but start no round, no
+///   broadcast, re-advertisement or post-apply digest goes to it, its requests are still
+///   answered) and `stormSuspected` names exactly the namespaces over the limit; when the back-off
+///   ends the guard counts afresh and the replica re-advertises.
 /// - Rows the store quarantined are reported after the step that found them (those found at
 ///   open, from the first `drainActions()`); when a step quarantined a row, the digest moved and
 ///   a broadcast is scheduled, so siblings send their copies back.
@@ -230,7 +244,7 @@ public final class Replica {
             peers[sender]?.announceAt = nil
             handleDigest(digest, probe: probe, changes: changes, from: sender, now: now)
         case .reconcileRequest(let request):
-            answer(from: sender, namespace: request.namespace) { () throws(SyncKernelError) in
+            answer(from: sender, namespace: request.namespace, now: now) { () throws(SyncKernelError) in
                 try store.respond(to: request).map { .reconcileResponse($0) }
             }
         case .reconcileResponse(let response):
@@ -238,7 +252,7 @@ public final class Replica {
         case .sketch(let request):
             guard mode == .sketch else { return refuseUnknownKind(from: sender) }
             peers[sender]?.awaiting[request.namespace] = nil
-            answer(from: sender, namespace: request.namespace) { () throws(SyncKernelError) in
+            answer(from: sender, namespace: request.namespace, now: now) { () throws(SyncKernelError) in
                 switch try store.answer(request, mark: peers[sender]?.marks.myCounter(at: request.namespace)) {
                 case .responses(let responses): return responses.map { .reconcileResponse($0) }
                 case .sketch(let larger): return [.sketch(larger)]
@@ -249,7 +263,7 @@ public final class Replica {
         case .rangeCompare(let compare):
             guard mode == .sketch else { return refuseUnknownKind(from: sender) }
             peers[sender]?.awaiting[compare.namespace] = nil
-            answer(from: sender, namespace: compare.namespace) { () throws(SyncKernelError) in
+            answer(from: sender, namespace: compare.namespace, now: now) { () throws(SyncKernelError) in
                 let (responses, next) = try store.answer(compare)
                 return responses.map { .reconcileResponse($0) } + (next.map { [.rangeCompare($0)] } ?? [])
             }
@@ -257,14 +271,26 @@ public final class Replica {
     }
 
     /// Sends the frames `make` builds for a sibling's request, or reports why it could not. A
-    /// response that ships rows is a push: the sibling's next digest, if it moved, counts as
-    /// progress of the round (the storm guard must not mistake giving for stalling).
-    private func answer(from sender: DeviceID, namespace: String,
+    /// response that ships rows is a push, noted until the sibling's next digest (after a ship-back
+    /// the sibling's digest, sent once it applied the rows, settles the round) and by the storm
+    /// guard (rows went to the sibling); a request sent on as the next step of the exchange is
+    /// noted by the guard too, which matches the sibling's answers to it.
+    private func answer(from sender: DeviceID, namespace: String, now: Int64,
                         _ make: () throws(SyncKernelError) -> [SyncFrame.Body]) {
         do {
             for body in try make() {
-                if case .reconcileResponse(let response) = body, !response.rows.isEmpty || !response.tombstones.isEmpty {
+                switch body {
+                case .reconcileResponse(let response) where !response.rows.isEmpty || !response.tombstones.isEmpty:
                     peers[sender]?.pushedSinceDigest = true
+                    peers[sender]?.storm.recordShipped(response.namespace)
+                case .sketch(let request):
+                    peers[sender]?.storm.recordRequest(request.namespace, at: now, timing: timing)
+                case .rangeCompare(let compare):
+                    peers[sender]?.storm.recordRequest(compare.namespace, at: now, timing: timing)
+                case .reconcileRequest(let request):
+                    peers[sender]?.storm.recordRequest(request.namespace, at: now, timing: timing)
+                default:
+                    break
                 }
                 send(body, to: sender)
             }
@@ -322,7 +348,6 @@ public final class Replica {
             report(.frameRefused(from: sender, error: error))
             return
         }
-        if peer.pushedSinceDigest, bytes != peer.lastDigestSeen { peer.storm.recordProgress() }
         peer.pushedSinceDigest = false
         peer.lastDigestSeen = bytes
         peer.retryDelay = timing.retryMillis
@@ -330,6 +355,7 @@ public final class Replica {
         let names = store.namespaces.names
         let counters = store.changeCounters()
         if theirs.layout == .setHash {
+            peer.marks.forgetRolledBack(names: names, theirs: changes)
             peer.marks.record(equal: names.filter { !divergent.contains($0) }, names: names, mine: counters, theirs: changes)
         }
         guard !divergent.isEmpty else {
@@ -346,8 +372,9 @@ public final class Replica {
         peer.awaiting = peer.awaiting.filter { divergent.contains($0.key) && $0.value > now }
         let toPull = divergent.filter { peer.awaiting[$0] == nil }
         guard !toPull.isEmpty, !peer.storm.isBackingOff(at: now) else { return }
-        if peer.storm.recordRound(at: now, timing: timing) {
-            report(.stormSuspected(peer: sender, namespaces: divergent, backoffUntil: now + timing.stormBackoffMillis))
+        let storming = peer.storm.recordRound(at: now, namespaces: toPull, mine: mine, theirs: theirs, timing: timing)
+        guard storming.isEmpty else {
+            report(.stormSuspected(peer: sender, namespaces: storming, backoffUntil: now + timing.stormBackoffMillis))
             peer.retryAt = nil
             return
         }
@@ -371,10 +398,15 @@ public final class Replica {
 
     private func handleResponse(_ response: ReconcileResponse, from sender: DeviceID, now: Int64) {
         peers[sender]?.awaiting[response.namespace] = nil
+        if store.namespaces.names.contains(response.namespace) {
+            if !response.rows.isEmpty || !response.tombstones.isEmpty { peers[sender]?.storm.recordReceived(response.namespace) }
+            if !response.isFinal { peers[sender]?.storm.recordAnswer(response.namespace, at: now, timing: timing) }
+        }
         var shipBack: [[UInt8]] = []
         do {
             let outcome = try store.apply(response)
             if mode == .sketch, peers[sender]?.speaksSketch == true, !response.isFinal { shipBack = outcome.keysToShipBack }
+            if response.isFinal, !outcome.keysToShipBack.isEmpty { peers[sender]?.marks.forget(response.namespace) }
             report(.applied(peer: sender, outcome: outcome))
             if let change = outcome.epochChange {
                 report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: sender))
@@ -383,14 +415,13 @@ public final class Replica {
                 report(.versionsCollided(peer: sender, namespace: outcome.namespace, keys: outcome.collidedKeys))
             }
             if outcome.digestChanged {
-                peers[sender]?.storm.recordProgress()
                 markStateDirty(now: now)
             }
         } catch {
             report(.applyFailed(peer: sender, namespace: response.namespace, error: error))
         }
         if !shipBack.isEmpty {
-            answer(from: sender, namespace: response.namespace) { () throws(SyncKernelError) in
+            answer(from: sender, namespace: response.namespace, now: now) { () throws(SyncKernelError) in
                 try store.respond(toKeys: shipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
             }
             if peers[sender]?.pushedSinceDigest == true { return }

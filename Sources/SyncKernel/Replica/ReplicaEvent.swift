@@ -16,7 +16,9 @@ public enum ReplicaEvent: Sendable, Hashable {
     /// A sibling speaks another schema (namespace set or leaf encoding): no reconcile with it
     /// until one side updates. Reported once per sibling and remote schema.
     case peerSchemaMismatch(peer: DeviceID, local: SchemaFingerprint, remote: SchemaFingerprint)
-    /// The storm guard tripped with `peer`: these namespaces kept diverging after reconciling.
+    /// The storm guard tripped with `peer`: these namespaces kept diverging after reconciling
+    /// (more than `LoopTiming.stormRoundLimit` rounds without progress each, inside the window);
+    /// the pair backs off until `backoffUntil`.
     case stormSuspected(peer: DeviceID, namespaces: [String], backoffUntil: Int64)
     /// A response from `peer` was merged (possibly changing nothing).
     case applied(peer: DeviceID, outcome: ApplyOutcome)

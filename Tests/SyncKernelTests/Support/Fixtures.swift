@@ -128,6 +128,15 @@ final class FixtureSelfTests: XCTestCase {
         XCTAssertEqual(try StormyNamespace.decodeRow(bytes: StormyNamespace.rowEncoding(of: mine)), mine)
     }
 
+    func testFlipFlopFixtureTakesTheIncomingValueSoCrossedPullsSwap() throws {
+        let mine = FlipFlopNamespace.Row(id: "f", state: "a")
+        let theirs = FlipFlopNamespace.Row(id: "f", state: "b")
+        XCTAssertNotEqual(FlipFlopNamespace.leaf(of: mine), FlipFlopNamespace.leaf(of: theirs), "the state is hashed")
+        XCTAssertEqual(FlipFlopNamespace.joined(mine, theirs), theirs, "each side takes the other's value")
+        XCTAssertEqual(FlipFlopNamespace.joined(theirs, mine), mine, "so the join is not commutative: two crossed pulls swap")
+        XCTAssertEqual(try FlipFlopNamespace.decodeRow(bytes: FlipFlopNamespace.rowEncoding(of: mine)), mine)
+    }
+
     func testTestWorldMintsDistinctStableDevicesAndFreshStores() throws {
         XCTAssertEqual(TestWorld.device(3), TestWorld.device(3))
         XCTAssertEqual(Set((0..<5).map(TestWorld.device)).count, 5)
@@ -137,4 +146,20 @@ final class FixtureSelfTests: XCTestCase {
         XCTAssertEqual(store.device, TestWorld.device(0))
         XCTAssertEqual(store.stateDigest().roots, [MerkleTree.emptyRoot])
     }
+}
+
+/// A deliberately broken namespace: a join whose custom merge takes the incoming value, so two
+/// devices that pull from each other at once swap their values and keep swapping (a flip-flop).
+enum FlipFlopNamespace: SyncNamespace {
+    struct Row: Sendable, Hashable {
+        var id: String
+        var state: String
+    }
+
+    static let name = "flipflop"
+    static let schema = RowSchema<Row>(blank: Row(id: "", state: ""), key: \.id, [
+        .hashed("id", \.id, .text),
+        .hashed("state", \.state, .text, merge: .custom("incomingWins") { _, incoming in incoming }),
+    ])
+    static let mergeRule = MergeRule<Row>.join()
 }
