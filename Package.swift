@@ -76,7 +76,8 @@ let package = Package(
                     path: "Tests/CloudAnchorTests"),
         .target(name: "NatsRelay", dependencies: ["SyncKernel", "CNats"], path: "Sources/NatsRelay"),
         .target(name: "TestServers", path: "Sources/TestServers"),
-        .testTarget(name: "NatsRelayTests", dependencies: ["NatsRelay", "SyncKernel", "NotebookNamespace", "TestServers"],
+        .testTarget(name: "NatsRelayTests", dependencies: ["NatsRelay", "SyncKernel", "SyncKernelSimulator", "NotebookNamespace",
+                                                            "TestServers"],
                     path: "Tests/NatsRelayTests"),
     ],
     swiftLanguageModes: [.v6]

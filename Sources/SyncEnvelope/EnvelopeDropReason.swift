@@ -1,22 +1,22 @@
+import SyncKernel
+
 /// Why the gate dropped an envelope, in the order the gate checks.
 ///
 /// Invariants: every code (`SE101`...) is stable: never renumbered, never reused for another
 /// reason, so hosts may count, persist or match on it; `all` lists every reason in code order,
 /// which is the order of the gate's checks (the first failing check names the drop); a reason
-/// carries no data from the envelope.
-public struct EnvelopeDropReason: Sendable, Hashable, CustomStringConvertible {
-    /// The stable code, for example "SE101".
-    public let code: String
+/// carries no data from the envelope. Description ("SE101 oversized"), equality and lookup by
+/// code string come from `StableCode`.
+public struct EnvelopeDropReason: StableCode {
+    /// The stable code string, for example "SE101".
+    public let rawValue: String
     /// The symbolic name, for example "oversized".
     public let name: String
 
-    private init(_ code: String, _ name: String) {
-        self.code = code
+    private init(_ rawValue: String, _ name: String) {
+        self.rawValue = rawValue
         self.name = name
     }
-
-    /// The code and the name, for example "SE101 oversized".
-    public var description: String { "\(code) \(name)" }
 
     /// Longer than `SealedEnvelope.maxBytes`: dropped before anything is decrypted.
     public static let oversized = EnvelopeDropReason("SE101", "oversized")

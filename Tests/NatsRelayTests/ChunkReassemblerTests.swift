@@ -1,5 +1,6 @@
 import NatsRelay
 import SyncKernel
+import SyncKernelSimulator
 import XCTest
 
 /// Chunking and reassembly on their own, on a clock the test moves: order, bounds, expiry,
@@ -21,7 +22,7 @@ final class ChunkReassemblerTests: XCTestCase {
     }
 
     func testChunksJoinInAnyOrder() throws {
-        var generator = SplitMix(seed: 5)
+        var generator = SeededGenerator(seed: 5)
         for round in 0..<50 {
             let payload = Payloads.bytes(Int(generator.next() % 3_000), seed: UInt64(round))
             var pieces = try chunks(payload, id: UInt64(round))

@@ -33,7 +33,7 @@ final class ReplicaOverNatsTests: XCTestCase {
         }
         for device in devices {
             addTeardownBlock { await device.stop() }
-            device.start()
+            try device.start()
         }
         return devices
     }
@@ -112,7 +112,7 @@ final class ReplicaOverNatsTests: XCTestCase {
         try await devices[0].writeNotes([2, 3])
         let back = try RelayDevice(index: 1, of: 2, path: path(1), servers: [server.url], fleetEvents: events)
         addTeardownBlock { await back.stop() }
-        back.start()
+        try back.start()
         let caughtUp = await converged([devices[0], back], events: events)
         XCTAssertTrue(caughtUp)
         await devices[0].stop()

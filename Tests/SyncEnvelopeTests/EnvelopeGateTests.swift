@@ -267,4 +267,13 @@ final class EnvelopeGateTests: XCTestCase {
         ])
         XCTAssertEqual(Set(EnvelopeDropReason.all).count, EnvelopeDropReason.all.count)
     }
+
+    func testEveryDropReasonIsFoundByItsCodeStringAndNoOther() {
+        for reason in EnvelopeDropReason.all {
+            XCTAssertEqual(EnvelopeDropReason(rawValue: reason.rawValue)?.name, reason.name)
+        }
+        XCTAssertEqual(EnvelopeDropReason(rawValue: "SE115"), .replayed)
+        XCTAssertNil(EnvelopeDropReason(rawValue: "SE117"))
+        XCTAssertNil(EnvelopeDropReason(rawValue: "SK101"))
+    }
 }

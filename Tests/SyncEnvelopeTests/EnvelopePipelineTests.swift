@@ -219,7 +219,7 @@ extension EnvelopePipelineTests {
         let verdict = await b.receiver.deliver(try world.sealer(0).seal(digest, to: world.id(1), now: now).bytes)
         guard case .accepted = verdict else { return XCTFail("a valid envelope passes the gate whatever its frame holds") }
         let local = try NamespaceSet([NotebookNamespace.self]).schema
-        XCTAssertEqual(b.replicaEvents.all, [.peerSchemaMismatch(peer: world.id(0), local: local, remote: remote)])
+        XCTAssertEqual(b.replicaEvents.all, try [.peerSchemaMismatch(peer: world.id(0), local: local, remote: remote)])
         let after = await b.host.stateDigest
         XCTAssertEqual(after, before, "nothing written")
         let shown = await relay.shown
@@ -234,7 +234,7 @@ extension EnvelopePipelineTests {
                                 body: .heartbeat).encoded()
         let verdict = await b.receiver.deliver(try world.sealer(0).seal(claimed, to: world.id(1), now: now).bytes)
         guard case .accepted = verdict else { return XCTFail("the certificate is this account's: the gate passes it") }
-        XCTAssertEqual(b.replicaEvents.all, [.frameRefused(from: world.id(0), error: SyncKernelError(.foreignAccount))],
+        XCTAssertEqual(b.replicaEvents.all, try [.frameRefused(from: world.id(0), error: SyncKernelError(.foreignAccount))],
                        "the frame's own account must be the one its certificate proved")
         let after = await b.host.stateDigest
         XCTAssertEqual(after, before)
@@ -246,8 +246,8 @@ extension EnvelopePipelineTests {
         let events = EventLog<EnvelopeEvent>()
         let transport = SealedTransport(sealer: EnvelopeSealer(keys: nil, roster: try world.roster(0)), carrier: relay,
                                         clock: ManualWallClock(), onEvent: events.record)
-        await transport.send([1, 2, 3], kind: "heartbeat", to: world.id(1))
-        XCTAssertEqual(events.all, [.sealFailed(recipient: world.id(1), error: SyncKernelError(.keyMaterialMissing, "this device holds no account keys"))])
+        await transport.send([1, 2, 3], kind: "heartbeat", to: try world.id(1))
+        XCTAssertEqual(events.all, try [.sealFailed(recipient: world.id(1), error: SyncKernelError(.keyMaterialMissing, "this device holds no account keys"))])
         let shown = await relay.shown
         XCTAssertEqual(shown, [], "nothing reaches the relay")
     }

@@ -21,7 +21,7 @@ final class EnvelopeRoundTripTests: XCTestCase {
         guard case .accepted(let opened) = gate.open(envelope.bytes, now: EnvelopeWorld.now + 20) else {
             return XCTFail("a sibling's envelope is accepted")
         }
-        XCTAssertEqual(opened.sender, world.id(0))
+        XCTAssertEqual(opened.sender, try world.id(0))
         XCTAssertEqual(opened.frame, bytes)
         XCTAssertEqual(opened.timestamp, EnvelopeWorld.now)
         XCTAssertEqual(opened.frameID.count, 16)
@@ -74,7 +74,7 @@ final class EnvelopeRoundTripTests: XCTestCase {
         let response = ReconcileResponse(namespace: "notebook", rows: [], tombstones: [])
         let bodies: [SyncFrame.Body] = [.heartbeat, .stateDigest(digest: [7, 7, 7], probe: true), .reconcileRequest(request),
                                         .reconcileResponse(response)]
-        let secrets = [world.account.userIDHash, world.account.issuerPublicKey, world.id(0).publicKey, world.id(1).publicKey,
+        let secrets = try [world.account.userIDHash, world.account.issuerPublicKey, world.id(0).publicKey, world.id(1).publicKey,
                        world.devices[0].envelopePublicKey, world.devices[1].envelopePublicKey]
         for body in bodies {
             let bytes = frame(world, body)

@@ -11,8 +11,9 @@ extension SyncKernelError {
     /// disagreed) is retired: causal tracking is now read off the rule, so the mistake cannot be
     /// written; the code is never reused. `description` holds the code and the name only, never
     /// user data. A struct rather than an enum, so a release can add a code without breaking a
-    /// host's exhaustive `switch`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    /// host's exhaustive `switch`. Description, equality and lookup by code string come from
+    /// `StableCode`.
+    public struct Code: StableCode {
         /// The stable code string, for example "SK101".
         public let rawValue: String
         /// The symbolic name, for example "truncatedInput".
@@ -22,9 +23,6 @@ extension SyncKernelError {
             self.rawValue = rawValue
             self.name = name
         }
-
-        /// The code string and the name, for example "SK101 truncatedInput".
-        public var description: String { "\(rawValue) \(name)" }
 
         // MARK: Encoding (1xx)
 
@@ -161,7 +159,7 @@ extension SyncKernelError {
         public static let relayPublishFailed = Code("SK607", "relayPublishFailed")
 
         /// Every code, in code order.
-        package static let all: [Code] = [
+        public static let all: [Code] = [
             truncatedInput, nonCanonicalEncoding, unsupportedEncoding, limitExceeded, trailingBytes, invalidText,
             unexpectedType, missingField, duplicateMapKey,
             malformedDigest, schemaMismatch, unsupportedLayout, unknownFrameKind, unsupportedPayload, foreignAccount,

@@ -1,5 +1,6 @@
 import NatsRelay
 import SyncKernel
+import XCTest
 
 /// Something one device of a fleet did or saw: a replica event, a frame handed to the relay,
 /// or a relay connection event.
@@ -28,5 +29,20 @@ struct FleetEvent: Sendable {
     func isRelay(_ event: NatsRelayEvent) -> Bool {
         if case .relay(let seen) = kind { return seen == event }
         return false
+    }
+}
+
+/// The relay tests wait on `isRelay`: check it matches that relay event and nothing else.
+final class FleetEventSelfTests: XCTestCase {
+    func testIsRelayMatchesOnlyThatRelayEvent() throws {
+        let events: [NatsRelayEvent] = [.connected, .disconnected, .reconnected, .closed]
+        for event in events {
+            let seen = FleetEvent(device: 2, .relay(event))
+            XCTAssertEqual(events.filter(seen.isRelay), [event])
+            XCTAssertEqual(seen.device, 2)
+        }
+        XCTAssertFalse(FleetEvent(device: 0, .sent(kind: "announce")).isRelay(.connected))
+        let peer = try DeviceKeyPair(seed: [UInt8](repeating: 1, count: 32)).deviceID
+        XCTAssertFalse(FleetEvent(device: 0, .replica(.converged(peer: peer))).isRelay(.connected))
     }
 }

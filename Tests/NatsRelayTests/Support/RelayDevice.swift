@@ -3,14 +3,34 @@ import NatsRelay
 import NotebookNamespace
 import Synchronization
 import SyncKernel
+import XCTest
 
 /// One device of a test fleet over NATS: a SQLite store in a temporary file, a replica running
 /// in a `ReplicaHost` on the real clock, and a `NatsFrameTransport` feeding it.
 ///
-/// Invariants: every replica event is recorded in `fleetEvents` with the device's index;
-/// `stop()` ends both loops and closes the connection, after which the store file can be
-/// opened again.
+/// Invariants: every replica event is recorded in `fleetEvents` with the device's index; a
+/// device starts once (`start()`), and `stop()` (any number of times) ends both loops and closes
+/// the connection, after which the store file can be opened again; a setup that did not happen
+/// throws `SetupError` instead of leaving a test to time out: a second `start()`, a `start()`
+/// after `stop()`, notes written to a device whose loops are not running, a stored note id that
+/// is not one `noteID` makes.
 final class RelayDevice: Sendable {
+    /// A test asked a device for something its setup did not provide.
+    struct SetupError: Error, CustomStringConvertible {
+        /// What did not happen.
+        let description: String
+    }
+
+    /// Where a device is in its life.
+    private enum Phase {
+        /// Made, loops not started.
+        case ready
+        /// The timer loop and the relay pump, running.
+        case running([Task<Void, Never>])
+        /// Stopped for good.
+        case stopped
+    }
+
     /// Fast loop timings, so a test converges in seconds.
     static var fastTiming: LoopTiming {
         var timing = LoopTiming()
@@ -39,7 +59,7 @@ final class RelayDevice: Sendable {
     /// The relay transport.
     let transport: NatsFrameTransport
     private let fleetEvents: Recorder<FleetEvent>
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let phase = Mutex(Phase.ready)
 
     /// Opens the store at `path` and connects to `servers`; the loops start with `start()`.
     init(index: Int, of count: Int, path: String, servers: [String], timing: LoopTiming = RelayDevice.fastTiming,
@@ -58,24 +78,29 @@ final class RelayDevice: Sendable {
                            clock: ContinuousLoopClock(), onEvent: { fleetEvents.append(FleetEvent(device: index, .replica($0))) })
     }
 
-    /// Starts the timer loop and the relay pump (which announces the device once connected).
-    func start() {
+    /// Starts the timer loop and the relay pump (which announces the device once connected);
+    /// throws on a device that already started.
+    func start() throws(SetupError) {
         let host = host
         let transport = transport
         let index = index
         let events = fleetEvents
-        tasks.withLock { tasks in
-            tasks = [
+        try phase.withLock { phase throws(SetupError) in
+            guard case .ready = phase else {
+                throw SetupError(description: "device \(index) was started before: a device starts once (make a new one on its store)")
+            }
+            phase = .running([
                 Task { await host.run() },
                 Task { await transport.serve(host) { events.append(FleetEvent(device: index, .relay($0))) } },
-            ]
+            ])
         }
     }
 
-    /// Stops both loops and closes the connection.
+    /// Stops both loops and closes the connection; again, nothing more.
     func stop() async {
-        let running = tasks.withLock { tasks in
-            defer { tasks.removeAll() }
+        let running = phase.withLock { phase in
+            defer { phase = .stopped }
+            guard case .running(let tasks) = phase else { return [Task<Void, Never>]() }
             return tasks
         }
         for task in running { task.cancel() }
@@ -83,8 +108,14 @@ final class RelayDevice: Sendable {
         for task in running { await task.value }
     }
 
-    /// Saves notes `ids` (titles name the device and the id).
+    /// Saves notes `ids` (titles name the device and the id); throws on a device whose loops are
+    /// not running, since the notes would never reach the relay.
     func writeNotes(_ ids: [Int]) async throws {
+        let running = phase.withLock { phase in
+            guard case .running = phase else { return false }
+            return true
+        }
+        guard running else { throw SetupError(description: "device \(index) is not running: start it before writing notes") }
         try await host.write(NotebookNamespace.self) { tx throws(SyncKernelError) in
             for id in ids { try tx.save(RelayDevice.note(id, by: index)) }
         }
@@ -103,10 +134,76 @@ final class RelayDevice: Sendable {
         return Array(("note-" + String(repeating: "0", count: max(0, 11 - digits.count)) + digits).utf8)
     }
 
-    /// The note numbers stored at `path` (read after the device stopped).
+    /// The note numbers stored at `path` (read after the device stopped); throws on a note whose
+    /// id `noteID` did not make.
     static func notes(at path: String) throws -> Set<Int> {
         let store = try KernelStore(path: path, namespaces: NamespaceSet([NotebookNamespace.self]))
         defer { store.close() }
-        return Set(try store.rows(NotebookNamespace.self).compactMap { Int(String(decoding: $0.id.dropFirst(5), as: UTF8.self)) })
+        return Set(try store.rows(NotebookNamespace.self).map { note in
+            guard let number = Int(String(decoding: note.id.dropFirst(5), as: UTF8.self)), noteID(number) == note.id else {
+                throw SetupError(description: "a stored note id is not one a test device writes: \(Hex.encode(note.id))")
+            }
+            return number
+        })
+    }
+}
+
+/// The relay tests stand on these devices: check their ids and notes are what they claim, and
+/// that a setup that did not happen throws rather than times out.
+final class RelayDeviceSelfTests: XCTestCase {
+    /// A store path in a folder of this test's own, removed after the test's other teardowns.
+    private func storePath() throws -> String {
+        let directory = NSTemporaryDirectory() + "synckernel-relaydevice-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: directory) }
+        return directory + "/device.sqlite"
+    }
+
+    func testIdsAreStableAndDistinctAndNoteIdsHaveSixteenBytes() throws {
+        XCTAssertEqual(try RelayDevice.id(2), try RelayDevice.id(2))
+        XCTAssertEqual(Set(try (0..<5).map(RelayDevice.id)).count, 5)
+        XCTAssertEqual(RelayDevice.noteID(42), Array("note-00000000042".utf8))
+        XCTAssertEqual(RelayDevice.noteID(12_345_678_901), Array("note-12345678901".utf8))
+        XCTAssertEqual(RelayDevice.note(7, by: 1).title, "note 7 from device 1")
+    }
+
+    func testWrittenNotesReadBackAndALifecycleOutOfOrderThrows() async throws {
+        let server = try await startNatsServer()
+        let path = try storePath()
+        let device = try RelayDevice(index: 0, of: 1, path: path, servers: [server.url], fleetEvents: Recorder())
+        addTeardownBlock { await device.stop() }
+        await assertSetupError { try await device.writeNotes([1]) }
+        try device.start()
+        XCTAssertThrowsError(try device.start()) { XCTAssertTrue($0 is RelayDevice.SetupError, "\($0)") }
+        try await device.writeNotes([1, 20, 300])
+        await device.stop()
+        await device.stop()
+        XCTAssertThrowsError(try device.start()) { XCTAssertTrue($0 is RelayDevice.SetupError, "\($0)") }
+        await assertSetupError { try await device.writeNotes([2]) }
+        XCTAssertEqual(try RelayDevice.notes(at: path), [1, 20, 300])
+    }
+
+    func testRejectAStoredNoteIdNoTestDeviceWrites() async throws {
+        let server = try await startNatsServer()
+        let path = try storePath()
+        let device = try RelayDevice(index: 0, of: 1, path: path, servers: [server.url], fleetEvents: Recorder())
+        addTeardownBlock { await device.stop() }
+        try device.start()
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        try await device.host.write(NotebookNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(Note(id: Array("note-0000000001x".utf8), title: "t", body: "b", createdAt: date, updatedAt: date))
+        }
+        await device.stop()
+        XCTAssertThrowsError(try RelayDevice.notes(at: path)) { XCTAssertTrue($0 is RelayDevice.SetupError, "\($0)") }
+    }
+
+    private func assertSetupError(_ body: () async throws -> Void, file: StaticString = #filePath,
+                                  line: UInt = #line) async {
+        do {
+            try await body()
+            XCTFail("no SetupError", file: file, line: line)
+        } catch {
+            XCTAssertTrue(error is RelayDevice.SetupError, "\(error)", file: file, line: line)
+        }
     }
 }
