@@ -80,6 +80,9 @@ let package = Package(
         .testTarget(name: "NatsRelayTests", dependencies: ["NatsRelay", "SyncKernel", "NotebookNamespace", "TestServers"],
                     path: "Tests/NatsRelayTests"),
         .target(name: "SyncDevice", dependencies: ["SyncKernel", "SyncEnvelope", "NatsRelay"], path: "Sources/SyncDevice"),
+        .testTarget(name: "SyncDeviceTests", dependencies: ["SyncDevice", "SyncEnvelope", "NatsRelay", "SyncKernel",
+                                                             "NotebookNamespace", "TestServers"],
+                    path: "Tests/SyncDeviceTests"),
     ],
     swiftLanguageModes: [.v6]
 )

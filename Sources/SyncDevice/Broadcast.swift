@@ -4,8 +4,10 @@ import Synchronization
 /// subscription reaches that subscriber, in the order `yield` was called.
 ///
 /// Invariants: a subscription buffers at most `bufferLimit` values (beyond that the oldest
-/// unread ones go, so a consumer that stopped reading costs bounded memory); a terminated
-/// subscription is forgotten; after `finish()` every subscription ends and new ones end at once.
+/// unread ones go, so a consumer that stopped reading costs bounded memory); a value yielded with
+/// a `marker` reaches only the subscriptions made before that marker was read, so a subscriber
+/// never receives a value that was computed before it subscribed; a terminated subscription is
+/// forgotten; after `finish()` every subscription ends and new ones end at once.
 final class Broadcast<Element: Sendable>: Sendable {
     private struct State {
         var subscribers: [Int: AsyncStream<Element>.Continuation] = [:]
@@ -41,9 +43,13 @@ final class Broadcast<Element: Sendable>: Sendable {
         return stream
     }
 
-    /// Hands `element` to every subscription.
-    func yield(_ element: Element) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
+    /// The current subscription marker: read it before computing a value, and yield the value
+    /// with it, so that subscriptions made meanwhile do not receive it.
+    var marker: Int { state.withLock { $0.nextID } }
+
+    /// Hands `element` to every subscription (made up to `marker`, when given).
+    func yield(_ element: Element, marker: Int = .max) {
+        let subscribers = state.withLock { state in state.subscribers.filter { $0.key <= marker }.map(\.value) }
         for subscriber in subscribers { subscriber.yield(element) }
     }
 

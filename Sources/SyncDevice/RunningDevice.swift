@@ -30,8 +30,10 @@ final class RunningDevice: Sendable {
     private let relayEvents: Task<Void, Never>
     private let statusTask: Task<Void, Never>
 
-    /// Opens the store, loads the keys, connects the relay and starts the tasks.
+    /// Checks the relay options, loads the keys, opens the seen set and the store, connects the
+    /// relay and starts the tasks (in this order: nothing is created for options or keys it refuses).
     static func open(_ configuration: SyncDeviceConfiguration, monitor: DeviceMonitor) throws(SyncKernelError) -> RunningDevice {
+        let relay = try configuration.relay.validated()
         let keys = try configuration.account.envelopeKeys(name: configuration.name)
         let roster = try configuration.account.roster(for: keys)
         let replay = try ReplayGuard(path: configuration.seenPath, window: configuration.replayWindow)
@@ -41,7 +43,7 @@ final class RunningDevice: Sendable {
         do throws(SyncKernelError) {
             replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store,
                                   timing: configuration.timing, mode: .sketch)
-            connection = try NatsRelayConnection(options: configuration.relay, inbox: keys.inbox.value)
+            connection = try NatsRelayConnection(options: relay, inbox: keys.inbox.value)
         } catch {
             store.close()
             throw error
@@ -96,8 +98,9 @@ final class RunningDevice: Sendable {
         statusTask = Task {
             var recorded: [SiblingStatus]?
             for await _ in wakes {
+                let marker = monitor.statuses.marker
                 let status = await Self.status(host: host, receiver: receiver, connection: connection, monitor: monitor)
-                monitor.statuses.yield(status)
+                monitor.statuses.yield(status, marker: marker)
                 if status.siblings != recorded, SiblingLog.write(status.siblings, to: siblingsPath) {
                     recorded = status.siblings
                 }

@@ -61,7 +61,8 @@ public actor SyncDevice {
 
     /// The device's status after every change from now on (the newest one, for a subscriber that
     /// reads slower than it changes): each access is a new subscription, which first receives the
-    /// status as it is (once the device runs).
+    /// status as it is (once the device runs); every status it receives was read after it
+    /// subscribed, so it reflects every write that returned before.
     public nonisolated var status: AsyncStream<DeviceStatus> {
         let stream = monitor.statuses.subscribe()
         monitor.changed()

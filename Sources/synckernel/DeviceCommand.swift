@@ -21,6 +21,7 @@ enum DeviceCommand {
     static let usage = """
         usage: synckernel device --account DIR --name NAME --db PATH --relay nats://HOST:PORT[,nats://HOST:PORT...]
                                  [--events json] [--namespaces all|NAME,NAME]
+                                 [--debounce-ms N] [--retry-ms N] [--max-retry-ms N]
                                  [--creds FILE | --user USER --password-file FILE | --token-file FILE]
                                  [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-hostname NAME]
           Runs device NAME of the account in DIR on the store PATH (created when missing), syncing
@@ -28,6 +29,9 @@ enum DeviceCommand {
           SIGTERM or `quit`. Logs rounds, storms, drops and relay changes to standard error.
           --events json   print every event as one JSON object per line on standard output
           --namespaces    the namespaces to sync (default: all thirteen); siblings must agree
+          --debounce-ms   the wait between a local write and the digest it sends (default 400)
+          --retry-ms, --max-retry-ms   the first and the longest delay before the digest goes again
+                          to a sibling still out of sync (default 2000 and 30000)
           Standard input takes one command per line (at most 4,096 bytes), each answered with one
           JSON line on standard output:
             demo-write N  N notebook inserts and edits (1 to 100,000), answered once committed
@@ -167,7 +171,7 @@ enum DeviceCommand {
     private static func parse(_ arguments: [String]) throws(UsageError) -> Arguments {
         let options = try OptionParser(arguments, options: ["account", "name", "db", "relay", "events", "namespaces", "creds", "user",
                                                             "password-file", "token-file", "tls-ca", "tls-cert", "tls-key",
-                                                            "tls-hostname"], flags: [])
+                                                            "tls-hostname", "debounce-ms", "retry-ms", "max-retry-ms"], flags: [])
         guard let account = options.values["account"], !account.isEmpty else { throw UsageError("--account DIR is required") }
         guard let name = options.values["name"] else { throw UsageError("--name NAME is required") }
         guard AccountDirectory.isValidDeviceName(name) else { throw UsageError("NAME is 1 to 64 letters, digits, - or _") }
@@ -187,8 +191,14 @@ enum DeviceCommand {
         relayOptions.connectionName = "synckernel device"
         relayOptions.credentials = try credentials(options)
         relayOptions.tls = try tls(options)
-        let configuration = SyncDeviceConfiguration(account: AccountDirectory(path: account), name: name, storePath: db,
+        var configuration = SyncDeviceConfiguration(account: AccountDirectory(path: account), name: name, storePath: db,
                                                     namespaces: try namespaces(options.values["namespaces"]), relay: relayOptions)
+        configuration.timing.debounceMillis = Int64(try options.int("debounce-ms", default: 400, range: 0...600_000))
+        configuration.timing.retryMillis = Int64(try options.int("retry-ms", default: 2_000, range: 10...3_600_000))
+        configuration.timing.maxRetryMillis = Int64(try options.int("max-retry-ms", default: 30_000, range: 10...3_600_000))
+        guard configuration.timing.maxRetryMillis >= configuration.timing.retryMillis else {
+            throw UsageError("--max-retry-ms is at least --retry-ms")
+        }
         return Arguments(configuration: configuration, jsonEvents: jsonEvents)
     }
 
