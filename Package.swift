@@ -83,6 +83,9 @@ let package = Package(
         .testTarget(name: "SyncDeviceTests", dependencies: ["SyncDevice", "SyncEnvelope", "NatsRelay", "SyncKernel",
                                                              "NotebookNamespace", "TestServers"],
                     path: "Tests/SyncDeviceTests"),
+        .testTarget(name: "DeviceProcessTests", dependencies: ["SyncDevice", "SyncEnvelope", "NatsRelay", "SyncKernel",
+                                                                "NotebookNamespace", "FleetSimulation", "TestServers"],
+                    path: "Tests/DeviceProcessTests"),
     ],
     swiftLanguageModes: [.v6]
 )
