@@ -276,4 +276,36 @@ final class SyncDeviceTests: XCTestCase {
         let last = await statuses.wait(timeout: deadline) { seen in seen.last?.live == nil }
         XCTAssertTrue(last, "the last status after a stop is the files'")
     }
+
+    func testRejectASiblingsFileThatIsNotTheFormatAndShowNoSiblings() throws {
+        let world = try DeviceWorld(devices: 1)
+        let path = world.store(0)
+        let store = try KernelStore(path: path, namespaces: NamespaceSet([NotebookNamespace.self]))
+        store.close()
+        let id = String(repeating: "ab", count: 32)
+        let valid = "synckernel-siblings 1\n\(id) 1700000000000 - 1\n"
+        try Data(valid.utf8).write(to: URL(fileURLWithPath: path + "-siblings"))
+        let read = try DeviceStatus(storeAt: path).siblings
+        XCTAssertEqual(read.map(\.device.hex), [id])
+        XCTAssertEqual(read.map(\.lastRound), [1_700_000_000_000])
+        XCTAssertEqual(read.map(\.lastSeen), [nil])
+        XCTAssertEqual(read.map(\.inSync), [true])
+        let hostile = [
+            "synckernel-siblings 2\n\(id) - - 1\n",
+            "synckernel-siblings 1\n\(id) - - 1",
+            "synckernel-siblings 1\n\(id) - - 2\n",
+            "synckernel-siblings 1\n\(id) -1 - 1\n",
+            "synckernel-siblings 1\n\(id) 99999999999999999999 - 1\n",
+            "synckernel-siblings 1\n\(id.dropLast(2)) - - 1\n",
+            "synckernel-siblings 1\n\(id.dropLast(2))zz - - 1\n",
+            "synckernel-siblings 1\n\(id) - - 1 extra\n",
+            "synckernel-siblings 1\n\(id)  - 1\n",
+            "synckernel-siblings 1\n" + String(repeating: "\(id) - - 1\n", count: 20_000),
+            String(repeating: "x", count: 2 << 20),
+        ]
+        for text in hostile {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path + "-siblings"))
+            XCTAssertEqual(try DeviceStatus(storeAt: path).siblings, [], "\(text.prefix(80))")
+        }
+    }
 }
