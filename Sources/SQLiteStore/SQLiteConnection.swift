@@ -40,11 +40,14 @@ package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
 
     /// Opens the database at `path` to read only, changing nothing in the file: no journal mode,
     /// no pragma that writes. Without a `-wal` file beside it the file is opened immutable (SQLite
-    /// then creates no `-wal` or `-shm` file either); with one, read-only, so the committed
-    /// transactions the WAL still holds are seen.
-    package init(readingOnly path: String) throws(Failure) {
+    /// then creates no `-wal` or `-shm` file either); with one, even an empty one, read-only, so
+    /// the committed transactions the WAL still holds are seen and a writer that holds the
+    /// database open (its `-wal` exists, empty right after a truncating checkpoint) can keep
+    /// writing while this connection reads consistent snapshots. A statement waits up to
+    /// `busyTimeoutMilliseconds` for a lock that writer holds briefly (a checkpoint, a recovery).
+    package init(readingOnly path: String, busyTimeoutMilliseconds: Int32 = 2_000) throws(Failure) {
         var connection: OpaquePointer?
-        let hasWAL = SQLiteFile.size(of: path + "-wal").map { $0 > 0 } ?? false
+        let hasWAL = SQLiteFile.size(of: path + "-wal") != nil
         let uri = "file:" + SQLiteConnection.uriEscaped(path) + (hasWAL ? "?mode=ro" : "?immutable=1")
         let status = sqlite3_open_v2(uri, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let connection else {
@@ -52,6 +55,7 @@ package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
             throw Failure(sqlite: SQLiteError(.openFailed, status: status))
         }
         handle = connection
+        sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
     }
 
     /// `path` as the path of a `file:` URI: every byte outside the unreserved set and `/`

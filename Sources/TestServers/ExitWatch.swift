@@ -2,11 +2,13 @@ import Synchronization
 
 /// Whether a watched process has exited, with waits for it.
 ///
-/// Invariants: once `markExited()` ran, `hasExited` is true for good and every wait returns
-/// true; a wait that times out or is cancelled returns false; each waiter is resumed exactly once.
+/// Invariants: once `markExited()` ran, `hasExited` is true for good, `status` holds the status it
+/// was given, and every wait returns true; a wait that times out or is cancelled returns false;
+/// each waiter is resumed exactly once.
 package final class ExitWatch: Sendable {
     private struct State {
         var exited = false
+        var status: Int32?
         var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
         var cancelled: Set<Int> = []
         var nextID = 0
@@ -20,10 +22,14 @@ package final class ExitWatch: Sendable {
     /// Whether the process exited.
     package var hasExited: Bool { state.withLock { $0.exited } }
 
-    /// Records the exit and wakes every wait.
-    package func markExited() {
+    /// The exit status recorded with the exit, nil before it.
+    package var status: Int32? { state.withLock { $0.status } }
+
+    /// Records the exit (with the process's exit `status`, if known) and wakes every wait.
+    package func markExited(status: Int32? = nil) {
         let waiters = state.withLock { state in
             state.exited = true
+            state.status = status
             defer { state.waiters.removeAll() }
             return Array(state.waiters.values)
         }

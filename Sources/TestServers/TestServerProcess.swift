@@ -49,13 +49,14 @@ package final class TestServerProcess: Sendable {
     /// on this side, so no other child inherits the watchdog's lifeline.
     package static func launch(_ executable: String, _ arguments: [String]) async throws(TestServerError) -> TestServerProcess {
         let program = URL(fileURLWithPath: executable).lastPathComponent
-        guard let input = makePipe() else { throw .launchFailed(program: program, reason: "pipe: errno \(errno)") }
-        guard let output = makePipe() else {
+        guard let input = ProcessSpawn.pipe() else { throw .launchFailed(program: program, reason: "pipe: errno \(errno)") }
+        guard let output = ProcessSpawn.pipe() else {
             close(input.read)
             close(input.write)
             throw .launchFailed(program: program, reason: "pipe: errno \(errno)")
         }
-        let spawned = spawn(["/bin/sh", "-c", watchdog, "sh", executable] + arguments, input: input.read, output: output.write)
+        let spawned = ProcessSpawn.spawn(["/bin/sh", "-c", watchdog, "sh", executable] + arguments,
+                                         descriptors: [(input.read, 0), (output.write, 1), (output.write, 2)])
         close(input.read)
         close(output.write)
         let shell: pid_t
@@ -69,27 +70,8 @@ package final class TestServerProcess: Sendable {
         }
         let log = LogWatch()
         let exit = ExitWatch()
-        let reader = output.read
-        Thread.detachNewThread {
-            var buffer = [UInt8](repeating: 0, count: 16_384)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    log.append(Array(buffer[..<count]))
-                } else if count < 0, errno == EINTR {
-                    continue
-                } else {
-                    break
-                }
-            }
-            close(reader)
-            log.end()
-        }
-        Thread.detachNewThread {
-            var status: Int32 = 0
-            while waitpid(shell, &status, 0) < 0, errno == EINTR {}
-            exit.markExited()
-        }
+        ProcessSpawn.drain(output.read, into: { log.append($0) }, end: { log.end() })
+        ProcessSpawn.reap(shell) { _ in exit.markExited() }
         let keepAlive = input.write
         let marker = await log.firstLine(matching: { $0.hasPrefix(pidMarker) }, timeout: .seconds(10))
         guard let marker, let pid = Int32(marker.dropFirst(pidMarker.count)) else {
@@ -98,48 +80,6 @@ package final class TestServerProcess: Sendable {
             throw .launchFailed(program: program, reason: "the watchdog did not report the server")
         }
         return TestServerProcess(program: program, log: log, pid: pid, keepAlive: keepAlive, exit: exit)
-    }
-
-    /// Spawns `arguments` with `input` as standard input and `output` as standard output and
-    /// error, an empty signal mask and default signal actions: its process id, or the errno.
-    private static func spawn(_ arguments: [String], input: Int32, output: Int32) -> Result<pid_t, SpawnError> {
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
-        }
-        posix_spawn_file_actions_adddup2(&actions, input, 0)
-        posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_adddup2(&actions, output, 2)
-        var empty = sigset_t()
-        var all = sigset_t()
-        sigemptyset(&empty)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let copies = arguments.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
-        var argv = copies + [nil]
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ)
-        return status == 0 ? .success(pid) : .failure(SpawnError(code: status))
-    }
-
-    /// A pipe whose two ends are close-on-exec (the spawned child gets duplicates of its ends).
-    private static func makePipe() -> (read: Int32, write: Int32)? {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return nil }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        return (ends[0], ends[1])
-    }
-
-    /// An errno from `posix_spawn`.
-    private struct SpawnError: Error {
-        let code: Int32
     }
 
     private init(program: String, log: LogWatch, pid: Int32, keepAlive: Int32, exit: ExitWatch) {

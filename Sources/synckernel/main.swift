@@ -23,6 +23,10 @@ let usage = """
                  --db PATH [--repair] [--json]   (exit 0 healthy, 1 damage, 2 not a store; see `synckernel check --help`)
       account    an account's keys and its devices' keys and certificates, in files of mode 0600
                  create --dir DIR | add-device --dir DIR --name NAME [--valid-days N]   (prints the device id)
+      device     run one device over a NATS relay until SIGINT, SIGTERM or `quit` (see `synckernel device --help`)
+                 --account DIR --name NAME --db PATH --relay nats://HOST:PORT[,...] [--events json]
+      status     a store's device, namespaces (rows, root) and siblings, readable while a device runs on it
+                 --db PATH [--json]   (exit 0, 2 not a store, 64 bad usage)
     """
 
 switch arguments.first {
@@ -40,6 +44,11 @@ case "check":
     exit(CheckCommand.run(Array(arguments.dropFirst())))
 case "account":
     exit(AccountCommand.run(Array(arguments.dropFirst())))
+case "device":
+    DeviceCommand.holdStopSignals()
+    exit(await DeviceCommand.run(Array(arguments.dropFirst())))
+case "status":
+    exit(StatusCommand.run(Array(arguments.dropFirst())))
 case "help", "-h", "--help":
     print(usage)
 default:

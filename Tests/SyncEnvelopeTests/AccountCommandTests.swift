@@ -1,53 +1,34 @@
 import Foundation
 @testable import SyncEnvelope
 import SyncKernel
+import TestServers
 import XCTest
 
 /// `synckernel account create` and `account add-device` as a user runs them: owner-only files,
 /// the device id and nothing else on standard output, no key byte anywhere in the output.
 final class AccountCommandTests: XCTestCase {
-    /// The CLI binary next to the test bundle (`swift build --build-tests` builds both).
-    private func binary() throws -> URL {
-        let folder = try XCTUnwrap(Bundle.main.executableURL).deletingLastPathComponent()
-        let url = folder.appendingPathComponent("synckernel")
-        guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            XCTFail("no synckernel binary at \(url.path): build with `swift build --build-tests`")
-            throw CocoaError(.fileNoSuchFile)
-        }
-        return url
-    }
-
     /// Runs `synckernel account` with `arguments`; returns the exit status and both outputs.
-    private func account(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = ["account"] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .exit, "never a crash")
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    private func account(_ arguments: [String], file: StaticString = #filePath,
+                         line: UInt = #line) async throws -> (status: Int32, output: String, errors: String) {
+        let result = try await SynckernelProgram.run(["account"] + arguments)
+        XCTAssertFalse(result.crashed, "never a crash", file: file, line: line)
+        return (result.status, result.output, result.errors)
     }
 
     private func mode(_ path: String) throws -> Int {
         try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: path))[.posixPermissions] as? Int)
     }
 
-    func testCreateAndAddDeviceWriteOwnerOnlyFilesAndPrintTheDeviceIDOnly() throws {
+    func testCreateAndAddDeviceWriteOwnerOnlyFilesAndPrintTheDeviceIDOnly() async throws {
         let world = try EnvelopeWorld(devices: 0)
         let path = world.path("account")
-        let created = try account(["create", "--dir", path])
+        let created = try await account(["create", "--dir", path])
         XCTAssertEqual(created.status, 0, created.errors)
         XCTAssertEqual(created.output, "", "create prints nothing on standard output")
-        let added = try account(["add-device", "--dir", path, "--name", "phone"])
+        let added = try await account(["add-device", "--dir", path, "--name", "phone"])
         XCTAssertEqual(added.status, 0, added.errors)
         XCTAssertEqual(added.errors, "")
-        let laptop = try account(["add-device", "--dir", path, "--name", "laptop", "--valid-days", "2"])
+        let laptop = try await account(["add-device", "--dir", path, "--name", "laptop", "--valid-days", "2"])
         XCTAssertEqual(laptop.status, 0, laptop.errors)
         let directory = AccountDirectory(path: path)
         let phone = try directory.certificate(name: "phone")
@@ -73,42 +54,45 @@ final class AccountCommandTests: XCTestCase {
         XCTAssertEqual(try directory.roster(for: phoneKeys).devices, [try directory.certificate(name: "laptop").device])
     }
 
-    func testRejectACreateOverAnAccountAndADeviceNameInUse() throws {
+    func testRejectACreateOverAnAccountAndADeviceNameInUse() async throws {
         let world = try EnvelopeWorld(devices: 0)
         let path = world.path("account")
-        XCTAssertEqual(try account(["create", "--dir", path]).status, 0)
+        let createdFirst = try await account(["create", "--dir", path])
+        XCTAssertEqual(createdFirst.status, 0)
         let seed = try AccountDirectory(path: path).account().seed
-        let again = try account(["create", "--dir", path])
+        let again = try await account(["create", "--dir", path])
         XCTAssertEqual(again.status, 1)
         XCTAssertTrue(again.errors.contains("SK309"), again.errors)
         XCTAssertEqual(try AccountDirectory(path: path).account().seed, seed, "the account is not replaced")
-        XCTAssertEqual(try account(["add-device", "--dir", path, "--name", "phone"]).status, 0)
-        let twice = try account(["add-device", "--dir", path, "--name", "phone"])
+        let addedFirst = try await account(["add-device", "--dir", path, "--name", "phone"])
+        XCTAssertEqual(addedFirst.status, 0)
+        let twice = try await account(["add-device", "--dir", path, "--name", "phone"])
         XCTAssertEqual(twice.status, 1)
         XCTAssertEqual(twice.output, "")
     }
 
-    func testRejectAddDeviceWithAnExposedOrMissingAccount() throws {
+    func testRejectAddDeviceWithAnExposedOrMissingAccount() async throws {
         let world = try EnvelopeWorld(devices: 0)
         let path = world.path("account")
-        let missing = try account(["add-device", "--dir", path, "--name", "phone"])
+        let missing = try await account(["add-device", "--dir", path, "--name", "phone"])
         XCTAssertEqual(missing.status, 1)
         XCTAssertTrue(missing.errors.contains("SK309"), missing.errors)
-        XCTAssertEqual(try account(["create", "--dir", path]).status, 0)
+        let createdAccount = try await account(["create", "--dir", path])
+        XCTAssertEqual(createdAccount.status, 0)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path + "/account.key")
-        let exposed = try account(["add-device", "--dir", path, "--name", "phone"])
+        let exposed = try await account(["add-device", "--dir", path, "--name", "phone"])
         XCTAssertEqual(exposed.status, 1)
         XCTAssertTrue(exposed.errors.contains("SK307 keyFileExposed"), exposed.errors)
         XCTAssertEqual(exposed.output, "")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + "/devices/phone.key"))
     }
 
-    func testRejectBadUsage() throws {
+    func testRejectBadUsage() async throws {
         let world = try EnvelopeWorld(devices: 0)
         let path = world.path("account")
         for arguments in [[], ["delete", "--dir", path], ["create"], ["add-device", "--dir", path], ["create", "--dir", path, "--name", "x"],
                           ["add-device", "--dir", path, "--name", "../x"], ["add-device", "--dir", path, "--name", "x", "--valid-days", "0"]] {
-            let result = try account(arguments)
+            let result = try await account(arguments)
             XCTAssertEqual(result.status, 64, "\(arguments)")
             XCTAssertEqual(result.output, "")
         }

@@ -2,36 +2,19 @@ import Foundation
 import NotebookNamespace
 import SyncKernel
 import SyncKernelSimulator
+import TestServers
 import XCTest
 
 /// `synckernel check` as a user runs it: exit 0 on a healthy store, 1 on damage, 2 on a file
 /// that does not open as a store (never a crash), and `--repair` that leaves a store the next
 /// check finds healthy.
 final class CheckCommandTests: XCTestCase {
-    /// The CLI binary next to the test bundle (`swift build --build-tests` builds both).
-    private func binary() throws -> URL {
-        let folder = try XCTUnwrap(Bundle.main.executableURL).deletingLastPathComponent()
-        let url = folder.appendingPathComponent("synckernel")
-        guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            XCTFail("no synckernel binary at \(url.path): build with `swift build --build-tests`")
-            throw CocoaError(.fileNoSuchFile)
-        }
-        return url
-    }
-
     /// Runs `synckernel check` with `arguments`; returns its exit status and standard output.
-    private func check(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = ["check"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .exit, "never a crash")
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    private func check(_ arguments: [String], file: StaticString = #filePath,
+                       line: UInt = #line) async throws -> (status: Int32, output: String) {
+        let result = try await SynckernelProgram.run(["check"] + arguments)
+        XCTAssertFalse(result.crashed, "never a crash", file: file, line: line)
+        return (result.status, result.output)
     }
 
     /// The JSON object `check --json` printed.
@@ -53,10 +36,10 @@ final class CheckCommandTests: XCTestCase {
         return (path, notes.map(\.id))
     }
 
-    func testAHealthyStoreExitsZeroAndListsWhatItChecked() throws {
+    func testAHealthyStoreExitsZeroAndListsWhatItChecked() async throws {
         let world = try TestWorld()
         let (path, _) = try notebookStore(world, count: 20)
-        let (status, output) = try check(["--db", path, "--json"])
+        let (status, output) = try await check(["--db", path, "--json"])
         XCTAssertEqual(status, 0, output)
         let json = try report(output)
         XCTAssertEqual(json["status"] as? String, "healthy")
@@ -65,30 +48,31 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertEqual(json["sqlite_problems"] as? [String], [])
     }
 
-    func testADamagedStoreExitsOneAndRepairLeavesItHealthy() throws {
+    func testADamagedStoreExitsOneAndRepairLeavesItHealthy() async throws {
         let world = try TestWorld()
         let (path, ids) = try notebookStore(world, count: 20)
         let key = ids[3].map { String(format: "%02x", $0) }.joined()
         try SQLiteTestHelper.execute("UPDATE ns_notebook SET row = x'ff00ff' WHERE key = x'\(key)'", at: path)
-        let found = try check(["--db", path, "--json"])
+        let found = try await check(["--db", path, "--json"])
         XCTAssertEqual(found.status, 1, found.output)
         let damaged = try report(found.output)
         XCTAssertEqual(damaged["status"] as? String, "damaged")
         XCTAssertEqual((damaged["damaged_rows"] as? [[String: Any]])?.compactMap { $0["key"] as? String }, [key])
-        XCTAssertEqual(try check(["--db", path]).status, 1, "without --repair nothing changed")
+        let unrepaired = try await check(["--db", path])
+        XCTAssertEqual(unrepaired.status, 1, "without --repair nothing changed")
 
-        let repaired = try check(["--db", path, "--repair", "--json"])
+        let repaired = try await check(["--db", path, "--repair", "--json"])
         XCTAssertEqual(repaired.status, 0, repaired.output)
         let mended = try report(repaired.output)
         XCTAssertEqual((mended["repair"] as? [String: Any])?["quarantined"] as? Int, 1)
-        let again = try check(["--db", path, "--json"])
+        let again = try await check(["--db", path, "--json"])
         XCTAssertEqual(again.status, 0, again.output)
         let quarantined = try XCTUnwrap(try report(again.output)["quarantined"] as? [[String: Any]])
         XCTAssertEqual(quarantined.compactMap { $0["key"] as? String }, [key])
         XCTAssertEqual(quarantined.compactMap { $0["site"] as? String }, ["repair"])
     }
 
-    func testRejectAFileThatIsNotAStoreWithExitTwoAndLeaveItAsItWas() throws {
+    func testRejectAFileThatIsNotAStoreWithExitTwoAndLeaveItAsItWas() async throws {
         let world = try TestWorld()
         var random = SeededGenerator(seed: 8)
         let zero = world.path()
@@ -99,15 +83,17 @@ final class CheckCommandTests: XCTestCase {
         try SQLiteTestHelper.execute("CREATE TABLE people(name TEXT)", at: foreign)
         for (path, word) in [(zero, "notAStore"), (noise, "notAStore"), (foreign, "foreignDatabase")] {
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            let (status, output) = try check(["--db", path])
+            let (status, output) = try await check(["--db", path])
             XCTAssertEqual(status, 2, output)
             XCTAssertTrue(output.contains(word), output)
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
         }
         let missing = world.path()
-        XCTAssertEqual(try check(["--db", missing]).status, 2)
+        let missingFile = try await check(["--db", missing])
+        XCTAssertEqual(missingFile.status, 2)
         XCTAssertFalse(FileManager.default.fileExists(atPath: missing), "check never creates a store")
-        XCTAssertEqual(try check([]).status, 64)
+        let noArguments = try await check([])
+        XCTAssertEqual(noArguments.status, 64)
     }
 
     /// Overwrites page `page` (4 KiB pages, counted from 0) of the file at `path` with seeded noise.
@@ -119,17 +105,17 @@ final class CheckCommandTests: XCTestCase {
         try handle.close()
     }
 
-    func testAStoreWhosePagesSQLiteCannotReadIsReportedNotCrashedOn() throws {
+    func testAStoreWhosePagesSQLiteCannotReadIsReportedNotCrashedOn() async throws {
         let world = try TestWorld()
         let (schemaDamaged, _) = try notebookStore(world, count: 2000)
         try overwritePage(3, of: schemaDamaged, seed: 21)
-        let unopenable = try check(["--db", schemaDamaged])
+        let unopenable = try await check(["--db", schemaDamaged])
         XCTAssertEqual(unopenable.status, 2, "seed 21: a page the open reads is damaged: \(unopenable.output)")
         XCTAssertTrue(unopenable.output.contains("SK501"), unopenable.output)
 
         let (rowsDamaged, _) = try notebookStore(world, count: 2000)
         try overwritePage(40, of: rowsDamaged, seed: 21)
-        let found = try check(["--db", rowsDamaged, "--repair", "--json"])
+        let found = try await check(["--db", rowsDamaged, "--repair", "--json"])
         XCTAssertEqual(found.status, 1, "seed 21: a page of rows only a scan reads, which repair cannot mend: \(found.output)")
         let json = try report(found.output)
         XCTAssertEqual(json["status"] as? String, "damaged")

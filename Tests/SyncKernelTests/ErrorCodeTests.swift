@@ -25,6 +25,7 @@ final class ErrorCodeTests: XCTestCase {
         "SK601": "invalidRelayConfiguration", "SK602": "invalidSubject", "SK603": "relayConnectionFailed",
         "SK604": "relayNotConnected", "SK605": "relayClosed", "SK606": "relayPayloadTooLarge",
         "SK607": "relayPublishFailed",
+        "SK701": "deviceNotRunning",
     ]
 
     /// Shipped codes whose reason can no longer occur: never reused for another reason.
@@ -34,7 +35,7 @@ final class ErrorCodeTests: XCTestCase {
         XCTAssertEqual(Set(Code.all.map(\.rawValue)).count, Code.all.count, "no code string is used twice")
         XCTAssertEqual(Set(Code.all.map(\.name)).count, Code.all.count, "no name is used twice")
         for code in Code.all {
-            XCTAssertNotNil(code.rawValue.wholeMatch(of: #/SK[1-6][0-9][0-9]/#),
+            XCTAssertNotNil(code.rawValue.wholeMatch(of: #/SK[1-7][0-9][0-9]/#),
                             "\(code) is not SK, a layer digit and two digits")
         }
         XCTAssertEqual(Code.all.map(\.rawValue), Code.all.map(\.rawValue).sorted(), "all lists the codes in code order")
@@ -51,7 +52,7 @@ final class ErrorCodeTests: XCTestCase {
         }
         XCTAssertEqual(Set(current.keys).subtracting(Self.shipped.keys), [], "a new code is added to the shipped list")
         XCTAssertEqual(Code.truncatedInput.rawValue, "SK101")
-        XCTAssertEqual(Code.relayPublishFailed, Code.all.last)
+        XCTAssertEqual(Code.deviceNotRunning, Code.all.last)
     }
 
     func testDescriptionsCarryTheCodeAndTheDetailOnly() {

@@ -67,23 +67,66 @@ final class ReplicaHostTests: XCTestCase {
         XCTAssertTrue(early.isEmpty, "nothing before the debounce")
         clock.advance(to: 400)
         await a.tick()
-        var inFlight = await mailA.take().map { (from: TestWorld.device(0), frame: $0.frame) }
-        XCTAssertEqual(inFlight.count, 1)
+        let deliveries = await pump((a, mailA), (b, mailB))
+        let (digestA, digestB) = (await a.stateDigest, await b.stateDigest)
+        XCTAssertEqual(digestA, digestB)
+        XCTAssertGreaterThan(deliveries, 1)
+        XCTAssertLessThan(deliveries, 50, "the pair went quiet")
+    }
+
+    /// Delivers every frame either host sent, in order, until both go quiet (at most 50);
+    /// returns how many were delivered.
+    private func pump(_ a: (host: ReplicaHost, mail: MailboxTransport), _ b: (host: ReplicaHost, mail: MailboxTransport)) async -> Int {
+        var inFlight = await a.mail.take().map { (from: TestWorld.device(0), frame: $0.frame) }
+        inFlight += await b.mail.take().map { (from: TestWorld.device(1), frame: $0.frame) }
         var deliveries = 0
         while !inFlight.isEmpty, deliveries < 50 {
             let next = inFlight.removeFirst()
             deliveries += 1
             if next.from == TestWorld.device(0) {
-                await b.receive(next.frame, from: next.from)
+                await b.host.receive(next.frame, from: next.from)
             } else {
-                await a.receive(next.frame, from: next.from)
+                await a.host.receive(next.frame, from: next.from)
             }
-            inFlight += await mailA.take().map { (TestWorld.device(0), $0.frame) }
-            inFlight += await mailB.take().map { (TestWorld.device(1), $0.frame) }
+            inFlight += await a.mail.take().map { (TestWorld.device(0), $0.frame) }
+            inFlight += await b.mail.take().map { (TestWorld.device(1), $0.frame) }
         }
-        let (digestA, digestB) = (await a.stateDigest, await b.stateDigest)
-        XCTAssertEqual(digestA, digestB)
-        XCTAssertLessThan(deliveries, 50, "the pair went quiet")
+        return deliveries
+    }
+
+    func testTheSnapshotShowsASiblingInSyncOnlyWhileItsLastDigestMatchesOurs() async throws {
+        let world = try TestWorld()
+        let clock = ManualLoopClock(limit: 60_000)
+        let (a, mailA) = try host(0, world: world, clock: clock)
+        let (b, mailB) = try host(1, world: world, clock: clock)
+        let fresh = await a.snapshot
+        XCTAssertEqual(fresh.siblings, [SiblingState(device: TestWorld.device(1), hasShownDigest: false, inSync: false, reconciling: false,
+                                                     backoffUntil: nil)], "not heard from yet")
+        XCTAssertEqual(fresh.summary.device, TestWorld.device(0))
+        try await a.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(.init(id: "x", value: "v", updatedAt: 1)) }
+        clock.advance(to: 400)
+        await a.tick()
+        _ = await pump((a, mailA), (b, mailB))
+        let synced = await a.snapshot
+        XCTAssertEqual(synced.siblings.map(\.inSync), [true])
+        XCTAssertEqual(synced.siblings.map(\.hasShownDigest), [true])
+        XCTAssertEqual(synced.summary.namespaces.map(\.items), [1])
+        let pulled = await b.snapshot
+        XCTAssertGreaterThan(pulled.roundsStarted + synced.roundsStarted, 0, "the write moved in a round")
+        XCTAssertEqual(pulled.summary.namespaces, synced.summary.namespaces)
+
+        try await a.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(.init(id: "y", value: "v", updatedAt: 2)) }
+        let ahead = await a.snapshot
+        XCTAssertEqual(ahead.siblings.map(\.inSync), [false], "a local write b has not seen")
+
+        await a.closeStore()
+        await a.closeStore()
+        do throws(SyncKernelError) {
+            try await a.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(.init(id: "z", value: "v", updatedAt: 3)) }
+            XCTFail("a closed store takes no write")
+        } catch {
+            XCTAssertEqual(error.code, .storeClosed)
+        }
     }
 
     func testRunFiresTheDebouncedBroadcastAndEndsWithItsTask() async throws {

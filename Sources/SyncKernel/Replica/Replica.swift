@@ -468,4 +468,27 @@ public final class Replica {
     private func report(_ event: ReplicaEvent) {
         outbox.append(.event(event))
     }
+
+    // MARK: Observation
+
+    /// What the replica knows of each sibling now, in `siblings` order. Reading it sends nothing
+    /// and reports nothing; with a sibling that reads only the spec's digests it may scan the
+    /// store for the Merkle roots (cached until the items move), and a scan that fails counts as
+    /// not in sync.
+    public var siblingStates: [SiblingState] {
+        siblings.map { sibling in
+            let peer = peers[sibling]
+            let seen = peer?.lastDigestSeen
+            var inSync = false
+            if let peer, let seen {
+                if mode == .sketch, peer.speaksSketch {
+                    inSync = seen == store.encodedStateDigest()
+                } else {
+                    inSync = (try? store.merkleDigest().encoded()) == seen
+                }
+            }
+            return SiblingState(device: sibling, hasShownDigest: seen != nil, inSync: inSync,
+                                reconciling: peer?.reconciling ?? false, backoffUntil: peer?.storm.backoffUntil)
+        }
+    }
 }

@@ -40,6 +40,21 @@ public actor ReplicaHost {
     /// The current digest.
     public var stateDigest: StateDigest { replica.store.stateDigest() }
 
+    /// The replica's state now: its store's summary, its siblings' states and its rounds.
+    public var snapshot: ReplicaSnapshot {
+        ReplicaSnapshot(summary: replica.store.summary(), siblings: replica.siblingStates, roundsStarted: replica.roundsStarted)
+    }
+
+    /// Reconcile rounds the replica started so far.
+    public var roundsStarted: Int { replica.roundsStarted }
+
+    /// Closes the replica's store (every write committed so far stays; the store is unusable
+    /// afterwards). The host's owner calls it last, once nothing feeds the host any more: a
+    /// write, frame or tick after it fails as on a closed store. Idempotent.
+    public func closeStore() {
+        replica.store.close()
+    }
+
     /// Announces the device to its siblings (on start or reconnect).
     public func announce() async {
         replica.announce()

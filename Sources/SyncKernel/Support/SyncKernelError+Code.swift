@@ -4,10 +4,10 @@ extension SyncKernelError {
     ///
     /// Invariants: every code is one of the static members below (the initialiser is private, so
     /// no other module mints one) and is listed in `all`; code strings are unique, match
-    /// `SK[1-6][0-9][0-9]`, and never change or pass to another reason, so hosts may persist or
+    /// `SK[1-7][0-9][0-9]`, and never change or pass to another reason, so hosts may persist or
     /// match on them; the first digit names the layer (1 encoding, 2 digest, frames and their
     /// envelopes, 3 merge, clock and device identity (keys and their files included), 4
-    /// namespaces, 5 store, 6 relay). SK402 (a merge rule and a causal membership that
+    /// namespaces, 5 store, 6 relay, 7 the embedded device that runs them all). SK402 (a merge rule and a causal membership that
     /// disagreed) is retired: causal tracking is now read off the rule, so the mistake cannot be
     /// written; the code is never reused. `description` holds the code and the name only, never
     /// user data. A struct rather than an enum, so a release can add a code without breaking a
@@ -158,6 +158,12 @@ extension SyncKernelError {
         /// payload sent before it are dropped by the receiver when they expire.
         public static let relayPublishFailed = Code("SK607", "relayPublishFailed")
 
+        // MARK: Device (7xx)
+
+        /// A write (or another request that needs the running loop) reached a device that is not
+        /// started, or is stopping or stopped; nothing was written.
+        public static let deviceNotRunning = Code("SK701", "deviceNotRunning")
+
         /// Every code, in code order.
         public static let all: [Code] = [
             truncatedInput, nonCanonicalEncoding, unsupportedEncoding, limitExceeded, trailingBytes, invalidText,
@@ -171,6 +177,7 @@ extension SyncKernelError {
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase,
             invalidRelayConfiguration, invalidSubject, relayConnectionFailed, relayNotConnected, relayClosed,
             relayPayloadTooLarge, relayPublishFailed,
+            deviceNotRunning,
         ]
     }
 }

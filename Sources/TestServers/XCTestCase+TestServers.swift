@@ -1,11 +1,14 @@
-import TestServers
 import XCTest
 
+/// The servers a test starts, stopped when it ends.
+///
+/// Invariant: every server started here has its stop registered as a teardown block before it is
+/// returned, so it is stopped whether the test passed, failed or threw.
 extension XCTestCase {
     /// Starts a `nats-server` for this test on a free loopback port, stopped when the test ends
     /// (pass or fail). A missing `nats-server` fails the test with what to do: these tests never skip.
-    func startNatsServer(config: String? = nil, file: StaticString = #filePath,
-                         line: UInt = #line) async throws -> NatsServerProcess {
+    package func startNatsServer(config: String? = nil, file: StaticString = #filePath,
+                                 line: UInt = #line) async throws -> NatsServerProcess {
         do {
             let server = try await NatsServerProcess.start(config: config)
             addTeardownBlock { await server.stop() }
@@ -18,7 +21,7 @@ extension XCTestCase {
 
     /// Starts a NATS cluster of `count` loopback nodes for this test, fully routed, stopped when
     /// the test ends.
-    func startNatsCluster(nodes count: Int, file: StaticString = #filePath, line: UInt = #line) async throws -> NatsCluster {
+    package func startNatsCluster(nodes count: Int, file: StaticString = #filePath, line: UInt = #line) async throws -> NatsCluster {
         do {
             let cluster = try await NatsCluster.start(nodes: count)
             addTeardownBlock { await cluster.stop() }

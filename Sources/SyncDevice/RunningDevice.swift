@@ -1,0 +1,163 @@
+import NatsRelay
+import SyncEnvelope
+import SyncKernel
+
+/// One run of a `SyncDevice`, from `start()` to `stop()`: the store behind its replica host, the
+/// relay connection, both halves of the envelope layer, and the tasks that drive them.
+///
+/// Wiring: `ReplicaHost` → `SealedTransport` (seals each frame to its sibling) →
+/// `NatsEnvelopeCarrier` → the relay; the relay's inbox → `SealedReceiver` (the gate, before any
+/// frame is parsed) → `ReplicaHost`.
+///
+/// Invariants: `open` either returns a running device, having reported `started` before any of
+/// its tasks ran, or throws having closed everything it opened; the tasks are the loop (`ReplicaHost.run`), the inbox (every payload to the gate, in
+/// arrival order), the relay's events (announce on `.connected` and `.reconnected`, then report)
+/// and the status task; `shutDown` ends them all, flushes and closes the connection, records the
+/// siblings and closes the store last, so every write committed before it stays.
+final class RunningDevice: Sendable {
+    /// The device's keys (its id is `keys.device`).
+    let keys: EnvelopeKeys
+    /// The replica's actor.
+    let host: ReplicaHost
+    /// The gate's actor.
+    let receiver: SealedReceiver
+    /// The relay connection, listening on the device's inbox.
+    let connection: NatsRelayConnection
+    private let monitor: DeviceMonitor
+    private let siblingsPath: String
+    private let loop: Task<Void, Never>
+    private let inbox: Task<Void, Never>
+    private let relayEvents: Task<Void, Never>
+    private let statusTask: Task<Void, Never>
+
+    /// Checks the relay options, loads the keys, opens the seen set and the store, connects the
+    /// relay and starts the tasks (in this order: nothing is created for options or keys it refuses).
+    static func open(_ configuration: SyncDeviceConfiguration, monitor: DeviceMonitor) throws(SyncKernelError) -> RunningDevice {
+        let relay = try configuration.relay.validated()
+        let keys = try configuration.account.envelopeKeys(name: configuration.name)
+        let roster = try configuration.account.roster(for: keys)
+        let replay = try ReplayGuard(path: configuration.seenPath, window: configuration.replayWindow)
+        let store = try KernelStore(path: configuration.storePath, namespaces: configuration.namespaces)
+        let replica: Replica
+        let connection: NatsRelayConnection
+        do throws(SyncKernelError) {
+            replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store,
+                                  timing: configuration.timing, mode: .sketch)
+            connection = try NatsRelayConnection(options: relay, inbox: keys.inbox.value)
+        } catch {
+            store.close()
+            throw error
+        }
+        let wallClock = configuration.wallClock
+        let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster),
+                                        carrier: NatsEnvelopeCarrier(connection: connection), clock: wallClock) { event in
+            monitor.emit(Self.event(event))
+        }
+        let host = ReplicaHost(replica: replica, transport: transport, clock: ContinuousLoopClock()) { event in
+            monitor.emit(.replica(event))
+        }
+        let receiver = SealedReceiver(gate: EnvelopeGate(keys: keys, roster: roster, replay: replay), host: host,
+                                      clock: wallClock) { event in
+            monitor.emit(Self.event(event))
+        }
+        monitor.restore(SiblingLog.read(configuration.siblingsPath) ?? [])
+        // Reported before any task runs, so it comes first.
+        monitor.emit(.started(device: keys.device))
+        return RunningDevice(keys: keys, host: host, receiver: receiver, connection: connection, monitor: monitor,
+                             siblingsPath: configuration.siblingsPath)
+    }
+
+    private init(keys: EnvelopeKeys, host: ReplicaHost, receiver: SealedReceiver, connection: NatsRelayConnection,
+                 monitor: DeviceMonitor, siblingsPath: String) {
+        self.keys = keys
+        self.host = host
+        self.receiver = receiver
+        self.connection = connection
+        self.monitor = monitor
+        self.siblingsPath = siblingsPath
+        loop = Task { await host.run() }
+        inbox = Task {
+            var rounds = 0
+            for await payload in connection.messages {
+                guard case .accepted(let opened) = await receiver.deliver(payload) else { continue }
+                monitor.heard(from: opened.sender)
+                let started = await host.roundsStarted
+                while rounds < started {
+                    rounds += 1
+                    monitor.emit(.roundStarted(peer: opened.sender))
+                }
+            }
+        }
+        relayEvents = Task {
+            for await event in connection.events {
+                if event == .connected || event == .reconnected { await host.announce() }
+                monitor.emit(.relay(event))
+            }
+        }
+        let wakes = monitor.attach()
+        statusTask = Task {
+            var recorded: [SiblingStatus]?
+            for await _ in wakes {
+                let marker = monitor.statuses.marker
+                let status = await Self.status(host: host, receiver: receiver, connection: connection, monitor: monitor)
+                monitor.statuses.yield(status, marker: marker)
+                if status.siblings != recorded, SiblingLog.write(status.siblings, to: siblingsPath) {
+                    recorded = status.siblings
+                }
+            }
+        }
+    }
+
+    /// The running device's status now.
+    func status() async -> DeviceStatus {
+        await Self.status(host: host, receiver: receiver, connection: connection, monitor: monitor)
+    }
+
+    private static func status(host: ReplicaHost, receiver: SealedReceiver, connection: NatsRelayConnection,
+                               monitor: DeviceMonitor) async -> DeviceStatus {
+        let snapshot = await host.snapshot
+        let live = DeviceStatus.Live(relay: connection.status, roundsStarted: snapshot.roundsStarted,
+                                     accepted: await receiver.acceptedCount, dropped: await receiver.dropCounts)
+        return DeviceStatus(summary: snapshot.summary, siblings: monitor.siblings(snapshot.siblings), live: live)
+    }
+
+    /// Ends the run: the loop, the relay (flushed, then closed, which ends the inbox and event
+    /// tasks), the status task; records the siblings and closes the store. Returns the last status.
+    func shutDown() async -> DeviceStatus {
+        loop.cancel()
+        await loop.value
+        if connection.status == .connected {
+            do throws(SyncKernelError) {
+                try connection.flush(timeoutMillis: 1_000)
+            } catch {
+                // The server went away meanwhile: what was not sent is lost like any frame.
+            }
+        }
+        connection.close()
+        await inbox.value
+        await relayEvents.value
+        monitor.detach()
+        await statusTask.value
+        let last = await status()
+        SiblingLog.write(last.siblings, to: siblingsPath)
+        await host.closeStore()
+        return last
+    }
+
+    /// Ends the run without waiting, for a device released while running: cancels the loop,
+    /// closes the connection (ending the inbox and event tasks) and ends the status task; the
+    /// store closes when the last task holding the host has ended.
+    func abandon() {
+        loop.cancel()
+        connection.close()
+        monitor.detach()
+    }
+
+    /// An envelope-layer event as a device event.
+    private static func event(_ event: EnvelopeEvent) -> SyncDeviceEvent {
+        switch event {
+        case .dropped(let reason, let bytes): .envelopeDropped(reason: reason, bytes: bytes)
+        case .sealFailed(let recipient, let error): .sealFailed(recipient: recipient, error: error)
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import NatsRelay
+import SyncEnvelope
+import SyncKernel
+
+/// The one object an app holds per device: it opens the store, loads the device's keys and
+/// certificate from the account directory, connects the relay, runs the convergence loop with
+/// every frame sealed end to end, takes local writes, and reports events and status.
+///
+///     let device = SyncDevice(SyncDeviceConfiguration(account: AccountDirectory(path: dir), name: "phone",
+///                                                     storePath: db, namespaces: try NamespaceSet([NotebookNamespace.self]),
+///                                                     relay: NatsRelayOptions(servers: ["nats://127.0.0.1:4222"])))
+///     try await device.start()
+///     try await device.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(note) }
+///     await device.stop()
+///
+/// Invariants:
+/// - `start()` and `stop()` are idempotent and may be called in any order, any number of times,
+///   from any task: they run one at a time, in the order they were called; a start after a stop
+///   runs the device again on the same files.
+/// - A write returns only after its transaction committed (`synchronous=FULL`), and `stop()`
+///   waits for writes in flight before it closes the store, so no acknowledged write is lost. A
+///   write while the device is not running throws `deviceNotRunning` and writes nothing.
+/// - Every envelope from the relay passes the self-gate before any byte of its frame is parsed;
+///   every frame sent is sealed to exactly one sibling.
+/// - On `.connected` and `.reconnected` the device announces itself to its siblings; the relay
+///   keeps nothing for it, and the digest loop catches up from there.
+/// - The library keeps no global state: everything comes from the configuration.
+public actor SyncDevice {
+    private enum Phase {
+        case stopped
+        case running(RunningDevice)
+        case stopping
+    }
+
+    /// What the device runs on.
+    public nonisolated let configuration: SyncDeviceConfiguration
+    private let monitor: DeviceMonitor
+    private var phase = Phase.stopped
+    /// The last start or stop asked for: each one waits for the one before it.
+    private var lifecycle: Task<Void, Never>?
+    private var writesInFlight = 0
+    private var drained: [CheckedContinuation<Void, Never>] = []
+
+    /// A device configured with `configuration`; nothing is opened until `start()`.
+    public init(_ configuration: SyncDeviceConfiguration) {
+        self.configuration = configuration
+        monitor = DeviceMonitor(clock: configuration.wallClock)
+    }
+
+    deinit {
+        if case .running(let running) = phase { running.abandon() }
+        monitor.events.finish()
+        monitor.statuses.finish()
+    }
+
+    /// The device's events from now on: each access is a new subscription (any number may read
+    /// at once); a subscriber that stops reading keeps at most the newest 4,096.
+    public nonisolated var events: AsyncStream<SyncDeviceEvent> {
+        monitor.events.subscribe()
+    }
+
+    /// The device's status after every change from now on (the newest one, for a subscriber that
+    /// reads slower than it changes): each access is a new subscription, which first receives the
+    /// status as it is (once the device runs); every status it receives was read after it
+    /// subscribed, so it reflects every write that returned before.
+    public nonisolated var status: AsyncStream<DeviceStatus> {
+        let stream = monitor.statuses.subscribe()
+        monitor.changed()
+        return stream
+    }
+
+    /// Whether the device is running (started and not stopping).
+    public var isRunning: Bool {
+        if case .running = phase { return true }
+        return false
+    }
+
+    /// The device's id, once it ran (it is the device's signing public key).
+    public var device: DeviceID? {
+        if case .running(let running) = phase { return running.keys.device }
+        return nil
+    }
+
+    /// Starts the device: loads its keys, opens (or creates) its store, connects the relay
+    /// (returning when a server holds the inbox, or at once when none answers yet: the client
+    /// keeps trying and the device announces itself when it connects) and starts the loop.
+    /// Does nothing when it runs. Throws the first failure (`keyFileUnavailable`,
+    /// `invalidCertificate`, `notAStore`, `invalidRelayConfiguration`, ...) having closed
+    /// whatever it opened.
+    public func start() async throws(SyncKernelError) {
+        let outcome = await enqueue { device in await device.performStart() }
+        try outcome.get()
+    }
+
+    /// Stops the device: refuses new writes, waits for those in flight, ends the loop, flushes and
+    /// closes the relay connection, records the siblings beside the store and closes the store.
+    /// Does nothing when it is not running.
+    public func stop() async {
+        _ = await enqueue { device in await device.performStop() }
+    }
+
+    /// Runs a local write on namespace `N` in one transaction; returns once it committed, after
+    /// which the digest loop tells the siblings (after the debounce). Throws `deviceNotRunning`
+    /// when the device is not running, or the write's own error (nothing of it is stored).
+    @discardableResult
+    public func write<N: SyncNamespace>(_ namespace: N.Type,
+                                        _ body: @Sendable (NamespaceTransaction<N>) throws(SyncKernelError) -> Void)
+        async throws(SyncKernelError) -> WriteOutcome {
+        guard case .running(let running) = phase else { throw SyncKernelError(.deviceNotRunning) }
+        writesInFlight += 1
+        defer { finishWrite() }
+        let outcome = try await running.host.write(namespace, body)
+        monitor.changed()
+        return outcome
+    }
+
+    /// The status now: the running device's own, or, when it is not running, the one read from
+    /// its store's files (`DeviceStatus(storeAt:)`: `notAStore` before the first start).
+    public func currentStatus() async throws(SyncKernelError) -> DeviceStatus {
+        if case .running(let running) = phase { return await running.status() }
+        return try DeviceStatus(storeAt: configuration.storePath)
+    }
+
+    /// Queues `step` after every start and stop asked for before it and returns its outcome.
+    private func enqueue(_ step: @escaping @Sendable (SyncDevice) async -> Result<Void, SyncKernelError>)
+        async -> Result<Void, SyncKernelError> {
+        let previous = lifecycle
+        let task = Task { () async -> Result<Void, SyncKernelError> in
+            await previous?.value
+            return await step(self)
+        }
+        lifecycle = Task { _ = await task.value }
+        return await task.value
+    }
+
+    private func performStart() async -> Result<Void, SyncKernelError> {
+        guard case .stopped = phase else { return .success(()) }
+        do throws(SyncKernelError) {
+            phase = .running(try RunningDevice.open(configuration, monitor: monitor))
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func performStop() async -> Result<Void, SyncKernelError> {
+        guard case .running(let running) = phase else { return .success(()) }
+        phase = .stopping
+        while writesInFlight > 0 {
+            await withCheckedContinuation { drained.append($0) }
+        }
+        let last = await running.shutDown()
+        phase = .stopped
+        monitor.statuses.yield(DeviceStatus(summary: StoreSummary(device: last.device, namespaces: last.namespaces),
+                                            siblings: last.siblings, live: nil))
+        monitor.emit(.stopped)
+        return .success(())
+    }
+
+    /// Counts a write out; wakes a stop waiting for the writes in flight when it was the last.
+    private func finishWrite() {
+        writesInFlight -= 1
+        guard writesInFlight == 0 else { return }
+        let waiting = drained
+        drained.removeAll()
+        for continuation in waiting { continuation.resume() }
+    }
+}

@@ -1,0 +1,263 @@
+import Dispatch
+import FleetSimulation
+import Foundation
+import NatsRelay
+import Synchronization
+import SyncDevice
+import SyncEnvelope
+import SyncKernel
+
+/// `synckernel device`: runs one device (`SyncDevice`) until SIGINT, SIGTERM or `quit`.
+///
+/// Invariants: a thin layer over `SyncDevice`: every sync decision is the library's; the process
+/// exits 0 only after `SyncDevice.stop()` returned (loop ended, relay closed, store closed), so
+/// every write acknowledged with a `written` line is in the store; standard output carries only
+/// JSON lines (events with `--events json`, and the answer to every input line), standard error
+/// the log; the end of standard input stops nothing; every input line is bounded and checked, and
+/// an unknown one gets a JSON error line; bad arguments give the usage and exit 64, a device
+/// that cannot start exit 1.
+enum DeviceCommand {
+    /// The command's help text.
+    static let usage = """
+        usage: synckernel device --account DIR --name NAME --db PATH --relay nats://HOST:PORT[,nats://HOST:PORT...]
+                                 [--events json] [--namespaces all|NAME,NAME]
+                                 [--debounce-ms N] [--retry-ms N] [--max-retry-ms N]
+                                 [--creds FILE | --user USER --password-file FILE | --token-file FILE]
+                                 [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-hostname NAME]
+          Runs device NAME of the account in DIR on the store PATH (created when missing), syncing
+          through the NATS relay at the given URLs (several: nodes of one cluster), until SIGINT,
+          SIGTERM or `quit`. Logs rounds, storms, drops and relay changes to standard error.
+          --events json   print every event as one JSON object per line on standard output
+          --namespaces    the namespaces to sync (default: all thirteen); siblings must agree
+          --debounce-ms   the wait between a local write and the digest it sends (default 400)
+          --retry-ms, --max-retry-ms   the first and the longest delay before the digest goes again
+                          to a sibling still out of sync (default 2000 and 30000)
+          Standard input takes one command per line (at most 4,096 bytes), each answered with one
+          JSON line on standard output:
+            demo-write N  N notebook inserts and edits (1 to 100,000), answered once committed
+            status        the status object (as `synckernel status --json`, with the live counters)
+            quit          stop the device and exit 0
+          exit status: 0 stopped cleanly, 1 the device could not start, 64 bad usage
+        """
+
+    /// The parsed command line.
+    private struct Arguments {
+        var configuration: SyncDeviceConfiguration
+        var jsonEvents: Bool
+    }
+
+    /// Blocks SIGINT and SIGTERM on the calling thread, which must be the main thread, before the
+    /// command runs: the threads the runtime and the relay client start later inherit the mask,
+    /// so neither signal ends the process by its default action; they stay pending until the
+    /// command's dispatch signal sources take them.
+    static func holdStopSignals() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    /// Runs the command and returns its exit status (`holdStopSignals()` ran first).
+    static func run(_ arguments: [String]) async -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(usage)
+            return 0
+        }
+        let parsed: Arguments
+        do throws(UsageError) {
+            parsed = try parse(arguments)
+        } catch {
+            FileHandle.standardError.write(Data("synckernel device: \(error.message)\n\(usage)\n".utf8))
+            return 64
+        }
+        let output = DeviceOutput()
+        let stop = StopRequest()
+        let sources = [SIGINT, SIGTERM].map { signal in
+            let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
+            source.setEventHandler { stop.request() }
+            source.resume()
+            return source
+        }
+        defer { sources.forEach { $0.cancel() } }
+
+        let device = SyncDevice(parsed.configuration)
+        let events = device.events
+        let printer = Task {
+            for await event in events {
+                if parsed.jsonEvents { output.line(event.json()) }
+                if let text = logLine(event) { output.log(text) }
+                if event == .stopped { return }
+            }
+        }
+        do throws(SyncKernelError) {
+            try await device.start()
+        } catch {
+            output.log("could not start: \(error)")
+            printer.cancel()
+            return 1
+        }
+        let taken = DispatchSemaphore(value: 0)
+        let commands = Task {
+            for await line in DeviceInput.lines(from: STDIN_FILENO, taken: taken) {
+                defer { taken.signal() }
+                guard !stop.isRequested else { break }
+                await handle(line, device: device, output: output, stop: stop)
+            }
+        }
+        await stop.wait()
+        commands.cancel()
+        await commands.value
+        await device.stop()
+        // The printer ends after writing `stopped`, the last event.
+        await printer.value
+        return 0
+    }
+
+    /// Answers one input line.
+    private static func handle(_ line: DeviceInput.Line, device: SyncDevice, output: DeviceOutput, stop: StopRequest) async {
+        guard case .text(let text) = line else {
+            output.line(JSONLine.encode(["event": "error", "error": "line longer than \(DeviceInput.maxLineBytes) bytes"]))
+            return
+        }
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        switch words.first {
+        case "quit" where words.count == 1:
+            stop.request()
+        case "status" where words.count == 1:
+            do throws(SyncKernelError) {
+                output.line(try await device.currentStatus().json())
+            } catch {
+                output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue]))
+            }
+        case "demo-write" where words.count == 2:
+            guard let count = Int(words[1]), (1...DemoWriter.maxOperations).contains(count) else {
+                output.line(JSONLine.encode(["event": "error", "error": "demo-write takes N from 1 to \(DemoWriter.maxOperations)"]))
+                return
+            }
+            do throws(SyncKernelError) {
+                let outcome = try await DemoWriter(device: device).write(count) { stop.isRequested }
+                output.line(JSONLine.encode(["event": "written", "count": outcome.inserted + outcome.edited,
+                                             "inserted": outcome.inserted, "edited": outcome.edited, "batch": outcome.batch,
+                                             "interrupted": outcome.interrupted]))
+            } catch {
+                output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue]))
+            }
+        case nil:
+            return
+        default:
+            output.line(JSONLine.encode(["event": "error", "error": "unknown command: the commands are demo-write N, status, quit"]))
+        }
+    }
+
+    /// The log line of an event, for those the log shows (rounds, storms, drops, relay changes,
+    /// refusals and failures).
+    private static func logLine(_ event: SyncDeviceEvent) -> String? {
+        switch event {
+        case .started(let device): "started as device \(device.hex)"
+        case .stopped: "stopped"
+        case .relay(let change): "relay \(change)"
+        case .envelopeDropped(let reason, let bytes): "dropped an envelope of \(bytes) bytes: \(reason)"
+        case .sealFailed(let recipient, let error): "could not seal a frame for \(recipient): \(error)"
+        case .roundStarted(let peer): "round started with \(peer)"
+        case .replica(.converged(let peer)): "round completed with \(peer)"
+        case .replica(.stormSuspected(let peer, let namespaces, _)): "storm suspected with \(peer) over \(namespaces.joined(separator: ","))"
+        case .replica(.applied): nil
+        case .replica(let other): "\(event.name): \(other)"
+        }
+    }
+
+    /// Parses the command line; a `UsageError` names the first mistake.
+    private static func parse(_ arguments: [String]) throws(UsageError) -> Arguments {
+        let options = try OptionParser(arguments, options: ["account", "name", "db", "relay", "events", "namespaces", "creds", "user",
+                                                            "password-file", "token-file", "tls-ca", "tls-cert", "tls-key",
+                                                            "tls-hostname", "debounce-ms", "retry-ms", "max-retry-ms"], flags: [])
+        guard let account = options.values["account"], !account.isEmpty else { throw UsageError("--account DIR is required") }
+        guard let name = options.values["name"] else { throw UsageError("--name NAME is required") }
+        guard AccountDirectory.isValidDeviceName(name) else { throw UsageError("NAME is 1 to 64 letters, digits, - or _") }
+        guard let db = options.values["db"], !db.isEmpty else { throw UsageError("--db PATH is required") }
+        guard let relay = options.values["relay"] else { throw UsageError("--relay nats://HOST:PORT is required") }
+        let servers = relay.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard !servers.isEmpty, servers.count <= 64,
+              servers.allSatisfy({ ($0.hasPrefix("nats://") || $0.hasPrefix("tls://")) && $0.count > 7 && !$0.contains(where: \.isWhitespace) })
+        else { throw UsageError("--relay takes nats:// or tls:// URLs separated by commas") }
+        let jsonEvents: Bool
+        switch options.values["events"] {
+        case nil: jsonEvents = false
+        case "json": jsonEvents = true
+        default: throw UsageError("--events takes json")
+        }
+        var relayOptions = NatsRelayOptions(servers: servers)
+        relayOptions.connectionName = "synckernel device"
+        relayOptions.credentials = try credentials(options)
+        relayOptions.tls = try tls(options)
+        var configuration = SyncDeviceConfiguration(account: AccountDirectory(path: account), name: name, storePath: db,
+                                                    namespaces: try namespaces(options.values["namespaces"]), relay: relayOptions)
+        configuration.timing.debounceMillis = Int64(try options.int("debounce-ms", default: 400, range: 0...600_000))
+        configuration.timing.retryMillis = Int64(try options.int("retry-ms", default: 2_000, range: 10...3_600_000))
+        configuration.timing.maxRetryMillis = Int64(try options.int("max-retry-ms", default: 30_000, range: 10...3_600_000))
+        guard configuration.timing.maxRetryMillis >= configuration.timing.retryMillis else {
+            throw UsageError("--max-retry-ms is at least --retry-ms")
+        }
+        return Arguments(configuration: configuration, jsonEvents: jsonEvents)
+    }
+
+    /// The namespaces `--namespaces` names (all standard ones by default).
+    private static func namespaces(_ value: String?) throws(UsageError) -> NamespaceSet {
+        let standard = FleetSimulation.standardNamespaces
+        let names = standard.map { namespace in namespace.name }
+        var chosen: [any SyncNamespace.Type] = standard
+        if let value, value != "all" {
+            let wanted = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard Set(wanted).count == wanted.count else { throw UsageError("--namespaces names a namespace twice") }
+            chosen = []
+            for name in wanted {
+                guard let index = names.firstIndex(of: name) else {
+                    throw UsageError("--namespaces takes all or names among \(names.joined(separator: ","))")
+                }
+                chosen.append(standard[index])
+            }
+        }
+        do throws(SyncKernelError) {
+            return try NamespaceSet(chosen)
+        } catch {
+            throw UsageError("--namespaces: \(error)")
+        }
+    }
+
+    /// The credentials the options name (a secret only ever from a file, never the command line).
+    private static func credentials(_ options: OptionParser) throws(UsageError) -> NatsRelayOptions.Credentials {
+        let given = ["creds", "user", "token-file"].filter { options.values[$0] != nil }
+        guard given.count <= 1 else { throw UsageError("give one of --creds, --user or --token-file") }
+        if let path = options.values["creds"] { return .credentialsFile(path: path) }
+        if let path = options.values["token-file"] { return .token(try secret(path, option: "--token-file")) }
+        if let user = options.values["user"] {
+            guard let path = options.values["password-file"] else { throw UsageError("--user needs --password-file") }
+            return .userPassword(user: user, password: try secret(path, option: "--password-file"))
+        }
+        guard options.values["password-file"] == nil else { throw UsageError("--password-file needs --user") }
+        return .none
+    }
+
+    /// The first line of the file at `path`, at most 4,096 bytes, not empty.
+    private static func secret(_ path: String, option: String) throws(UsageError) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw UsageError("\(option): the file cannot be read") }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 4_097), data.count <= 4_096,
+              let line = String(data: data, encoding: .utf8)?.split(whereSeparator: \.isNewline).first, !line.isEmpty else {
+            throw UsageError("\(option): the file holds no secret of at most 4,096 bytes")
+        }
+        return String(line)
+    }
+
+    /// The TLS settings the options name, nil when none.
+    private static func tls(_ options: OptionParser) throws(UsageError) -> NatsRelayOptions.TLS? {
+        let tls = NatsRelayOptions.TLS(trustedCertificatesFile: options.values["tls-ca"], certificateChainFile: options.values["tls-cert"],
+                                       privateKeyFile: options.values["tls-key"], expectedHostname: options.values["tls-hostname"])
+        guard tls != NatsRelayOptions.TLS() else { return nil }
+        guard (tls.certificateChainFile == nil) == (tls.privateKeyFile == nil) else {
+            throw UsageError("--tls-cert and --tls-key go together")
+        }
+        return tls
+    }
+}

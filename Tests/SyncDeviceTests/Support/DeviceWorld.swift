@@ -1,0 +1,67 @@
+import Foundation
+import NatsRelay
+import NotebookNamespace
+import SyncDevice
+import SyncEnvelope
+import SyncKernel
+
+/// An account directory with `count` devices in a private temporary folder, and the
+/// configuration of each device (notebook only, its store in the folder, fast loop timings).
+final class DeviceWorld {
+    /// Loop timings that converge in well under a second on loopback.
+    static var fastTiming: LoopTiming {
+        var timing = LoopTiming()
+        timing.debounceMillis = 50
+        timing.requestTimeoutMillis = 500
+        timing.retryMillis = 200
+        timing.maxRetryMillis = 1_000
+        timing.stormBackoffMillis = 2_000
+        return timing
+    }
+
+    let directory: String
+    let account: AccountDirectory
+    let names: [String]
+
+    init(devices count: Int) throws {
+        directory = NSTemporaryDirectory() + "synckernel-device-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        account = AccountDirectory(path: directory + "/account")
+        try account.create()
+        names = (0..<count).map { "device-\($0)" }
+        let expiry = SystemWallClock().millisecondsSince1970 / 1_000 + 86_400
+        for name in names { try account.addDevice(name: name, expiresAt: expiry) }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The store path of device `index`.
+    func store(_ index: Int) -> String { "\(directory)/device-\(index).sqlite" }
+
+    /// The configuration of device `index` on `servers`.
+    func configuration(_ index: Int, servers: [String]) throws -> SyncDeviceConfiguration {
+        var configuration = SyncDeviceConfiguration(account: account, name: names[index], storePath: store(index),
+                                                    namespaces: try NamespaceSet([NotebookNamespace.self]),
+                                                    relay: NatsRelayOptions(servers: servers))
+        configuration.timing = Self.fastTiming
+        configuration.relay.reconnectWaitMillis = 100
+        return configuration
+    }
+
+    /// A note with a title naming `index`.
+    static func note(_ index: Int) -> Note {
+        let when = Date(timeIntervalSince1970: 1_700_000_000)
+        var id = Array("note-".utf8) + Array(String(index).utf8)
+        id += [UInt8](repeating: 0, count: max(0, 16 - id.count))
+        return Note(id: id, title: "note \(index)", body: "body \(index)", createdAt: when, updatedAt: when)
+    }
+
+    /// The indexes of the notes stored at `path` (opened after its device stopped).
+    static func notes(at path: String) throws -> Set<Int> {
+        let store = try KernelStore(path: path, namespaces: NamespaceSet([NotebookNamespace.self]))
+        defer { store.close() }
+        return Set(try store.rows(NotebookNamespace.self).compactMap { Int($0.title.dropFirst(5)) })
+    }
+}
