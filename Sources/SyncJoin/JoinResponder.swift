@@ -102,8 +102,8 @@ public actor JoinResponder {
     /// Approves the request `id`: issues the new device's certificate, records it in this
     /// directory and publishes the grant. Returns the certificate. `approvalNotPending` for an id
     /// that is not waiting (never made, decided, expired); `keyFileUnavailable` when a device of
-    /// the requested name exists here (the request stays pending: reject it); nothing is sent
-    /// when this throws.
+    /// the requested name or with the requested keys exists here (the request stays pending:
+    /// reject it); nothing is sent and nothing recorded when this throws.
     @discardableResult
     public func approve(_ id: ApprovalID) async throws(SyncKernelError) -> SenderCertificate {
         let now = clock.millisecondsSince1970
@@ -114,11 +114,10 @@ public actor JoinResponder {
         guard let signInKey else { throw SyncKernelError(.keyMaterialMissing, "this device has no sign-in key") }
         let certificate = try account.issue(device: request.device, envelopeKey: request.envelopeKey,
                                             expiresAt: now / 1_000 + certificateValiditySeconds)
-        var siblings = try directory.certificatesByName()
-        guard siblings[request.deviceName] == nil else {
-            throw SyncKernelError(.keyFileUnavailable, "a device of this name exists")
+        let siblings = try directory.certificatesByName()
+        guard siblings[request.deviceName] == nil, !siblings.values.contains(where: { $0.device == request.device }) else {
+            throw SyncKernelError(.keyFileUnavailable, "a device of this name or with these keys exists")
         }
-        siblings = siblings.filter { $0.value.device != request.device }
         let grant = try SignInGrant(account: account, signInKey: signInKey, certificate: certificate, siblings: siblings)
         guard let sealed = seal(.granted(grant), answering: request) else {
             throw SyncKernelError(.keyMaterialMissing, "the grant could not be sealed")

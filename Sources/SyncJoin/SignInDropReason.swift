@@ -19,8 +19,8 @@ public struct SignInDropReason: StableCode {
         self.name = name
     }
 
-    /// Not a request's layout: a size out of bounds or another version (before anything is
-    /// decrypted), or an inside whose fields do not parse (a name, a certificate, a deadline).
+    /// Not a request's layout: another size or version (before anything is decrypted), or an
+    /// inside whose fields do not parse (a name, its padding, a certificate, a deadline).
     public static let undecodable = SignInDropReason("SJ101", "undecodable")
     /// The sealed box does not open with this account's discovery key: sealed to another
     /// account, or damaged.

@@ -6,8 +6,8 @@ import SyncKernel
 /// back), counted by reason and reported once.
 ///
 /// The rungs, in order; the first that fails drops the request with its reason:
-/// 1. it decodes: a size within the bounds of a sealed request and version 1, before anything is
-///    decrypted (`undecodable`); the sealed box opens with the account's discovery secret key
+/// 1. it decodes: exactly a sealed request's size (`SignInRequest.sealedBytes`) and version 1,
+///    before anything is decrypted (`undecodable`); the sealed box opens with the account's discovery secret key
 ///    (`unopenable`); the inside is exactly a request's layout (`undecodable`);
 /// 2. the certificate verifies against the pinned verifier key (none pinned: `noPinnedVerifier`;
 ///    otherwise `badCertificate`) and has not expired at `now` (`expiredCertificate`);
@@ -89,8 +89,7 @@ public final class SignInGate {
     }
 
     private func check(_ message: [UInt8], now: Int64) -> SignInVerdict {
-        guard message.count >= SignInRequest.minSealedBytes, message.count <= SignInRequest.maxSealedBytes,
-              message[0] == SignInRequest.version else { return .dropped(.undecodable) }
+        guard message.count == SignInRequest.sealedBytes, message[0] == SignInRequest.version else { return .dropped(.undecodable) }
         guard let inside = Sodium.open(message[1...], publicKey: discovery.publicKey, secretKey: discovery.secretKey) else {
             return .dropped(.unopenable)
         }

@@ -18,17 +18,18 @@ import SyncKernel
 ///     129    8    timestamp, milliseconds since 1970 (this send's)
 ///     137    8    deadline, milliseconds since 1970: the requester waits for a decision until then
 ///     145    1    name length n (1...64)
-///     146    n    the device's name (ASCII letters, digits, `-`, `_`)
-///     146+n 105   the sign-in certificate
+///     146   64    the device's name (ASCII letters, digits, `-`, `_`), then 64 - n zero bytes
+///     210  105    the sign-in certificate
 ///
 /// Outside (the bytes the relay carries): version 1, then a libsodium sealed box
 /// (`crypto_box_seal` format, as `Sodium.seal`) of the inside to the discovery public key.
 ///
 /// Invariants: `encoded()` and `init?(parsing:)` are exact inverses (nothing else parses: another
-/// length, version or name, a certificate that does not parse, a deadline not after the timestamp
-/// or more than `maxWaitMillis` after it); the secret halves of the device's keys and of the
-/// ephemeral key never appear in a request; outside the box only the version and the length
-/// show.
+/// length, version or name, padding that is not zero, a certificate that does not parse, a
+/// deadline not after the timestamp or more than `maxWaitMillis` after it); every request is
+/// `insideBytes` long whatever its name, so every sealed request is `sealedBytes` long and the
+/// relay learns nothing from its length; the secret halves of the device's keys and of the
+/// ephemeral key never appear in a request; outside the box only the version shows.
 public struct SignInRequest: Sendable, Hashable {
     /// The version of the inside and of the outside.
     package static let version: UInt8 = 1
@@ -36,14 +37,13 @@ public struct SignInRequest: Sendable, Hashable {
     package static let requestIDBytes = 16
     /// The fields before the name.
     private static let headerBytes = 146
-    /// The shortest inside (a one-byte name).
-    package static let minInsideBytes = headerBytes + 1 + SignInCertificate.byteCount
-    /// The longest inside (a 64-byte name).
-    package static let maxInsideBytes = headerBytes + 64 + SignInCertificate.byteCount
-    /// The shortest sealed request: the version, the sealed box's overhead and the shortest inside.
-    package static let minSealedBytes = 1 + Sodium.sealBytes + minInsideBytes
-    /// The longest sealed request; anything longer is dropped before it is decrypted.
-    package static let maxSealedBytes = 1 + Sodium.sealBytes + maxInsideBytes
+    /// The name's field: the longest device name.
+    private static let nameBytes = 64
+    /// Every inside's length.
+    package static let insideBytes = headerBytes + nameBytes + SignInCertificate.byteCount
+    /// Every sealed request's length: the version, the sealed box's overhead and the inside. Any
+    /// other length is dropped before it is decrypted.
+    public static let sealedBytes = 1 + Sodium.sealBytes + insideBytes
     /// The longest a requester may say it waits after a send (10 minutes).
     public static let maxWaitMillis: Int64 = 600_000
 
@@ -94,7 +94,7 @@ public struct SignInRequest: Sendable, Hashable {
     /// The inside's bytes.
     public func encoded() -> [UInt8] {
         var bytes: [UInt8] = [Self.version]
-        bytes.reserveCapacity(Self.maxInsideBytes)
+        bytes.reserveCapacity(Self.insideBytes)
         bytes += requestID
         bytes += replyToken
         bytes += ephemeralKey
@@ -104,17 +104,20 @@ public struct SignInRequest: Sendable, Hashable {
         bytes += withUnsafeBytes(of: deadline.bigEndian) { Array($0) }
         bytes.append(UInt8(deviceName.utf8.count))
         bytes += Array(deviceName.utf8)
+        bytes += [UInt8](repeating: 0, count: Self.nameBytes - deviceName.utf8.count)
         bytes += certificate.encoded()
         return bytes
     }
 
     /// Reads an inside; nil when it is not exactly a request's layout with fields in bounds.
     public init?(parsing bytes: [UInt8]) {
-        guard bytes.count >= Self.minInsideBytes, bytes.count <= Self.maxInsideBytes, bytes[0] == Self.version else { return nil }
+        guard bytes.count == Self.insideBytes, bytes[0] == Self.version else { return nil }
         let nameLength = Int(bytes[Self.headerBytes - 1])
-        guard bytes.count == Self.headerBytes + nameLength + SignInCertificate.byteCount,
+        let certificateStart = Self.headerBytes + Self.nameBytes
+        guard nameLength <= Self.nameBytes,
+              bytes[(Self.headerBytes + nameLength)..<certificateStart].allSatisfy({ $0 == 0 }),
               let device = try? DeviceID(publicKey: Array(bytes[65..<97])),
-              let certificate = SignInCertificate(parsing: bytes[(Self.headerBytes + nameLength)...]) else { return nil }
+              let certificate = SignInCertificate(parsing: bytes[certificateStart...]) else { return nil }
         let name = String(decoding: bytes[Self.headerBytes..<(Self.headerBytes + nameLength)], as: UTF8.self)
         guard let request = try? SignInRequest(requestID: Array(bytes[1..<17]), replyToken: Array(bytes[17..<33]),
                                                ephemeralKey: Array(bytes[33..<65]), device: device,

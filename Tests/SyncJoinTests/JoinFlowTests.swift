@@ -490,6 +490,21 @@ final class JoinFlowTests: XCTestCase {
         await pump(world, responder, requester)
         let state = await requester.state
         XCTAssertEqual(state, .rejected)
+
+        let desktop = try world.sibling.certificate(name: "desktop")
+        let sameKeys = try SignInRequest(requestID: [UInt8](repeating: 8, count: 16), replyToken: [UInt8](repeating: 9, count: 16),
+                                         ephemeralKey: [UInt8](repeating: 4, count: 32), device: desktop.device,
+                                         envelopeKey: desktop.envelopeKey, timestamp: now, deadline: now + 60_000, deviceName: "spare",
+                                         certificate: world.credential().certificate)
+        await responder.deliver(try XCTUnwrap(sameKeys.sealed(to: world.discovery().publicKey, ephemeralSeed: [UInt8](repeating: 2, count: 32))))
+        let spare = try await firstPending(responder)
+        do {
+            try await responder.approve(spare)
+            XCTFail("a member's keys are not certified again")
+        } catch {
+            XCTAssertEqual(error.code, .keyFileUnavailable)
+        }
+        try assertNothingWritten(world)
     }
 
     func testRejectAJoinIntoADirectoryInUseAnExpiredCredentialABadNameOrPolicy() throws {

@@ -77,7 +77,16 @@ final class SignInFormatTests: XCTestCase {
         XCTAssertEqual(SignInRequest(parsing: inside), vectors.request)
         let sealed = try XCTUnwrap(vectors.request.sealed(to: vectors.discovery.publicKey, ephemeralSeed: [UInt8](repeating: 0x99, count: 32)))
         try assertGolden(sealed, "sign_in_request_sealed")
-        XCTAssertEqual(sealed.count, 1 + Sodium.sealBytes + inside.count)
+        XCTAssertEqual(sealed.count, SignInRequest.sealedBytes)
+        for name in ["a", String(repeating: "z", count: 64)] {
+            let other = try SignInRequest(requestID: vectors.request.requestID, replyToken: vectors.request.replyToken,
+                                          ephemeralKey: vectors.request.ephemeralKey, device: vectors.device.device,
+                                          envelopeKey: vectors.device.envelopePublicKey, timestamp: 0, deadline: 1, deviceName: name,
+                                          certificate: vectors.certificate)
+            XCTAssertEqual(SignInRequest(parsing: other.encoded()), other, "a name of \(name.count) bytes reads back")
+            let otherSealed = try XCTUnwrap(other.sealed(to: vectors.discovery.publicKey, ephemeralSeed: [UInt8](repeating: 1, count: 32)))
+            XCTAssertEqual(otherSealed.count, SignInRequest.sealedBytes, "the length does not show the name's")
+        }
         XCTAssertEqual(Sodium.open(sealed[1...], publicKey: vectors.discovery.publicKey, secretKey: vectors.discovery.secretKey), inside)
         XCTAssertEqual(vectors.request.replySubject.value, JoinSubject.replyPrefix + String(repeating: "55", count: 16))
     }
@@ -116,8 +125,9 @@ final class SignInFormatTests: XCTestCase {
         var cases: [(String, [UInt8])] = [
             ("empty", []), ("one short", Array(good.dropLast())), ("one long", good + [0]), ("version", [2] + good.dropFirst()),
         ]
-        for (name, index, value) in [("name length 0", 145, UInt8(0)), ("name length 64", 145, 64), ("name byte", 146, UInt8(ascii: "/")),
-                                     ("certificate version", 151, 2)] {
+        for (name, index, value) in [("name length 0", 145, UInt8(0)), ("name length 6", 145, 6), ("name length 65", 145, 65),
+                                     ("name byte", 146, UInt8(ascii: "/")), ("padding", 151, 1), ("padding's last byte", 209, 1),
+                                     ("certificate version", 210, 2)] {
             var bytes = good
             bytes[index] = value
             cases.append((name, bytes))
@@ -133,7 +143,7 @@ final class SignInFormatTests: XCTestCase {
         wrapped.replaceSubrange(137..<145, with: withUnsafeBytes(of: Int64.max.bigEndian) { Array($0) })
         cases.append(("a wait that overflows", wrapped))
         var expiry = good
-        expiry.replaceSubrange((146 + 5 + 33)..<(146 + 5 + 41), with: [UInt8](repeating: 0xff, count: 8))
+        expiry.replaceSubrange((210 + 33)..<(210 + 41), with: [UInt8](repeating: 0xff, count: 8))
         cases.append(("an expiry beyond Int64.max", expiry))
         for (name, bytes) in cases {
             XCTAssertNil(SignInRequest(parsing: bytes), name)
