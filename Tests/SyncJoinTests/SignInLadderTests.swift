@@ -184,6 +184,47 @@ final class SignInLadderTests: XCTestCase {
         assertDropped(gate, try sealed(world, request(world, timestamp: now - 600_000)), .noOwnCertificate)
     }
 
+    func testSeededMutantsOfAnInsideGetOneVerdictAndRecordAnIdOnlyWhenAccepted() throws {
+        let world = try JoinWorld()
+        let gate = try gate(world)
+        let discoveryKey = try world.discovery().publicKey
+        let good = try request(world).encoded()
+        let seed: UInt64 = 2_024
+        let entropy = EntropySource.seeded(seed)
+        var reasons: [SignInDropReason: Int] = [:]
+        var accepted = 0
+        for index in 0..<1_000 {
+            var inside = good
+            let draws = entropy.bytes(6)
+            for flip in 0..<(1 + Int(draws[0] % 3)) {
+                let position = (Int(draws[1 + flip]) << 8 | Int(draws[4])) % inside.count
+                inside[position] ^= draws[5] | 1
+            }
+            let sealed = try XCTUnwrap(Sodium.seal(inside, to: discoveryKey, ephemeralSeed: entropy.bytes(32)))
+            let seen = gate.seenCount
+            let drops = gate.dropCounts.values.reduce(0, +)
+            switch gate.open([1] + sealed, now: now) {
+            case .accepted(let opened):
+                accepted += 1
+                XCTAssertEqual(gate.seenCount, seen + 1, "seed \(seed), mutant \(index)")
+                XCTAssertEqual(opened.encoded(), inside, "an accepted request is exactly its inside (seed \(seed), mutant \(index))")
+            case .dropped(let reason):
+                reasons[reason, default: 0] += 1
+                XCTAssertEqual(gate.seenCount, seen, "seed \(seed), mutant \(index)")
+                XCTAssertNotEqual(reason, .unopenable, "a sealed mutant always opens (seed \(seed), mutant \(index))")
+            }
+            XCTAssertEqual(gate.dropCounts.values.reduce(0, +) + gate.acceptedCount, drops + seen + 1,
+                           "one verdict per message (seed \(seed), mutant \(index))")
+            _ = gate.drainDrops()
+        }
+        print("SignInGate mutants (seed \(seed)): \(accepted) accepted, " + reasons.sorted { $0.key.rawValue < $1.key.rawValue }
+            .map { "\($0.value) \($0.key.name)" }.joined(separator: ", "))
+        for reason in [SignInDropReason.undecodable, .badCertificate, .replayed] {
+            XCTAssertNotNil(reasons[reason], "mutants reach \(reason) behind the box (seed \(seed)): \(reasons)")
+        }
+        XCTAssertGreaterThan(accepted, 0, "mutants of the ids and keys still pass (seed \(seed))")
+    }
+
     func testEveryDropReasonIsStableAndFoundByItsCodeString() {
         XCTAssertEqual(SignInDropReason.all.map(\.rawValue), (101...112).map { "SJ\($0)" })
         XCTAssertEqual(SignInDropReason.all.map(\.name), [
