@@ -52,8 +52,8 @@ public final class SignInGate {
 
     /// A gate for a device holding the 32-byte `accountSeed`, pinning `verifier` (nil: none),
     /// holding `ownCertificate` (nil: none), recording request ids in `replay` (open it with
-    /// `SignInGate.replayWindow`; a wider window only keeps ids longer). `invalidDeviceIdentity`
-    /// for a seed of another size.
+    /// `SignInGate.replayWindow`; a wider window only keeps ids longer, a narrower one would drop
+    /// fresh requests as `replayed`). `invalidDeviceIdentity` for a seed of another size.
     public init(accountSeed: [UInt8], verifier: [UInt8]?, ownCertificate: SignInCertificate?,
                 replay: ReplayGuard) throws(SyncKernelError) {
         discovery = try DiscoveryKeys(accountSeed: accountSeed)
