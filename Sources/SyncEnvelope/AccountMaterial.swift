@@ -54,13 +54,20 @@ public struct AccountMaterial: Sendable, CustomStringConvertible, CustomDebugStr
     /// Issues a sender certificate binding `device`'s public keys to this account until
     /// `expiresAt` (seconds since 1970).
     public func issue(for device: DeviceKeys, expiresAt: Int64) throws(SyncKernelError) -> SenderCertificate {
-        let body = SenderCertificate.body(device: device.device, envelopeKey: device.envelopePublicKey,
-                                          userIDHash: userIDHash, expiresAt: expiresAt)
-        guard expiresAt >= 0, let signature = Sodium.sign(SenderCertificate.signedMessage(body: body), secretKey: issuerSecretKey) else {
+        try issue(device: device.device, envelopeKey: device.envelopePublicKey, expiresAt: expiresAt)
+    }
+
+    /// Issues a sender certificate binding the public keys of a device this process does not hold
+    /// (a device asking to join sends only them) to this account until `expiresAt` (seconds since
+    /// 1970); `invalidCertificate` for an envelope key that is not 32 bytes or a negative expiry.
+    public func issue(device: DeviceID, envelopeKey: [UInt8], expiresAt: Int64) throws(SyncKernelError) -> SenderCertificate {
+        let body = SenderCertificate.body(device: device, envelopeKey: envelopeKey, userIDHash: userIDHash, expiresAt: expiresAt)
+        guard envelopeKey.count == Sodium.keyBytes, expiresAt >= 0,
+              let signature = Sodium.sign(SenderCertificate.signedMessage(body: body), secretKey: issuerSecretKey) else {
             throw SyncKernelError(.invalidCertificate, "the certificate could not be signed")
         }
-        return SenderCertificate(device: device.device, envelopeKey: device.envelopePublicKey, userIDHash: userIDHash,
-                                 expiresAt: expiresAt, signature: signature)
+        return SenderCertificate(device: device, envelopeKey: envelopeKey, userIDHash: userIDHash, expiresAt: expiresAt,
+                                 signature: signature)
     }
 
     /// The account file's bytes.

@@ -23,6 +23,7 @@ let usage = """
                  --db PATH [--repair] [--json]   (exit 0 healthy, 1 damage, 2 not a store; see `synckernel check --help`)
       account    an account's keys and its devices' keys and certificates, in files of mode 0600
                  create --dir DIR | add-device --dir DIR --name NAME [--valid-days N]   (prints the device id)
+                 sign-in-key --dir DIR | sign-in-cert --dir DIR --out FILE [--valid-for SECONDS]   (a new device's credential)
       device     run one device over a NATS relay until SIGINT, SIGTERM or `quit` (see `synckernel device --help`)
                  --account DIR --name NAME --db PATH --relay nats://HOST:PORT[,...] [--events json]
       status     a store's device, namespaces (rows, root) and siblings, readable while a device runs on it

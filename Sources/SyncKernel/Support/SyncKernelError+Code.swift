@@ -6,9 +6,9 @@ extension SyncKernelError {
     /// no other module mints one) and is listed in `all`; code strings are unique, match
     /// `SK[1-7][0-9][0-9]`, and never change or pass to another reason, so hosts may persist or
     /// match on them; the first digit names the layer (1 encoding, 2 digest, frames and their
-    /// envelopes, 3 merge, clock and device identity (keys and their files included), 4
-    /// namespaces, 5 store, 6 relay, 7 the embedded device that runs them all). SK402 (a merge rule and a causal membership that
-    /// disagreed) is retired: causal tracking is now read off the rule, so the mistake cannot be
+    /// envelopes, 3 merge, clock and device identity (keys, their files and joining an account
+    /// included), 4 namespaces, 5 store, 6 relay, 7 the embedded device that runs them all). SK402 (a
+    /// merge rule and a causal membership that disagreed) is retired: causal tracking is now read off the rule, so the mistake cannot be
     /// written; the code is never reused. `description` holds the code and the name only, never
     /// user data. A struct rather than an enum, so a release can add a code without breaking a
     /// host's exhaustive `switch`. Description, equality and lookup by code string come from
@@ -99,6 +99,16 @@ extension SyncKernelError {
         /// A key file or account directory that cannot be read or written: missing, not
         /// creatable, or already holding a key that would be overwritten.
         public static let keyFileUnavailable = Code("SK309", "keyFileUnavailable")
+        /// A device asking to join an account was refused by the sibling that saw its sign-in
+        /// request; nothing was stored on either side.
+        public static let joinRejected = Code("SK310", "joinRejected")
+        /// A device asking to join an account waited out its time with no grant: no sibling
+        /// answered (with no sibling online nothing admits a device), or one answered and nobody
+        /// approved; nothing was stored.
+        public static let joinTimedOut = Code("SK311", "joinTimedOut")
+        /// An approve or reject named no pending sign-in request: never made, already decided,
+        /// or expired. Nothing was sent.
+        public static let approvalNotPending = Code("SK312", "approvalNotPending")
 
         // MARK: Namespaces (4xx)
 
@@ -172,6 +182,7 @@ extension SyncKernelError {
             unknownNamespace, unknownSibling, malformedFrame, invalidCertificate,
             deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, counterOutOfRange,
             deviceEpochUnavailable, keyMaterialMissing, keyFileExposed, malformedKeyFile, keyFileUnavailable,
+            joinRejected, joinTimedOut, approvalNotPending,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase,

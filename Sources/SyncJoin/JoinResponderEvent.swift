@@ -1,0 +1,20 @@
+import SyncKernel
+
+/// What a `JoinResponder` reports to its host: every request its ladder dropped, every approval
+/// it asks its user for, and how each ended.
+///
+/// Invariants: every dropped request is reported once (`requestDropped`, nothing was sent back);
+/// every accepted one once as `approvalRequested`, after its acknowledgement was sent, and then
+/// exactly once as `approved`, `rejected` or `approvalExpired`; no event carries key material.
+public enum JoinResponderEvent: Sendable, Hashable {
+    /// A message of `bytes` bytes on the discovery subject was dropped silently for `reason`.
+    case requestDropped(reason: SignInDropReason, bytes: Int)
+    /// A request passed every rung and was acknowledged: ask the user (`approve` / `reject`).
+    case approvalRequested(PendingApproval)
+    /// The user approved: the grant was sent and the new device's certificate recorded.
+    case approved(id: ApprovalID, device: DeviceID, name: String)
+    /// The user rejected: a rejection was sent, nothing was recorded.
+    case rejected(id: ApprovalID)
+    /// Nobody decided before the requester's deadline: nothing was sent or recorded.
+    case approvalExpired(id: ApprovalID)
+}
