@@ -16,7 +16,7 @@ final class ErrorCodeTests: XCTestCase {
         "SK301": "deviceIdentityNotConfigured", "SK302": "deviceIdentityAlreadyConfigured",
         "SK303": "invalidDeviceIdentity", "SK304": "counterOutOfRange", "SK305": "deviceEpochUnavailable",
         "SK306": "keyMaterialMissing", "SK307": "keyFileExposed", "SK308": "malformedKeyFile",
-        "SK309": "keyFileUnavailable",
+        "SK309": "keyFileUnavailable", "SK310": "conflictChanged",
         "SK401": "duplicateNamespace", "SK402": "causalMembershipMismatch", "SK403": "invalidNamespaceName",
         "SK404": "operationNotSupportedByRule", "SK405": "namespaceRefused", "SK406": "invalidDeclaration",
         "SK407": "rowRejected",

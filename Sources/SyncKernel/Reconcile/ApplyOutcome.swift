@@ -18,6 +18,13 @@ public struct ApplyOutcome: Sendable, Hashable {
     /// The fresh epoch this store took because the response showed it lost history (a shipped
     /// vector counted this device's current dimension past what the store held), if it did.
     public let epochChange: EpochChange?
+    /// Keys the merge left with more than one live version, where the set of live versions is not
+    /// the one held before (a new conflict, or one that gained or changed a version), sorted:
+    /// `KernelStore.versions` lists them, `ReplicaEvent.concurrentEdit` reports each.
+    public let conflictsOpened: [[UInt8]]
+    /// Keys that held more than one live version and now hold one or none (a write that dominates
+    /// them all arrived, or a delete that saw them all), sorted.
+    public let conflictsResolved: [[UInt8]]
 
     /// Both outcomes of one namespace taken together (for a response that came in parts).
     public func combined(with other: ApplyOutcome) -> ApplyOutcome {
@@ -26,6 +33,10 @@ public struct ApplyOutcome: Sendable, Hashable {
                      digestChanged: digestChanged || other.digestChanged,
                      keysToShipBack: Set(keysToShipBack + other.keysToShipBack).sorted(by: [UInt8].keyPrecedes),
                      collidedKeys: Set(collidedKeys + other.collidedKeys).sorted(by: [UInt8].keyPrecedes),
-                     epochChange: other.epochChange ?? epochChange)
+                     epochChange: other.epochChange ?? epochChange,
+                     conflictsOpened: Set(conflictsOpened + other.conflictsOpened).subtracting(other.conflictsResolved)
+                        .sorted(by: [UInt8].keyPrecedes),
+                     conflictsResolved: Set(conflictsResolved + other.conflictsResolved).subtracting(other.conflictsOpened)
+                        .sorted(by: [UInt8].keyPrecedes))
     }
 }

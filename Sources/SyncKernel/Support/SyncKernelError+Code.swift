@@ -99,6 +99,10 @@ extension SyncKernelError {
         /// A key file or account directory that cannot be read or written: missing, not
         /// creatable, or already holding a key that would be overwritten.
         public static let keyFileUnavailable = Code("SK309", "keyFileUnavailable")
+        /// A resolve whose versions seen are not the live versions the key holds now (a merge
+        /// brought or replaced one since they were read); nothing was written: read the versions
+        /// again and resolve again.
+        public static let conflictChanged = Code("SK310", "conflictChanged")
 
         // MARK: Namespaces (4xx)
 
@@ -165,7 +169,7 @@ extension SyncKernelError {
             malformedDigest, schemaMismatch, unsupportedLayout, unknownFrameKind, unsupportedPayload, foreignAccount,
             unknownNamespace, unknownSibling, malformedFrame, invalidCertificate,
             deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, counterOutOfRange,
-            deviceEpochUnavailable, keyMaterialMissing, keyFileExposed, malformedKeyFile, keyFileUnavailable,
+            deviceEpochUnavailable, keyMaterialMissing, keyFileExposed, malformedKeyFile, keyFileUnavailable, conflictChanged,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase,
