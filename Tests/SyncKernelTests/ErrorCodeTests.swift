@@ -19,7 +19,7 @@ final class ErrorCodeTests: XCTestCase {
         "SK309": "keyFileUnavailable", "SK310": "conflictChanged",
         "SK401": "duplicateNamespace", "SK402": "causalMembershipMismatch", "SK403": "invalidNamespaceName",
         "SK404": "operationNotSupportedByRule", "SK405": "namespaceRefused", "SK406": "invalidDeclaration",
-        "SK407": "rowRejected",
+        "SK407": "rowRejected", "SK408": "notTheAuthor",
         "SK501": "sqlite", "SK502": "corruptBookkeeping", "SK503": "storeClosed", "SK504": "rowFormatChanged",
         "SK505": "notAStore", "SK506": "foreignDatabase",
         "SK601": "invalidRelayConfiguration", "SK602": "invalidSubject", "SK603": "relayConnectionFailed",

@@ -149,11 +149,15 @@ extension KernelStore {
         var collided: Set<[UInt8]> = []
         var opened: Set<[UInt8]> = []
         var resolved: Set<[UInt8]> = []
+        var refused = 0
+        var disagreements: [[UInt8]: [String]] = [:]
         var ahead = false
         func note(_ merged: Merger.Merged) {
             if merged.senderLacks { shipBack.insert(merged.key) }
             if merged.collided { collided.insert(merged.key) }
             if merged.aheadOfStore { ahead = true }
+            refused += merged.refusedOperations
+            if !merged.disagreeingFields.isEmpty { disagreements[merged.key, default: []] += merged.disagreeingFields }
             switch merged.conflict {
             case .opened:
                 opened.insert(merged.key)
@@ -202,6 +206,8 @@ extension KernelStore {
                             keysToShipBack: shipBack.sorted(by: [UInt8].keyPrecedes),
                             collidedKeys: collided.sorted(by: [UInt8].keyPrecedes), epochChange: epochChange,
                             conflictsOpened: opened.sorted(by: [UInt8].keyPrecedes),
-                            conflictsResolved: resolved.sorted(by: [UInt8].keyPrecedes))
+                            conflictsResolved: resolved.sorted(by: [UInt8].keyPrecedes), refusedOperations: refused,
+                            backfillConflicts: disagreements.map { BackfillConflict(key: $0.key, fields: $0.value) }
+                                .sorted { [UInt8].keyPrecedes($0.key, $1.key) })
     }
 }

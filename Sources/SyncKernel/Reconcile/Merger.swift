@@ -38,6 +38,10 @@ struct Merger {
         var aheadOfStore = false
         /// How the merge changed the key's conflict, if it did.
         var conflict: Conflict?
+        /// Operations the shipped row held that the namespace's rules refuse (dropped).
+        var refusedOperations = 0
+        /// The fields whose held values disagreed between the local and the shipped row.
+        var disagreeingFields: [String] = []
 
         /// A change to a key's conflict (more than one live version).
         enum Conflict {
@@ -60,12 +64,16 @@ struct Merger {
     func merge(_ shipped: ShippedRow) throws(SyncKernelError) -> Merged {
         let incoming = try driver.inspect(shipped.row)
         guard !incoming.isDeviceDerived else { return Merged(key: incoming.key, changed: false, senderLacks: false) }
+        let refused = try driver.refusedOperations(incoming)
         guard driver.isCausal else {
             let local = try writer.usableRecord(incoming.key, driver: driver, site: .merge)?.row
+            let disagreeing = try local.map { (local) throws(SyncKernelError) in try driver.disagreements(local, incoming) } ?? []
             guard let bytes = try driver.mergeUntracked(local, incoming) else {
-                return Merged(key: incoming.key, changed: false, senderLacks: local.map { $0.bytes != incoming.bytes } ?? false)
+                return Merged(key: incoming.key, changed: false, senderLacks: local.map { $0.bytes != incoming.bytes } ?? false,
+                              refusedOperations: refused, disagreeingFields: disagreeing)
             }
-            return Merged(key: incoming.key, changed: try store(bytes), senderLacks: bytes != incoming.bytes)
+            return Merged(key: incoming.key, changed: try store(bytes), senderLacks: bytes != incoming.bytes,
+                          refusedOperations: refused, disagreeingFields: disagreeing)
         }
         let own = DeviceID.creation(key: incoming.key, leaf: incoming.leaf.hash)
         let context = (shipped.vector ?? VersionVector()).replacing(.ownCreation, with: own)
@@ -80,7 +88,9 @@ struct Merger {
             versions.append(StoredVersion(vector: (sibling.vector ?? VersionVector()).replacing(.ownCreation, with: siblingOwn),
                                           row: row.bytes, writer: sibling.writer))
         }
-        return try mergeVersions(key: incoming.key, incoming: versions, context: context)
+        var merged = try mergeVersions(key: incoming.key, incoming: versions, context: context)
+        merged.refusedOperations = refused
+        return merged
     }
 
     /// Merges a shipped delete version; `changed` says whether it deleted the visible row.

@@ -418,6 +418,12 @@ public final class Replica {
                 report(.versionsCollided(peer: sender, namespace: outcome.namespace, keys: outcome.collidedKeys))
             }
             reportConflicts(outcome)
+            if outcome.refusedOperations > 0 {
+                report(.operationsRefused(peer: sender, namespace: outcome.namespace, count: outcome.refusedOperations))
+            }
+            for conflict in outcome.backfillConflicts {
+                report(.backfillConflict(peer: sender, namespace: outcome.namespace, key: conflict.key, fields: conflict.fields))
+            }
             if outcome.digestChanged {
                 markStateDirty(now: now)
             }

@@ -51,12 +51,17 @@ public struct NamespaceTransaction<N: SyncNamespace> {
     /// Saves `row` (insert or replace by its key).
     ///
     /// Throws `rowRejected` when the row does not round-trip through the namespace's decoder (an
-    /// offloaded note that still holds a body, a value a custom codec cannot read back), and
+    /// offloaded note that still holds a body, a value a custom codec cannot read back),
+    /// `notTheAuthor` when it holds an operation the namespace's rules refuse
+    /// (`SyncNamespace.refusedOperations(in:)`: an edit by an account that is not the author), and
     /// `operationNotSupportedByRule` when it would change the leaf of a row an `.insertIfAbsent`
     /// namespace already holds (its rows are immutable: siblings would keep the old one forever)
     /// or turn a synced row device-derived or back (a key is one or the other for life).
     public func save(_ row: N.Row) throws(SyncKernelError) {
         let inspected = try InspectedRow(validating: row, namespace: N.self, stamp: nil)
+        guard N.refusedOperations(in: row) == 0 else {
+            throw SyncKernelError(.notTheAuthor, "\(N.name): an operation only the row's author may make")
+        }
         let stored = try writer.storedRecord(N.name, inspected.key)
         guard stored?.row != inspected.bytes else { return }
         if stored != nil {

@@ -121,6 +121,10 @@ extension SyncKernelError {
         /// A local save of a row that does not read back through the namespace's own decoder to
         /// the same bytes and leaf; nothing of the write is stored.
         public static let rowRejected = Code("SK407", "rowRejected")
+        /// A local write of an operation the namespace lets only the row's author make (a message
+        /// edited or deleted for everyone by an account that did not send it); nothing of the
+        /// write is stored.
+        public static let notTheAuthor = Code("SK408", "notTheAuthor")
 
         // MARK: Store (5xx)
 
@@ -171,7 +175,7 @@ extension SyncKernelError {
             deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, counterOutOfRange,
             deviceEpochUnavailable, keyMaterialMissing, keyFileExposed, malformedKeyFile, keyFileUnavailable, conflictChanged,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
-            rowRejected,
+            rowRejected, notTheAuthor,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase,
             invalidRelayConfiguration, invalidSubject, relayConnectionFailed, relayNotConnected, relayClosed,
             relayPayloadTooLarge, relayPublishFailed,
