@@ -254,6 +254,47 @@ final class ConflictAPITests: XCTestCase {
         XCTAssertTrue(try reopened.checkIntegrity().isHealthy)
     }
 
+    func testAKeptVersionWhoseStoredLeafOrWriterIsDamagedIsFoundAndNeverTrusted() throws {
+        let world = try TestWorld()
+        let fleet = try fleetSharingOneNote(world, devices: 2)
+        try fleet.write(on: 0, NotebookNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(note("groceries", body: "a", at: 2_000))
+        }
+        try fleet.write(on: 1, NotebookNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(note("groceries", body: "b", at: 2_000))
+        }
+        fleet.heal()
+        fleet.announceAll()
+        fleet.run(until: 30_000)
+        let store = fleet.replicas[0].store
+        try store.checkpoint()
+        store.close()
+        let path = world.directory + "/store-1.sqlite"
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(path, &db), SQLITE_OK)
+        for sql in ["UPDATE sk_version SET writer = x'0102' WHERE row IS NOT NULL", "UPDATE ns_notebook SET writer = x'03'"] {
+            XCTAssertEqual(sqlite3_exec(db, sql, nil, nil, nil), SQLITE_OK, sql)
+        }
+        sqlite3_close(db)
+        let damagedWriters = try world.store([NotebookNamespace.self], device: 0, path: path)
+        XCTAssertEqual(try damagedWriters.versions(NotebookNamespace.self, key: noteID).map(\.writer), [nil, nil],
+                       "a writer that is not 32 bytes reads as unknown")
+        XCTAssertTrue(try damagedWriters.checkIntegrity().isHealthy, "a writer decides nothing, so it is no damage")
+        damagedWriters.close()
+
+        XCTAssertEqual(sqlite3_open(path, &db), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(db, "UPDATE sk_version SET leaf = zeroblob(32) WHERE row IS NOT NULL", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(db)
+        let damagedLeaf = try world.store([NotebookNamespace.self], device: 0, path: path)
+        let report = try damagedLeaf.checkIntegrity()
+        XCTAssertEqual(report.damagedRows.map(\.reason), [.leafMismatch], "a kept version must decode to the leaf stored beside it")
+        XCTAssertEqual(report.differingStructures, ["notebook"], "the conflict item the structure holds is not the stored one")
+        try damagedLeaf.repair()
+        XCTAssertTrue(try damagedLeaf.checkIntegrity().isHealthy)
+        XCTAssertEqual(try damagedLeaf.versions(NotebookNamespace.self, key: noteID).count, 1, "the damaged version was set aside")
+        try damagedLeaf.verifyStructures()
+    }
+
     func testOpenConflictCountsReadOnlyFromTheFileAndCountThroughThePartialIndex() throws {
         let world = try TestWorld()
         let fleet = try fleetSharingOneNote(world, devices: 2)
