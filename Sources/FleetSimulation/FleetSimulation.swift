@@ -105,11 +105,11 @@ public enum FleetSimulation {
 
     /// Resolves `key` of `namespace` on device 0 through the namespace's own type.
     private static func resolve(_ key: [UInt8], in namespace: String, on fleet: Fleet) throws {
-        guard let type = Workloads.all.first(where: { $0.namespace.name == namespace })?.namespace
-                ?? (namespace == NotebookNamespace.name ? NotebookNamespace.self : nil) else { return }
+        guard let type = Workloads.all.first(where: { $0.namespace.name == namespace })?.namespace else { return }
         try resolve(key, type, on: fleet)
     }
 
+    /// Device 0 keeps the version it shows of `key`, over every version it holds.
     private static func resolve<N: SyncNamespace>(_ key: [UInt8], _ namespace: N.Type, on fleet: Fleet) throws {
         try fleet.write(on: 0, namespace) { tx throws(SyncKernelError) in
             let versions = try tx.versions(forKey: key)
@@ -173,10 +173,10 @@ public enum FleetSimulation {
                 }
             }.count,
             rowsPerDevice: replicas.map { Int($0.store.itemCounts().reduce(0, +)) },
-            namespaces: try zip(names, replicas[0].store.itemCounts()).map { name, rows in
+            namespaces: zip(names, replicas[0].store.itemCounts()).map { name, rows in
                 SimulationReport.NamespaceTraffic(name: name, rows: Int(rows), bytes: bytesByNamespace[name] ?? 0,
                                                   conflictsOpened: opened[name]?.count ?? 0, conflictsResolved: resolved[name]?.count ?? 0,
-                                                  conflictsOpen: try open[name] ?? 0)
+                                                  conflictsOpen: open[name] ?? 0)
             },
             finalRoots: replicas[0].store.stateDigest().roots,
             wallMillis: Int(Date().timeIntervalSince(started) * 1000))

@@ -22,8 +22,9 @@ struct StoreDiff {
     struct NamespaceDifference {
         /// The namespace.
         let name: String
-        /// Whether each store holds the namespace at all.
+        /// Whether the first store holds the namespace at all.
         let inA: Bool
+        /// Whether the second store holds the namespace at all.
         let inB: Bool
         /// The keys that differ.
         let keys: [KeyDifference]

@@ -38,6 +38,8 @@ public enum MessagesNamespace: SyncNamespace {
 
     public static let mergeRule = MergeRule<Message>.join(normalize: MessageFold.normalized)
 
+    /// Reads row format 1 (`schemaV1`): messages and operations stored before authors get an
+    /// empty (unknown) author.
     public static let migrations = [RowMigration(from: schemaV1)]
 
     /// The refused operations a message holds (`MessageFold.refusedOperations`).

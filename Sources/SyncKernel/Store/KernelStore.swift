@@ -21,6 +21,9 @@ import SQLiteStore
 /// its item from the structure, and written to `sk_quarantine`, all in one transaction, then
 /// reported (`quarantinedAtOpen`, `takeNewlyQuarantined()`, `quarantinedRows()`), so one bad row
 /// never stops the rest of the store and a sibling's good copy can take its place.
+/// A key in conflict (live versions kept beside its visible row) is held in the structures as its
+/// `ConflictItem`, so the digest commits to conflicts as it does to content
+/// (`KernelStore+Conflicts` reads them).
 /// Not `Sendable`: one owner (a `Replica` or a test) uses it.
 public final class KernelStore {
     /// The namespaces this store syncs.
