@@ -57,7 +57,7 @@ let package = Package(
                     path: "Tests/SyncKernelTests", exclude: ["Fixtures"]),
         .testTarget(name: "NamespacesTests", dependencies: ["SyncKernel", "SyncKernelSimulator", "NotebookNamespace",
                                                             "MessagesNamespace", "MemoryNamespace", "ContactsNamespace",
-                                                            "SettingsNamespace", "OtherNamespaces"],
+                                                            "SettingsNamespace", "OtherNamespaces", "CSQLite"],
                     path: "Tests/NamespacesTests", exclude: ["Fixtures"]),
         .testTarget(name: "ConformanceTests", dependencies: ["SyncKernel", "SyncKernelTestKit", "NotebookNamespace",
                                                              "MessagesNamespace", "MemoryNamespace", "ContactsNamespace",

@@ -85,9 +85,37 @@ public enum FleetSimulation {
             }
         }
         fleet.run(until: config.limitMillis)
+        if config.resolvesConflicts { try resolveConflicts(on: fleet, limit: config.limitMillis) }
         let report = try makeReport(config: config, fleet: fleet, devices: devices, started: started)
         for replica in replicas { replica.store.close() }
         return report
+    }
+
+    /// Device 0 resolves every key it holds in conflict, keeping the version it shows, then the
+    /// fleet runs until nothing is left to do (at most `limit` more virtual milliseconds).
+    private static func resolveConflicts(on fleet: Fleet, limit: Int64) throws {
+        let store = fleet.replicas[0].store
+        for namespace in store.namespaces.causalEntities {
+            for key in try store.conflictedKeys(namespace: namespace) {
+                try resolve(key, in: namespace, on: fleet)
+            }
+        }
+        fleet.run(until: fleet.now + limit)
+    }
+
+    /// Resolves `key` of `namespace` on device 0 through the namespace's own type.
+    private static func resolve(_ key: [UInt8], in namespace: String, on fleet: Fleet) throws {
+        guard let type = Workloads.all.first(where: { $0.namespace.name == namespace })?.namespace else { return }
+        try resolve(key, type, on: fleet)
+    }
+
+    /// Device 0 keeps the version it shows of `key`, over every version it holds.
+    private static func resolve<N: SyncNamespace>(_ key: [UInt8], _ namespace: N.Type, on fleet: Fleet) throws {
+        try fleet.write(on: 0, namespace) { tx throws(SyncKernelError) in
+            let versions = try tx.versions(forKey: key)
+            guard versions.count > 1, let shown = versions.first(where: \.isVisible) else { return }
+            try tx.resolve(shown.row, over: versions)
+        }
     }
 
     private static func selectedWorkloads(_ names: [String]) throws -> [NamespaceWorkload] {
@@ -120,6 +148,16 @@ public enum FleetSimulation {
         let converged = fleet.allRootsMatch
         let events = fleet.events.map(\.event)
         let names = replicas[0].store.namespaces.names
+        var opened: [String: Set<[UInt8]>] = [:]
+        var resolved: [String: Set<[UInt8]>] = [:]
+        for event in events {
+            switch event {
+            case .concurrentEdit(let namespace, let key, _): opened[namespace, default: []].insert(key)
+            case .conflictResolved(let namespace, let key): resolved[namespace, default: []].insert(key)
+            default: break
+            }
+        }
+        let open = try replicas[0].store.openConflictCounts()
         return SimulationReport(
             config: config, converged: converged,
             rounds: replicas.reduce(0) { $0 + $1.roundsStarted },
@@ -135,8 +173,10 @@ public enum FleetSimulation {
                 }
             }.count,
             rowsPerDevice: replicas.map { Int($0.store.itemCounts().reduce(0, +)) },
-            namespaces: zip(names, replicas[0].store.itemCounts()).map {
-                SimulationReport.NamespaceTraffic(name: $0.0, rows: Int($0.1), bytes: bytesByNamespace[$0.0] ?? 0)
+            namespaces: zip(names, replicas[0].store.itemCounts()).map { name, rows in
+                SimulationReport.NamespaceTraffic(name: name, rows: Int(rows), bytes: bytesByNamespace[name] ?? 0,
+                                                  conflictsOpened: opened[name]?.count ?? 0, conflictsResolved: resolved[name]?.count ?? 0,
+                                                  conflictsOpen: open[name] ?? 0)
             },
             finalRoots: replicas[0].store.stateDigest().roots,
             wallMillis: Int(Date().timeIntervalSince(started) * 1000))

@@ -34,6 +34,10 @@ public struct SimulationConfig: Sendable, Hashable {
     public var limitMillis: Int64 = 10 * 60 * 1000
     /// Folder for the devices' SQLite files (a fresh temporary folder when nil).
     public var directory: String?
+    /// Whether device 0 acts as an app that resolves conflicts: once the fleet has converged
+    /// after the differences, it resolves every key left in conflict (keeping the version it
+    /// shows, `NamespaceTransaction.resolve`), and the fleet runs until it converges again.
+    public var resolvesConflicts = false
 
     /// The defaults of `make run`: 3 devices, 20,000 rows, 100 differences, 30 ms latency.
     public init() {}

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Invariant: `converged` is true exactly when every device's digest matched at the end of the
 /// run; `virtualMillis` is then the virtual time since the first difference at which they
-/// started matching for good.
+/// started matching for good (after device 0's resolves, when it resolves conflicts).
 public struct SimulationReport: Sendable {
     /// Traffic on one directed link.
     public struct Link: Sendable {
@@ -20,7 +20,7 @@ public struct SimulationReport: Sendable {
         public let lost: Int
     }
 
-    /// Rows and reconcile bytes of one namespace.
+    /// Rows, reconcile bytes and conflicts of one namespace.
     public struct NamespaceTraffic: Sendable {
         /// The namespace.
         public let name: String
@@ -28,6 +28,12 @@ public struct SimulationReport: Sendable {
         public let rows: Int
         /// Bytes of requests and responses about it, all links.
         public let bytes: Int
+        /// Keys some device reported a conflict for (`ReplicaEvent.concurrentEdit`), each once.
+        public let conflictsOpened: Int
+        /// Keys some device reported resolved (`ReplicaEvent.conflictResolved`), each once.
+        public let conflictsResolved: Int
+        /// Keys still in conflict on device 0 at the end (`KernelStore.openConflictCounts()`).
+        public let conflictsOpen: Int
     }
 
     /// The configuration that ran.
@@ -62,7 +68,9 @@ public struct SimulationReport: Sendable {
     /// Real time the run took, in milliseconds.
     public let wallMillis: Int
 
-    /// One JSON object with the keys `converged`, `rounds`, `bytes`, `frames`, `virtual_ms` and more.
+    /// One JSON object with the keys `converged`, `rounds`, `bytes`, `frames`, `virtual_ms` and more;
+    /// `namespaces` gives each namespace's `rows`, `bytes`, `conflicts_opened`,
+    /// `conflicts_resolved` and `conflicts_open`.
     public func json() -> String {
         let object: [String: Any] = [
             "converged": converged, "rounds": rounds, "bytes": bytes, "frames": frames,
@@ -71,7 +79,11 @@ public struct SimulationReport: Sendable {
             "latency_ms": config.conditions.latencyMillis, "seed": config.seed,
             "frames_by_kind": framesByKind, "bytes_by_kind": bytesByKind, "storms": storms, "refusals": refusals,
             "rows_per_device": rowsPerDevice, "wall_ms": wallMillis,
-            "namespaces": Dictionary(uniqueKeysWithValues: namespaces.map { ($0.name, ["rows": $0.rows, "bytes": $0.bytes]) }),
+            "namespaces": Dictionary(uniqueKeysWithValues: namespaces.map {
+                ($0.name, ["rows": $0.rows, "bytes": $0.bytes, "conflicts_opened": $0.conflictsOpened,
+                           "conflicts_resolved": $0.conflictsResolved, "conflicts_open": $0.conflictsOpen])
+            }),
+            "resolves_conflicts": config.resolvesConflicts,
             "links": links.map { ["from": $0.from, "to": $0.to, "frames": $0.frames, "bytes": $0.bytes, "lost": $0.lost] },
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
@@ -95,9 +107,17 @@ public struct SimulationReport: Sendable {
         }
         if namespaces.count > 1 {
             for namespace in namespaces {
-                lines.append("  \(namespace.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(namespace.rows) rows, \(namespace.bytes) bytes")
+                lines.append("  \(namespace.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(namespace.rows) rows, \(namespace.bytes) bytes"
+                             + (namespace.conflictsOpened + namespace.conflictsResolved + namespace.conflictsOpen > 0
+                                ? ", conflicts opened \(namespace.conflictsOpened), resolved \(namespace.conflictsResolved), open \(namespace.conflictsOpen)"
+                                : ""))
             }
         }
+        let (opened, resolved, open) = namespaces.reduce((0, 0, 0)) {
+            ($0.0 + $1.conflictsOpened, $0.1 + $1.conflictsResolved, $0.2 + $1.conflictsOpen)
+        }
+        lines.append("conflicts: opened \(opened), resolved \(resolved), open at the end \(open)"
+                     + (config.resolvesConflicts ? " (device 0 resolves)" : ""))
         if storms > 0 { lines.append("storm guard trips: \(storms)") }
         if refusals > 0 { lines.append("refused frames or failed merges: \(refusals)") }
         return lines.joined(separator: "\n")

@@ -273,7 +273,7 @@ final class SoakFleet {
                 if let peer {
                     damage.append("device \(name) shown behind by \(index[peer].map(String.init) ?? "?") at \(time) ms (\(reason))")
                 }
-            case .peerSchemaMismatch, .applied, .converged:
+            case .peerSchemaMismatch, .applied, .converged, .concurrentEdit, .conflictResolved, .operationsRefused, .backfillConflict:
                 break
             }
         }

@@ -139,20 +139,32 @@ enum Workloads {
             let held = try tx.allRows().filter { MessageFold.effective($0).deleted == nil }
             let roll = random.next() % 100
             guard !held.isEmpty, roll >= 30 else { return try tx.record(newMessage(&random, clock)) }
-            let target = held[Int(random.next() % UInt64(held.count))].messageID
+            let message = held[Int(random.next() % UInt64(held.count))]
+            let target = message.messageID
+            // The account edits and deletes for everyone only what it sent (author-only).
+            let own = message.author == simulatedAccount
             switch roll {
-            case 30..<65: try tx.edit(target, body: text(&random, words: 9), opID: id(&random), editedAt: clock)
-            case 65..<75: try tx.delete(target, scope: random.chance(0.5) ? .me : .everyone, opID: id(&random), at: clock)
-            case 75..<90: try tx.markDelivered(target)
+            case 30..<65 where own:
+                try tx.edit(target, body: text(&random, words: 9), opID: id(&random), editedAt: clock, as: simulatedAccount)
+            case 65..<75:
+                try tx.delete(target, scope: own && random.chance(0.5) ? .everyone : .me, opID: id(&random), at: clock,
+                              as: simulatedAccount)
+            case 30..<90: try tx.markDelivered(target)
             default: try tx.backfillIdentity(target, peerUserIDHash: random.bytes(32), senderName: text(&random, words: 1))
             }
             try tx.canonicalizePeerPubkey(target, pinned: random.bytes(32))
         }
     })
 
+    /// The fingerprint of the account the simulated devices belong to: the author of its
+    /// outgoing messages.
+    static let simulatedAccount = [UInt8](repeating: 0xac, count: 32)
+
     private static func newMessage(_ random: inout SeededGenerator, _ clock: Date) -> Message {
+        let outgoing = random.chance(0.5)
+        let sender = outgoing ? simulatedAccount : [UInt8](repeating: UInt8(random.next() % 8), count: 32)
         var message = Message(messageID: id(&random), conversationID: [UInt8](repeating: UInt8(random.next() % 8), count: 16),
-                              sentAt: clock, isOutgoing: random.chance(0.5), body: text(&random, words: 14))
+                              sentAt: clock, isOutgoing: outgoing, body: text(&random, words: 14), author: sender)
         message.observedAt = clock
         return message
     }

@@ -59,13 +59,15 @@ public struct DeviceStatus: Sendable, Hashable {
         self.init(summary: summary, siblings: SiblingLog.read(storePath + "-siblings") ?? [], live: nil)
     }
 
-    /// The status as a JSON-ready object: `device`, `namespaces` (name to `rows` and `root`),
+    /// The status as a JSON-ready object: `device`, `namespaces` (name to `rows`, `root` and
+    /// `conflicts`, the keys holding more than one live version, null when unreadable),
     /// `siblings` (`device`, `last_round`, `last_seen`, `in_sync`), and for a running device
     /// `running`, `relay`, `rounds_started` and `envelopes` (`accepted`, `dropped` by reason).
     public func jsonObject() -> [String: Any] {
         var namespaceObject: [String: Any] = [:]
         for namespace in namespaces {
-            namespaceObject[namespace.name] = ["rows": namespace.items, "root": Hex.encode(namespace.root)]
+            namespaceObject[namespace.name] = ["rows": namespace.items, "root": Hex.encode(namespace.root),
+                                               "conflicts": namespace.openConflicts.map { $0 as Any } ?? NSNull()]
         }
         var object: [String: Any] = [
             "device": device.map { $0.hex as Any } ?? NSNull(),
@@ -100,10 +102,12 @@ public struct DeviceStatus: Sendable, Hashable {
                          + "envelopes accepted: \(live.accepted), dropped: \(dropped)")
         }
         let width = max(9, namespaces.map(\.name.count).max() ?? 0)
-        lines.append("namespace".padding(toLength: width, withPad: " ", startingAt: 0) + "  " + "rows".leftPadded(10) + "  root")
+        lines.append("namespace".padding(toLength: width, withPad: " ", startingAt: 0) + "  " + "rows".leftPadded(10) + "  " + "conflicts".leftPadded(9)
+                     + "  root")
         for namespace in namespaces {
             lines.append(namespace.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                         + String(namespace.items).leftPadded(10) + "  " + Hex.encode(namespace.root))
+                         + String(namespace.items).leftPadded(10) + "  "
+                         + (namespace.openConflicts.map(String.init) ?? "?").leftPadded(9) + "  " + Hex.encode(namespace.root))
         }
         if siblings.isEmpty {
             lines.append("siblings: none recorded")

@@ -69,6 +69,10 @@ extension SyncDeviceEvent {
         case .storeRolledBack: "store_rolled_back"
         case .versionsCollided: "versions_collided"
         case .rowsQuarantined: "rows_quarantined"
+        case .concurrentEdit: "concurrent_edit"
+        case .conflictResolved: "conflict_resolved"
+        case .operationsRefused: "operations_refused"
+        case .backfillConflict: "backfill_conflict"
         }
     }
 
@@ -95,6 +99,14 @@ extension SyncDeviceEvent {
             ["peer": peer.hex, "namespace": namespace, "keys": keys.count]
         case .rowsQuarantined(let rows):
             ["rows": rows.count]
+        case .concurrentEdit(let namespace, _, let versions):
+            ["namespace": namespace, "versions": versions.count]
+        case .conflictResolved(let namespace, _):
+            ["namespace": namespace]
+        case .operationsRefused(let peer, let namespace, let count):
+            ["peer": peer.hex, "namespace": namespace, "count": count]
+        case .backfillConflict(let peer, let namespace, _, let fields):
+            ["peer": peer.hex, "namespace": namespace, "fields": fields]
         }
     }
 }

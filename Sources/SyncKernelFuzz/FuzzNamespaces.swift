@@ -38,7 +38,7 @@ package enum FuzzNamespaces {
         },
         Sampler(MessagesNamespace.self) { g in
             Message(messageID: g.bytes(16), conversationID: g.bytes(16), sentAt: g.date(), isOutgoing: g.chance(0.5),
-                    body: g.text(), senderName: g.chance(0.5) ? g.word() : "")
+                    body: g.text(), senderName: g.chance(0.5) ? g.word() : "", author: g.bytes(32))
         },
         Sampler(MemoryNamespace.self) { g in
             MemoryEvent(id: g.bytes(16), kind: g.chance(0.3) ? .buried(conversation: g.bytes(16)) : .observation,

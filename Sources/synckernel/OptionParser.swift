@@ -1,9 +1,11 @@
 /// A small `--name value` option parser for the CLI's commands.
 ///
 /// Invariant: every option given is known and every value parses, or `parse` throws a
-/// `UsageError` naming the option; nothing is ignored silently.
+/// `UsageError` naming the option; nothing is ignored silently. An option given more than once
+/// keeps its last value in `values` and every value, in order, in `lists`.
 struct OptionParser {
     private(set) var values: [String: String] = [:]
+    private(set) var lists: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
 
     /// Parses `arguments` against the known value options and flags.
@@ -19,6 +21,7 @@ struct OptionParser {
             } else if options.contains(name) {
                 guard index + 1 < arguments.count else { throw UsageError("--\(name) needs a value") }
                 values[name] = arguments[index + 1]
+                lists[name, default: []].append(arguments[index + 1])
                 index += 2
             } else {
                 throw UsageError("unknown option --\(name)")

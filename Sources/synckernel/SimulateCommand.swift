@@ -12,7 +12,7 @@ enum SimulateCommand {
             let options = try OptionParser(arguments,
                                            options: ["devices", "rows", "diff", "latency-ms", "seed", "loss",
                                                      "duplicate", "jitter-ms", "skew-s", "limit-ms", "namespaces", "write-span-ms"],
-                                           flags: ["json"])
+                                           flags: ["json", "resolve-conflicts"])
             config.devices = try options.int("devices", default: 3, range: 2...16)
             config.rows = try options.int("rows", default: 20_000, range: 0...2_000_000)
             config.differences = try options.int("diff", default: 100, range: 0...1_000_000)
@@ -25,6 +25,7 @@ enum SimulateCommand {
             config.limitMillis = Int64(try options.int("limit-ms", default: 600_000, range: 1...86_400_000))
             config.writeSpanMillis = Int64(try options.int("write-span-ms", default: 1_000, range: 0...86_400_000))
             config.namespaces = options.values["namespaces"].map { $0.split(separator: ",").map(String.init) } ?? []
+            config.resolvesConflicts = options.flags.contains("resolve-conflicts")
             json = options.flags.contains("json")
         } catch {
             FileHandle.standardError.write(Data("synckernel simulate: \(error.message)\n".utf8))

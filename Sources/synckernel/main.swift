@@ -7,6 +7,7 @@ let usage = """
       simulate   run a fleet of devices over the in-process relay until it converges
                  --devices N --rows R --diff D --latency-ms L --seed S [--loss P] [--json]
                  [--namespaces all|NAME,NAME]   (default: the notebook alone)
+                 [--resolve-conflicts]   device 0 resolves the conflicts left, as an app would
       bench      reconcile two replicas and measure bytes, round trips, CPU, write overhead and memory
                  --rows N --diff D [--mode spec|fast] [--seed S] [--row-bytes B] [--json]
                  --grid [--json] [--csv PATH]   (both modes over N x D; `make bench-grid`)
@@ -21,6 +22,10 @@ let usage = """
       restore    restore a folder from a cloud location (see `synckernel restore --help`)
       check      check a store's integrity: SQLite's own check, structures, every row, the quarantine
                  --db PATH [--repair] [--json]   (exit 0 healthy, 1 damage, 2 not a store; see `synckernel check --help`)
+      inspect    what a store holds for one key: row, versions, vectors, tombstones, RowClock stamp (read-only)
+                 --db PATH --namespace NAME --key HEX [--json]   (exit 0 shown, 1 not held, 2 not a store)
+      diff       the namespaces and keys where two stores differ, with both sides' leaves (read-only)
+                 --db A --db B [--json]   (exit 0 equal, 1 differ, 2 not a store, 64 bad usage)
       account    an account's keys and its devices' keys and certificates, in files of mode 0600
                  create --dir DIR | add-device --dir DIR --name NAME [--valid-days N]   (prints the device id)
                  sign-in-key --dir DIR | sign-in-cert --dir DIR --out FILE [--valid-for SECONDS]   (a new device's credential)
@@ -43,6 +48,10 @@ case "restore":
     exit(await CloudCommands.restore(Array(arguments.dropFirst())))
 case "check":
     exit(CheckCommand.run(Array(arguments.dropFirst())))
+case "inspect":
+    exit(InspectCommand.run(Array(arguments.dropFirst())))
+case "diff":
+    exit(DiffCommand.run(Array(arguments.dropFirst())))
 case "account":
     exit(AccountCommand.run(Array(arguments.dropFirst())))
 case "device":

@@ -83,7 +83,7 @@ enum MessagesSubject: NamespaceConformance {
         guard let order = try? MessageFold.nextCausalOrder(after: message) else { return message }
         var deleted = message
         deleted.ops.append(MessageOp(opID: generator.bytes(16), action: .delete(generator.chance(0.5) ? .me : .everyone),
-                                     causalOrder: order, editedAt: clock))
+                                     causalOrder: order, editedAt: clock, author: message.author))
         deleted.ops.sort { $0.opID.lexicographicallyPrecedes($1.opID) }
         return deleted
     }, isRetracted: { MessageFold.effective($0).deleted != nil })
@@ -101,7 +101,7 @@ enum MessagesSubject: NamespaceConformance {
             var changed = message
             let action: MessageOp.Action = generator.chance(0.2) ? .delete(.me) : .edit(body: generator.text(), media: nil)
             changed.ops.append(MessageOp(opID: generator.bytes(16), action: action,
-                                         causalOrder: order, editedAt: generator.date()))
+                                         causalOrder: order, editedAt: generator.date(), author: message.author))
             changed.ops.sort { $0.opID.lexicographicallyPrecedes($1.opID) }
             return changed
         }),
@@ -109,7 +109,8 @@ enum MessagesSubject: NamespaceConformance {
 
     static func makeRow(_ generator: inout FieldGenerator) -> Message {
         Message(messageID: generator.bytes(16), conversationID: generator.bytes(16), sentAt: generator.date(),
-                isOutgoing: generator.chance(0.5), body: generator.text(), senderName: generator.chance(0.5) ? generator.word() : "")
+                isOutgoing: generator.chance(0.5), body: generator.text(), senderName: generator.chance(0.5) ? generator.word() : "",
+                author: generator.bytes(32))
     }
 
     static func received(_ row: Message, at clock: Date) -> Message {

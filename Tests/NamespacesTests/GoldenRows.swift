@@ -68,42 +68,42 @@ enum GoldenRows {
         let reactorA = repeated(0xa1, count: 32)
         let reactorB = repeated(0xb2, count: 32)
         let plain = Message(messageID: bytes(from: 0x40, count: 16), conversationID: bytes(from: 0xc0, count: 16),
-                            sentAt: at(1_700_000_000.75), isOutgoing: false, body: "hello")
+                            sentAt: at(1_700_000_000.75), isOutgoing: false, body: "hello", author: repeated(0x21, count: 32))
         let emptyHash = Message(messageID: bytes(from: 0x50, count: 16), conversationID: [], sentAt: at(0),
                                 isOutgoing: true, body: "", media: "", replyTo: [], senderName: "Zoë", peerUserIDHash: [])
         var full = Message(messageID: bytes(from: 0x60, count: 16), conversationID: bytes(from: 0xc0, count: 16),
                            sentAt: at(1_700_000_100), isOutgoing: false, body: "日本語のメッセージ 🙂",
                            media: "{\"kind\":\"photo\",\"name\":\"é.jpg\"}", replyTo: bytes(from: 0x40, count: 16),
-                           senderName: "日本 😀", peerUserIDHash: repeated(0x33, count: 32))
+                           senderName: "日本 😀", peerUserIDHash: repeated(0x33, count: 32), author: repeated(0x33, count: 32))
         full.reactions = [Reaction(reactor: reactorB, emoji: "❤️"), Reaction(reactor: reactorA, emoji: "👍"),
                           Reaction(reactor: reactorA, emoji: "😀")].sorted()
         full.isDelivered = true
         full.ops = [
             MessageOp(opID: bytes(from: 0x70, count: 16), action: .edit(body: "edited é", media: nil),
-                      causalOrder: 1, editedAt: at(1_700_000_200.5)),
+                      causalOrder: 1, editedAt: at(1_700_000_200.5), author: repeated(0x33, count: 32)),
             MessageOp(opID: bytes(from: 0x71, count: 16), action: .edit(body: "", media: "{}"),
-                      causalOrder: 2, editedAt: at(1_700_000_300)),
+                      causalOrder: 2, editedAt: at(1_700_000_300), author: repeated(0x33, count: 32)),
         ]
         full.observedAt = at(1_700_000_500.25)
         full.peerPubkey = repeated(0x44, count: 32)
         full.localRowID = 7
         var deletedForMe = Message(messageID: bytes(from: 0x80, count: 16), conversationID: bytes(from: 0xd0, count: 16),
                                    sentAt: at(-1.5), isOutgoing: true, body: "", senderName: "",
-                                   peerUserIDHash: repeated(0x55, count: 32))
+                                   peerUserIDHash: repeated(0x55, count: 32), author: repeated(0xac, count: 32))
         deletedForMe.ops = [
             MessageOp(opID: bytes(from: 0x90, count: 16), action: .edit(body: "", media: nil),
-                      causalOrder: 0, editedAt: at(0)),
+                      causalOrder: 0, editedAt: at(0), author: repeated(0xac, count: 32)),
             MessageOp(opID: bytes(from: 0x91, count: 16), action: .delete(.me),
-                      causalOrder: UInt64.max, editedAt: at(1_700_000_600)),
+                      causalOrder: UInt64.max, editedAt: at(1_700_000_600), author: repeated(0xac, count: 32)),
         ]
         deletedForMe.localRowID = -1
         deletedForMe.observedAt = at(0)
         deletedForMe.peerPubkey = []
         var deletedForEveryone = Message(messageID: bytes(from: 0xa0, count: 16), conversationID: bytes(from: 0xd0, count: 16),
-                                         sentAt: at(1_700_000_700), isOutgoing: false, body: "")
+                                         sentAt: at(1_700_000_700), isOutgoing: false, body: "", author: repeated(0xa5, count: 32))
         deletedForEveryone.ops = [
             MessageOp(opID: bytes(from: 0xb0, count: 16), action: .delete(.everyone),
-                      causalOrder: 3, editedAt: at(1_700_000_800.75)),
+                      causalOrder: 3, editedAt: at(1_700_000_800.75), author: repeated(0xa5, count: 32)),
         ]
         deletedForEveryone.localRowID = 0
         return [("plain", plain), ("empty-hash", emptyHash), ("full", full),

@@ -13,6 +13,8 @@ import XCTest
 /// values no arithmetic touches (stored as sent, harmless to later local operations).
 final class HostileNamespaceValueTests: XCTestCase {
     private let messageID = TwoDevices.id(1)
+    /// The account that sent the test messages, and so may edit them.
+    private let author = TwoDevices.key32(0xac)
 
     /// The messages declaration as a build before the causal bound wrote it: the same fields and
     /// row format, no validation, so it stores what the current build refuses.
@@ -28,6 +30,7 @@ final class HostileNamespaceValueTests: XCTestCase {
                     .member("body", \.body, .text),
                     .member("media", \.media, .optional(.text)),
                     .member("replyTo", \.replyTo, .optional(.bytes())),
+                    .member("author", \.author, .bytes()),
                 ], merge: .greaterEncoding),
                 .hashed("senderName", \.senderName, .text, merge: .fillIfEmpty),
                 .hashed("peerUserIDHash", \.peerUserIDHash, .optional(.bytes(), emptyIsAbsent: true), merge: .fillIfEmpty),
@@ -38,15 +41,15 @@ final class HostileNamespaceValueTests: XCTestCase {
                 .excluded("peerPubkey", \.peerPubkey, .optional(.bytes()), .perDevice, reason: "per device"),
                 .excluded("localRowID", \.localRowID, .optional(.int64), .localIdentifier, reason: "a local row id"),
             ])
-        static let mergeRule = MergeRule<Message>.join(normalize: MessageFold.purged)
+        static let mergeRule = MergeRule<Message>.join(normalize: MessageFold.normalized)
     }
 
     private func message(_ id: [UInt8], orders: [UInt64]) -> Message {
         var message = Message(messageID: id, conversationID: TwoDevices.id(2), sentAt: TwoDevices.at(1_000), isOutgoing: false,
-                              body: "hello")
+                              body: "hello", author: author)
         message.ops = orders.enumerated().map { index, order in
             MessageOp(opID: [UInt8](repeating: UInt8(index + 1), count: 16), action: .edit(body: "edit \(index)", media: nil),
-                      causalOrder: order, editedAt: TwoDevices.at(2_000))
+                      causalOrder: order, editedAt: TwoDevices.at(2_000), author: author)
         }
         return message
     }
@@ -102,12 +105,12 @@ final class HostileNamespaceValueTests: XCTestCase {
         let before = try state(MessagesNamespace.self, pair.a)
         assertCode(.counterOutOfRange, "edit") {
             try write(pair.a) { tx throws(SyncKernelError) in
-                try tx.edit(self.messageID, body: "again", opID: TwoDevices.id(0x70), editedAt: TwoDevices.at(3_000))
+                try tx.edit(self.messageID, body: "again", opID: TwoDevices.id(0x70), editedAt: TwoDevices.at(3_000), as: self.author)
             }
         }
         assertCode(.counterOutOfRange, "delete") {
             try write(pair.a) { tx throws(SyncKernelError) in
-                try tx.delete(self.messageID, scope: .everyone, opID: TwoDevices.id(0x71), at: TwoDevices.at(3_000))
+                try tx.delete(self.messageID, scope: .everyone, opID: TwoDevices.id(0x71), at: TwoDevices.at(3_000), as: self.author)
             }
         }
         XCTAssertEqual(try state(MessagesNamespace.self, pair.a), before)
@@ -137,7 +140,7 @@ final class HostileNamespaceValueTests: XCTestCase {
         XCTAssertEqual(store.stateDigest().roots, root, "the store opens with its structure")
         assertCode(.namespaceRefused, "edit") {
             try write(store) { tx throws(SyncKernelError) in
-                try tx.edit(self.messageID, body: "x", opID: TwoDevices.id(0x70), editedAt: TwoDevices.at(1))
+                try tx.edit(self.messageID, body: "x", opID: TwoDevices.id(0x70), editedAt: TwoDevices.at(1), as: self.author)
             }
         }
         XCTAssertNil(try store.row(MessagesNamespace.self, key: messageID), "a read outside a write quarantines it")
@@ -146,7 +149,7 @@ final class HostileNamespaceValueTests: XCTestCase {
         XCTAssertNotEqual(store.stateDigest().roots, root, "its item left the digest")
         assertCode(.namespaceRefused, "delete") {
             try write(store) { tx throws(SyncKernelError) in
-                try tx.delete(self.messageID, scope: .me, opID: TwoDevices.id(0x71), at: TwoDevices.at(1))
+                try tx.delete(self.messageID, scope: .me, opID: TwoDevices.id(0x71), at: TwoDevices.at(1), as: self.author)
             }
         }
         XCTAssertEqual(try store.quarantinedRows().count, 1, "quarantined once")

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import MessagesNamespace
 import SyncKernel
@@ -6,10 +7,12 @@ import XCTest
 
 final class MessagesNamespaceTests: XCTestCase {
     private let messageID = TwoDevices.id(1)
+    /// The account the two devices belong to: the author of the sample (outgoing) message.
+    private let account = TwoDevices.key32(0xac)
 
     private func sample() -> Message {
-        Message(messageID: messageID, conversationID: TwoDevices.id(2), sentAt: TwoDevices.at(1_000), isOutgoing: false,
-                body: "hello", senderName: "")
+        Message(messageID: messageID, conversationID: TwoDevices.id(2), sentAt: TwoDevices.at(1_000), isOutgoing: true,
+                body: "hello", senderName: "", author: account)
     }
 
     private func write(_ store: KernelStore, _ body: (NamespaceTransaction<MessagesNamespace>) throws(SyncKernelError) -> Void) throws {
@@ -79,13 +82,13 @@ final class MessagesNamespaceTests: XCTestCase {
         try write(pair.a) { tx throws(SyncKernelError) in try tx.record(self.sample()) }
         try pair.sync(MessagesNamespace.self)
         try write(pair.a) { tx throws(SyncKernelError) in
-            try tx.edit(messageID, body: "edited later on A", opID: TwoDevices.id(0xe1), editedAt: TwoDevices.at(9_999))
+            try tx.edit(messageID, body: "edited later on A", opID: TwoDevices.id(0xe1), editedAt: TwoDevices.at(9_999), as: self.account)
         }
         try write(pair.b) { tx throws(SyncKernelError) in
-            try tx.delete(messageID, scope: .me, opID: TwoDevices.id(0xd1), at: TwoDevices.at(2_000))
+            try tx.delete(messageID, scope: .me, opID: TwoDevices.id(0xd1), at: TwoDevices.at(2_000), as: self.account)
         }
         try write(pair.a) { tx throws(SyncKernelError) in
-            try tx.delete(messageID, scope: .everyone, opID: TwoDevices.id(0xd2), at: TwoDevices.at(2_001))
+            try tx.delete(messageID, scope: .everyone, opID: TwoDevices.id(0xd2), at: TwoDevices.at(2_001), as: self.account)
         }
         try pair.sync(MessagesNamespace.self)
         XCTAssertTrue(pair.agree(MessagesNamespace.self))
@@ -104,12 +107,12 @@ final class MessagesNamespaceTests: XCTestCase {
         try pair.sync(MessagesNamespace.self)
         let now = 1_000_000.0
         try write(pair.a) { tx throws(SyncKernelError) in
-            try tx.edit(messageID, body: "first edit (A, correct clock)", opID: TwoDevices.id(0xff), editedAt: TwoDevices.at(now))
+            try tx.edit(messageID, body: "first edit (A, correct clock)", opID: TwoDevices.id(0xff), editedAt: TwoDevices.at(now), as: self.account)
         }
         try pair.sync(MessagesNamespace.self)
         try write(pair.b) { tx throws(SyncKernelError) in
             try tx.edit(messageID, body: "second edit (B, 10 minutes behind)", opID: TwoDevices.id(0x01),
-                        editedAt: TwoDevices.at(now + 60 - 600))
+                        editedAt: TwoDevices.at(now + 60 - 600), as: self.account)
         }
         try pair.sync(MessagesNamespace.self)
         for store in [pair.a, pair.b] {
@@ -140,10 +143,10 @@ final class MessagesNamespaceTests: XCTestCase {
         try write(pair.a) { tx throws(SyncKernelError) in try tx.record(self.sample()) }
         try pair.sync(MessagesNamespace.self)
         try write(pair.a) { tx throws(SyncKernelError) in
-            try tx.edit(messageID, body: "A, clock a year fast", opID: TwoDevices.id(0x01), editedAt: TwoDevices.at(40_000_000))
+            try tx.edit(messageID, body: "A, clock a year fast", opID: TwoDevices.id(0x01), editedAt: TwoDevices.at(40_000_000), as: self.account)
         }
         try write(pair.b) { tx throws(SyncKernelError) in
-            try tx.edit(messageID, body: "B, correct clock", opID: TwoDevices.id(0xfe), editedAt: TwoDevices.at(1_000))
+            try tx.edit(messageID, body: "B, correct clock", opID: TwoDevices.id(0xfe), editedAt: TwoDevices.at(1_000), as: self.account)
         }
         try pair.sync(MessagesNamespace.self)
         for store in [pair.a, pair.b] {
@@ -163,7 +166,8 @@ final class MessagesNamespaceTests: XCTestCase {
             for _ in 0..<(random.next() % 3) {
                 let action: MessageOp.Action = random.chance(0.2) ? .delete(.me) : .edit(body: "e\(random.next() % 4)", media: nil)
                 message.ops.append(MessageOp(opID: [UInt8](repeating: UInt8(random.next() % 6), count: 16), action: action,
-                                             causalOrder: random.next() % 3, editedAt: TwoDevices.at(Double(random.next() % 5))))
+                                             causalOrder: random.next() % 3, editedAt: TwoDevices.at(Double(random.next() % 5)),
+                                             author: random.chance(0.7) ? account : TwoDevices.key32(0xee)))
             }
             var seen: Set<[UInt8]> = []
             message.ops = message.ops.filter { seen.insert($0.opID).inserted }.sorted { $0.opID.lexicographicallyPrecedes($1.opID) }
@@ -178,6 +182,182 @@ final class MessagesNamespaceTests: XCTestCase {
             let merged = MessageFold.merge(x, y)
             XCTAssertEqual(leaf(MessageFold.merge(merged, merged)), leaf(merged), "seed 31 round \(round)")
         }
+    }
+
+    // MARK: Author-only edits and deletes
+
+    private func op(_ id: UInt8, _ action: MessageOp.Action, order: UInt64, by author: [UInt8]) -> MessageOp {
+        MessageOp(opID: TwoDevices.id(id), action: action, causalOrder: order, editedAt: TwoDevices.at(2_000), author: author)
+    }
+
+    func testRejectAnEditOrADeleteForEveryoneByAnAccountThatIsNotTheAuthorOnTheLocalWritePath() throws {
+        let pair = try TwoDevices()
+        let stranger = TwoDevices.key32(0x5e)
+        try write(pair.a) { tx throws(SyncKernelError) in try tx.record(self.sample()) }
+        let before = pair.root(MessagesNamespace.self, pair.a)
+        let attempts: [(String, (NamespaceTransaction<MessagesNamespace>) throws(SyncKernelError) -> Void)] = [
+            ("edit by a stranger", { tx throws(SyncKernelError) in
+                try tx.edit(self.messageID, body: "not yours", opID: TwoDevices.id(0xe1), editedAt: TwoDevices.at(3_000), as: stranger)
+            }),
+            ("delete for everyone by a stranger", { tx throws(SyncKernelError) in
+                try tx.delete(self.messageID, scope: .everyone, opID: TwoDevices.id(0xd1), at: TwoDevices.at(3_000), as: stranger)
+            }),
+            ("edit with no author", { tx throws(SyncKernelError) in
+                try tx.edit(self.messageID, body: "anonymous", opID: TwoDevices.id(0xe2), editedAt: TwoDevices.at(3_000), as: [])
+            }),
+            ("a raw save holding a stranger's edit", { tx throws(SyncKernelError) in
+                var forged = self.sample()
+                forged.ops = [self.op(0xe3, .edit(body: "forged", media: nil), order: 1, by: stranger)]
+                try tx.save(forged)
+            }),
+        ]
+        for (label, attempt) in attempts {
+            XCTAssertThrowsError(try write(pair.a, attempt), label) {
+                XCTAssertEqual(($0 as? SyncKernelError)?.code, .notTheAuthor, "\(label): \($0)")
+            }
+            XCTAssertEqual(pair.root(MessagesNamespace.self, pair.a), before, "\(label): nothing was written")
+        }
+        try write(pair.a) { tx throws(SyncKernelError) in
+            try tx.delete(self.messageID, scope: .me, opID: TwoDevices.id(0xd2), at: TwoDevices.at(3_000), as: stranger)
+        }
+        XCTAssertEqual(MessageFold.effective(try XCTUnwrap(try held(pair.a))).deleted, .me,
+                       "a delete for this account only is any holder's to make")
+        try write(pair.a) { tx throws(SyncKernelError) in
+            try tx.record(Message(messageID: TwoDevices.id(3), conversationID: TwoDevices.id(2), sentAt: TwoDevices.at(1),
+                                  isOutgoing: false, body: "author unknown"))
+        }
+        XCTAssertThrowsError(try write(pair.a) { tx throws(SyncKernelError) in
+            try tx.edit(TwoDevices.id(3), body: "x", opID: TwoDevices.id(0xe4), editedAt: TwoDevices.at(3_000), as: self.account)
+        }) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .notTheAuthor, "nobody edits a message whose author is unknown") }
+    }
+
+    func testAnEditFromAnAccountThatIsNotTheAuthorIsDroppedOnApplyCountedAndReported() throws {
+        let pair = try TwoDevices()
+        let stranger = TwoDevices.key32(0x5e)
+        var shipped = sample()
+        shipped.ops = [op(0x01, .edit(body: "the author's edit", media: nil), order: 1, by: account),
+                       op(0x02, .edit(body: "a stranger's edit", media: nil), order: 2, by: stranger),
+                       op(0x03, .delete(.everyone), order: 3, by: stranger),
+                       op(0x04, .delete(.me), order: 4, by: stranger)]
+        XCTAssertEqual(MessagesNamespace.refusedOperations(in: shipped), 2)
+        let response = ReconcileResponse(namespace: MessagesNamespace.name,
+                                         rows: [ShippedRow(row: MessagesNamespace.rowEncoding(of: shipped), vector: nil)], tombstones: [])
+        let outcome = try pair.a.apply(response)
+        XCTAssertEqual(outcome.refusedOperations, 2)
+        XCTAssertEqual(outcome.keysToShipBack, [messageID], "the sender gets the copy without them back")
+        let stored = try XCTUnwrap(try held(pair.a))
+        XCTAssertEqual(stored.ops.map(\.opID), [TwoDevices.id(0x01), TwoDevices.id(0x04)], "refused operations are never stored")
+        XCTAssertEqual(MessageFold.effective(stored).deleted, .me)
+        XCTAssertEqual(try pair.a.apply(response).refusedOperations, 2, "counted on every apply that meets them")
+
+        // The same through a replica: an `operationsRefused` event names the sibling and the count.
+        let replica = try Replica(device: pair.deviceB, account: TwoDevices.key32(0xac), siblings: [pair.deviceA], store: pair.b)
+        _ = replica.drainActions()
+        let frame = SyncFrame(account: TwoDevices.key32(0xac), schema: pair.b.namespaces.schema, body: .reconcileResponse(response))
+        replica.receive(frame.encoded(), from: pair.deviceA, now: 1_000)
+        let events = replica.drainActions().compactMap { action -> ReplicaEvent? in
+            if case .event(let event) = action { return event }
+            return nil
+        }
+        XCTAssertTrue(events.contains(.operationsRefused(peer: pair.deviceA, namespace: "messages", count: 2)), "\(events)")
+    }
+
+    func testTwoDevicesHoldingDifferentSenderIdentitiesConvergeToTheGreaterAndReportTheConflict() throws {
+        let pair = try TwoDevices()
+        try write(pair.a) { tx throws(SyncKernelError) in try tx.record(self.sample()) }
+        try pair.sync(MessagesNamespace.self)
+        try write(pair.a) { tx throws(SyncKernelError) in
+            try tx.backfillIdentity(self.messageID, peerUserIDHash: TwoDevices.key32(5), senderName: "Ada")
+        }
+        try write(pair.b) { tx throws(SyncKernelError) in
+            try tx.backfillIdentity(self.messageID, peerUserIDHash: TwoDevices.key32(6), senderName: "Eve")
+        }
+        let outcome = try XCTUnwrap(try pair.pull(MessagesNamespace.self, into: pair.a, from: pair.b))
+        XCTAssertEqual(outcome.backfillConflicts, [BackfillConflict(key: messageID, fields: ["peerUserIDHash", "senderName"])],
+                       "two devices disagreeing on who sent a message is reported, not settled silently")
+        try pair.pull(MessagesNamespace.self, into: pair.b, from: pair.a)
+        XCTAssertTrue(pair.agree(MessagesNamespace.self), "the greater of two held values wins on both, or the leaf would never converge")
+        for store in [pair.a, pair.b] {
+            XCTAssertEqual(try held(store)?.senderName, "Eve")
+            XCTAssertEqual(try held(store)?.peerUserIDHash, TwoDevices.key32(6))
+        }
+        XCTAssertEqual(try pair.pull(MessagesNamespace.self, into: pair.a, from: pair.b)?.backfillConflicts ?? [], [],
+                       "once they agree there is nothing to report")
+
+        // Through a replica, the merge reports a `backfillConflict` event naming the sibling, the key and the fields.
+        try write(pair.a) { tx throws(SyncKernelError) in
+            try tx.record(Message(messageID: TwoDevices.id(5), conversationID: TwoDevices.id(2), sentAt: TwoDevices.at(1),
+                                  isOutgoing: false, body: "c", senderName: "Mallory"))
+        }
+        try write(pair.b) { tx throws(SyncKernelError) in
+            try tx.record(Message(messageID: TwoDevices.id(5), conversationID: TwoDevices.id(2), sentAt: TwoDevices.at(1),
+                                  isOutgoing: false, body: "c", senderName: "Alice"))
+        }
+        let replica = try Replica(device: pair.deviceB, account: TwoDevices.key32(0xac), siblings: [pair.deviceA], store: pair.b)
+        _ = replica.drainActions()
+        for response in try pair.a.respond(toKeys: [TwoDevices.id(5)], namespace: MessagesNamespace.name) {
+            let frame = SyncFrame(account: TwoDevices.key32(0xac), schema: pair.b.namespaces.schema, body: .reconcileResponse(response))
+            replica.receive(frame.encoded(), from: pair.deviceA, now: 1_000)
+        }
+        let events = replica.drainActions().compactMap { action -> ReplicaEvent? in
+            if case .event(let event) = action { return event }
+            return nil
+        }
+        XCTAssertTrue(events.contains(.backfillConflict(peer: pair.deviceA, namespace: "messages", key: TwoDevices.id(5),
+                                                        fields: ["senderName"])), "\(events)")
+        try write(pair.a) { tx throws(SyncKernelError) in
+            try tx.record(Message(messageID: TwoDevices.id(4), conversationID: TwoDevices.id(2), sentAt: TwoDevices.at(1),
+                                  isOutgoing: false, body: "b", senderName: "Bob"))
+        }
+        try write(pair.b) { tx throws(SyncKernelError) in
+            try tx.record(Message(messageID: TwoDevices.id(4), conversationID: TwoDevices.id(2), sentAt: TwoDevices.at(1),
+                                  isOutgoing: false, body: "b"))
+        }
+        XCTAssertEqual(try pair.pull(MessagesNamespace.self, into: pair.b, from: pair.a)?.backfillConflicts ?? [], [],
+                       "filling an empty field is no conflict")
+    }
+
+    /// A store written in row format 1 (before authors) opens: its messages and operations get an
+    /// empty author, their recorded edits stay, and nobody may edit them any more.
+    func testAStoreOfRowFormatOneMigratesWithAuthorsUnknown() throws {
+        let directory = NSTemporaryDirectory() + "messages-v1-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/store.sqlite"
+        let device = try DeviceKeyPair(seed: [UInt8](repeating: 0xa, count: 32)).deviceID
+        var legacy = Message(messageID: messageID, conversationID: TwoDevices.id(2), sentAt: TwoDevices.at(1_000), isOutgoing: true,
+                             body: "hello")
+        legacy.ops = [op(0x01, .edit(body: "edited before authors", media: nil), order: 1, by: [])]
+        let fresh = try KernelStore(path: path, namespaces: NamespaceSet([MessagesNamespace.self]))
+        fresh.close()
+        // What a build of row format 1 left: the row in that format, the format recorded, no structure.
+        var writer = CanonicalWriter()
+        MessagesNamespace.schemaV1.writeRowBody(legacy, &writer)
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(path, &db), SQLITE_OK)
+        var statement: OpaquePointer?
+        XCTAssertEqual(sqlite3_prepare_v2(db, "INSERT INTO ns_messages(key, row) VALUES(?, ?)", -1, &statement, nil), SQLITE_OK)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        sqlite3_bind_blob(statement, 1, messageID, Int32(messageID.count), transient)
+        sqlite3_bind_blob(statement, 2, writer.bytes, Int32(writer.bytes.count), transient)
+        XCTAssertEqual(sqlite3_step(statement), SQLITE_DONE)
+        sqlite3_finalize(statement)
+        let format = MessagesNamespace.schemaV1.rowFormatID
+        for sql in ["UPDATE sk_row_format SET format = '\(format)' WHERE ns = 'messages'", "DELETE FROM sk_structure"] {
+            XCTAssertEqual(sqlite3_exec(db, sql, nil, nil, nil), SQLITE_OK, sql)
+        }
+        sqlite3_close(db)
+
+        let store = try KernelStore(path: path, namespaces: NamespaceSet([MessagesNamespace.self]))
+        try store.configureDevice(device)
+        let migrated = try XCTUnwrap(try store.row(MessagesNamespace.self, key: messageID))
+        XCTAssertEqual(MessagesNamespace.rowEncoding(of: migrated), MessagesNamespace.rowEncoding(of: legacy),
+                       "the same message, its author and its op's author empty")
+        XCTAssertEqual(MessageFold.effective(migrated).body, "edited before authors", "edits recorded before authors stay")
+        XCTAssertThrowsError(try store.write(MessagesNamespace.self) { tx throws(SyncKernelError) in
+            try tx.edit(self.messageID, body: "x", opID: TwoDevices.id(0x02), editedAt: TwoDevices.at(3_000), as: self.account)
+        }) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .notTheAuthor) }
+        try store.verifyStructures()
     }
 
     func testRejectMessagesWithUnorderedSetsOrBadOps() {

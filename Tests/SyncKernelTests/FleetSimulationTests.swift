@@ -25,6 +25,30 @@ final class FleetSimulationTests: XCTestCase {
         for key in ["converged", "rounds", "bytes", "frames", "virtual_ms"] { XCTAssertNotNil(json[key], key) }
     }
 
+    func testTheReportCountsConflictsOpenedAndResolvedPerNamespace() throws {
+        let left = try FleetSimulation.run(config(seed: 4, rows: 400, differences: 60))
+        XCTAssertTrue(left.converged, left.text())
+        let notebook = try XCTUnwrap(left.namespaces.first { $0.name == "notebook" })
+        XCTAssertGreaterThan(notebook.conflictsOpened, 0, "the workload's concurrent edit pairs open conflicts")
+        XCTAssertEqual(notebook.conflictsOpen, notebook.conflictsOpened - notebook.conflictsResolved,
+                       "nobody resolves, so what opened and was not superseded by a later edit stays open")
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(left.json().utf8)) as? [String: Any])
+        let perNamespace = try XCTUnwrap((json["namespaces"] as? [String: Any])?["notebook"] as? [String: Any])
+        XCTAssertEqual(perNamespace["conflicts_opened"] as? Int, notebook.conflictsOpened)
+        XCTAssertEqual(perNamespace["conflicts_resolved"] as? Int, notebook.conflictsResolved)
+        XCTAssertEqual(perNamespace["conflicts_open"] as? Int, notebook.conflictsOpen)
+
+        var resolving = config(seed: 4, rows: 400, differences: 60)
+        resolving.resolvesConflicts = true
+        let resolved = try FleetSimulation.run(resolving)
+        XCTAssertTrue(resolved.converged, resolved.text())
+        XCTAssertEqual(resolved.storms, 0)
+        let after = try XCTUnwrap(resolved.namespaces.first { $0.name == "notebook" })
+        XCTAssertEqual(after.conflictsOpened, notebook.conflictsOpened, "the same run up to the resolves")
+        XCTAssertEqual(after.conflictsResolved, after.conflictsOpened, "device 0 resolved every one")
+        XCTAssertEqual(after.conflictsOpen, 0)
+    }
+
     func testTheSameSeedReplaysTheSameRun() throws {
         let first = try FleetSimulation.run(config(seed: 5, rows: 400, differences: 30))
         let second = try FleetSimulation.run(config(seed: 5, rows: 400, differences: 30))

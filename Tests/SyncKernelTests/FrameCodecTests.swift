@@ -273,6 +273,55 @@ extension FrameCodecTests {
         assertRejected(compactFrame(devices: table, vector: [0, 1], tombstoneVector: [1, 0]), .malformedFrame)
     }
 
+    func testAShippedVersionsWriterRoundTripsByKeyOrByTablePositionAndAnOlderPeerIgnoresIt() throws {
+        let devices = (0..<4).map(TestWorld.device).sorted()
+        let row = RecordNamespace.rowEncoding(of: .init(id: "a", value: "b", updatedAt: 4))
+        let other = RecordNamespace.rowEncoding(of: .init(id: "a", value: "c", updatedAt: 4))
+        let sibling = ShippedRow(row: other, vector: VersionVector([devices[1]: 2]), writer: devices[3])
+        let response = ReconcileResponse(namespace: "records", rows: [
+            ShippedRow(row: row, vector: VersionVector([devices[0]: 1, devices[1]: 1]), siblings: [sibling], writer: devices[0]),
+            ShippedRow(row: row, vector: VersionVector([devices[2]: 1])),
+        ], tombstones: [])
+        for compact in [false, true] {
+            let frame = SyncFrame(account: account, schema: schema, body: .reconcileResponse(response), compactVectors: compact)
+            let decoded = try SyncFrame(decoding: frame.encoded())
+            guard case .reconcileResponse(let back) = decoded.body else { return XCTFail("a response") }
+            XCTAssertEqual(back.rows.map(\.writer), [devices[0], nil], "compact: \(compact)")
+            XCTAssertEqual(back.rows.first?.siblings.first?.writer, devices[3], "a writer outside every vector still travels")
+            XCTAssertEqual(decoded.encoded(), frame.encoded())
+            XCTAssertEqual(decoded.compactVectors, compact, "the compact frame names the writers by table position")
+        }
+        // A peer that writes no `w` (an older build) ships versions whose writer is unknown.
+        let older = try SyncFrame(decoding: compactFrame(devices: Array(devices.prefix(2)), vector: [0, 1]))
+        guard case .reconcileResponse(let fromOlder) = older.body else { return XCTFail("a response") }
+        XCTAssertNil(fromOlder.rows.first?.writer)
+    }
+
+    func testRejectAWriterThatIsNotADeviceKeyOrIsPastTheDeviceTable() throws {
+        let row = RecordNamespace.rowEncoding(of: .init(id: "a", value: "b", updatedAt: 4))
+        let devices = (0..<2).map(TestWorld.device).sorted()
+        func frame(table: [DeviceID]?, _ writeWriter: @escaping (inout CanonicalWriter) -> Void) -> [UInt8] {
+            frameBytes { map in
+                map.entry("kind") { $0.write("reconcile_resp") }
+                map.entry("ns") { $0.write("records") }
+                if let table { map.entry("devices") { $0.writeArray(table) { $0.write(bytes: $1.publicKey) } } }
+                map.entry("rows") { writer in
+                    writer.writeArrayHeader(count: 1)
+                    writer.writeMap { entry in
+                        entry.entry("r") { $0.write(encodedItem: row) }
+                        entry.entry("w", writeWriter)
+                    }
+                }
+            }
+        }
+        XCTAssertNoThrow(try SyncFrame(decoding: frame(table: nil) { $0.write(bytes: devices[0].publicKey) }))
+        XCTAssertNoThrow(try SyncFrame(decoding: frame(table: devices) { $0.write(UInt64(1)) }))
+        assertRejected(frame(table: nil) { $0.write(bytes: [1, 2, 3]) }, .unexpectedType)
+        assertRejected(frame(table: nil) { $0.write(UInt64(0)) }, .unexpectedType)
+        assertRejected(frame(table: devices) { $0.write(UInt64(2)) }, .malformedFrame)
+        assertRejected(frame(table: devices) { $0.write(bytes: devices[0].publicKey) }, .unexpectedType)
+    }
+
     func testRejectMoreThanSixteenCapabilities() throws {
         func frame(capabilities count: Int) -> [UInt8] {
             frameBytes { map in

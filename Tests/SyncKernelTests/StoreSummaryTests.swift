@@ -25,6 +25,7 @@ final class StoreSummaryTests: XCTestCase {
         XCTAssertEqual(live.device, TestWorld.device(0))
         XCTAssertEqual(live.namespaces.map(\.name), ["records", "stormy"], "sorted by name")
         XCTAssertEqual(live.namespaces.map(\.items), [20, 0])
+        XCTAssertEqual(live.namespaces.map(\.openConflicts), [0, 0], "no key holds two live versions")
         XCTAssertEqual(live.namespaces[1].root, [UInt8](repeating: 0, count: 32), "an empty namespace has the empty root")
         XCTAssertNotEqual(live.namespaces[0].root, [UInt8](repeating: 0, count: 32))
         XCTAssertEqual(live.namespaces, other.summary().namespaces, "the same items in another order and other transactions")

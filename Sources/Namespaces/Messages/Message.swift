@@ -2,8 +2,9 @@ import Foundation
 
 /// One message: immutable content as sent, plus an append-only set of edit and delete operations.
 ///
-/// Invariants: the fields set when the message was sent never change; edits and deletes are
-/// immutable `MessageOp`s added to `ops`; what a reader sees is `MessageFold.effective(self)`.
+/// Invariants: the fields set when the message was sent never change, its author among them;
+/// edits and deletes are immutable `MessageOp`s added to `ops`, and only those the author may
+/// make stand (`MessageFold.isAuthorized`); what a reader sees is `MessageFold.effective(self)`.
 /// `observedAt`, `peerPubkey` and `localRowID` describe this device and are never hashed.
 public struct Message: Sendable, Hashable {
     /// The stable cross-device key: 16 bytes minted by the sender.
@@ -20,6 +21,10 @@ public struct Message: Sendable, Hashable {
     public var media: String?
     /// The message this one replies to.
     public var replyTo: [UInt8]?
+    /// The account fingerprint of the account that sent it (this account's for an outgoing
+    /// message, the certificate-verified sender's for an incoming one); empty when unknown (a
+    /// message stored before authors were recorded), and then nobody may edit it.
+    public var author: [UInt8]
     /// Reactions, a grow-only set kept sorted.
     public var reactions: [Reaction]
     /// The sender's display name: an identity backfill, filled when empty and never overwritten.
@@ -37,9 +42,10 @@ public struct Message: Sendable, Hashable {
     /// This device's local row id (per device).
     public var localRowID: Int64?
 
-    /// Creates a message as sent, with no operations.
+    /// Creates a message as sent by the account `author`, with no operations.
     public init(messageID: [UInt8], conversationID: [UInt8], sentAt: Date, isOutgoing: Bool, body: String,
-                media: String? = nil, replyTo: [UInt8]? = nil, senderName: String = "", peerUserIDHash: [UInt8]? = nil) {
+                media: String? = nil, replyTo: [UInt8]? = nil, senderName: String = "", peerUserIDHash: [UInt8]? = nil,
+                author: [UInt8] = []) {
         self.messageID = messageID
         self.conversationID = conversationID
         self.sentAt = sentAt
@@ -47,6 +53,7 @@ public struct Message: Sendable, Hashable {
         self.body = body
         self.media = media
         self.replyTo = replyTo
+        self.author = author
         reactions = []
         self.senderName = senderName
         self.peerUserIDHash = peerUserIDHash

@@ -5,10 +5,12 @@ import SyncKernel
 /// append-only operation set.
 ///
 /// Invariants: `merge` is commutative, associative and idempotent on everything the leaf hashes
-/// (per-device fields come from the local side); a delete dominates by scope (everyone > me >
-/// live) and purges the plaintext of the message and of every edit; otherwise the visible edit is
-/// the greatest by (causalOrder, opID): causality orders edits, and two concurrent edits (equal
-/// counters) go to the greater op id on every device. No clock takes part; `editedAt` is shown only.
+/// (per-device fields come from the local side); an operation the rules refuse (an edit or a
+/// delete for everyone whose author is not the message's) is dropped by every merge and never
+/// shown; a delete dominates by scope (everyone > me > live) and purges the plaintext of the
+/// message and of every edit; otherwise the visible edit is the greatest by (causalOrder, opID):
+/// causality orders edits, and two concurrent edits (equal counters) go to the greater op id on
+/// every device. No clock takes part; `editedAt` is shown only.
 public enum MessageFold {
     /// What a reader sees of a message.
     public struct Effective: Sendable, Hashable {
@@ -21,7 +23,8 @@ public enum MessageFold {
     }
 
     /// Joins the local copy with an incoming one: the namespace's derived join (each hashed
-    /// field's merge, then the purge of a deleted message's plaintext).
+    /// field's merge, then `normalized`: refused operations dropped, a deleted message's
+    /// plaintext purged).
     public static func merge(_ local: Message, _ incoming: Message) -> Message {
         MessagesNamespace.joined(local, incoming) ?? local
     }
@@ -73,6 +76,30 @@ public enum MessageFold {
         }
         // Cannot overflow: held < maxCausalOrder < UInt64.max.
         return held + 1
+    }
+
+    /// Whether `op` may stand in `message`: a delete for this account only hides the message from
+    /// the account that holds it, so any holder may make one; an edit or a delete for everyone
+    /// changes what every participant sees, so only the message's author may make it (`op.author`
+    /// equal to `message.author`; a message whose author is unknown keeps only the operations that
+    /// are unknown alike, those stored before authors were recorded).
+    public static func isAuthorized(_ op: MessageOp, in message: Message) -> Bool {
+        if case .delete(.me) = op.action { return true }
+        return op.author == message.author
+    }
+
+    /// How many operations of `message` the rules refuse (`isAuthorized` false).
+    public static func refusedOperations(in message: Message) -> Int {
+        message.ops.filter { !isAuthorized($0, in: message) }.count
+    }
+
+    /// The join's normalisation: the operations the rules refuse dropped, then the plaintext of a
+    /// deleted message purged. Dropping depends on the author, which is content fixed at sending
+    /// (the same on every copy), so it commutes with the union of operations.
+    public static func normalized(_ message: Message) -> Message {
+        var kept = message
+        kept.ops = message.ops.filter { isAuthorized($0, in: message) }
+        return purged(kept)
     }
 
     /// Clears every plaintext of a deleted message (body, media, edit payloads).

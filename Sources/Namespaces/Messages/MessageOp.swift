@@ -6,7 +6,9 @@ import SyncKernel
 /// Invariant: `causalOrder` is one more than the largest order among the operations the editing
 /// device held when it made this one, so an edit made after seeing another always orders after
 /// it, whatever either device's clock says; it is at most `maxCausalOrder` (a message holding an
-/// op above it is refused when decoded, so never stored).
+/// op above it is refused when decoded, so never stored). `author` is the account fingerprint of
+/// the account whose device made the operation: an edit or a delete for everyone stands only
+/// when it is the message's author (`MessageFold.isAuthorized`).
 public struct MessageOp: Sendable, Hashable {
     /// The largest causal counter an op may carry: 2^63 - 1, as `VersionVector.maxCounter` and for
     /// the same reason: a new op's counter is one more than the largest held and is refused
@@ -31,18 +33,32 @@ public struct MessageOp: Sendable, Hashable {
     public var causalOrder: UInt64
     /// The editing device's wall clock, whole seconds: shown to readers, never used to order edits.
     public var editedAt: Date
+    /// The account fingerprint of the account that made the operation (empty: unknown, an
+    /// operation stored before authors were recorded).
+    public var author: [UInt8]
 
-    /// Creates an operation.
-    public init(opID: [UInt8], action: Action, causalOrder: UInt64, editedAt: Date) {
+    /// Creates an operation made by the account `author`.
+    public init(opID: [UInt8], action: Action, causalOrder: UInt64, editedAt: Date, author: [UInt8] = []) {
         self.opID = opID
         self.action = action
         self.causalOrder = causalOrder
         self.editedAt = editedAt
+        self.author = author
     }
 
-    /// The wire form: `[opID, action, causalOrder, editedAt]`, the action as `[0, body, media]`
-    /// for an edit or `[1, scope]` for a delete.
+    /// The wire form: `[opID, action, causalOrder, editedAt, author]`, the action as
+    /// `[0, body, media]` for an edit or `[1, scope]` for a delete.
     public static let codec = FieldCodec<MessageOp>.record(
+        MessageOp(opID: [], action: .delete(.me), causalOrder: 0, editedAt: .distantPast), [
+            .member("opID", \.opID, .bytes(count: 16)), .member("action", \.action, Action.codec),
+            .member("causalOrder", \.causalOrder, .uint64), .member("editedAt", \.editedAt, .date),
+            .member("author", \.author, .bytes()),
+        ])
+
+    /// The wire form before operations named their author, `[opID, action, causalOrder,
+    /// editedAt]` (row format 1 of the messages namespace), read by its migration: the author
+    /// reads as empty.
+    public static let codecV1 = FieldCodec<MessageOp>.record(
         MessageOp(opID: [], action: .delete(.me), causalOrder: 0, editedAt: .distantPast), [
             .member("opID", \.opID, .bytes(count: 16)), .member("action", \.action, Action.codec),
             .member("causalOrder", \.causalOrder, .uint64), .member("editedAt", \.editedAt, .date),

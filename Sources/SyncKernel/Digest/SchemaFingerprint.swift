@@ -6,7 +6,10 @@
 /// builds that would hash, ship or merge rows differently can never mistake each other's frames.
 public struct SchemaFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// The version of the kernel's own frame and digest layout; part of every fingerprint.
-    public static let kernelFormatVersion: UInt64 = 1
+    /// Version 2: a key that keeps concurrent versions contributes its conflict item, not its
+    /// leaf, to both digests, and shipped versions carry their writer; a build of version 1
+    /// would count such a key as differing forever, so the two refuse each other's frames.
+    public static let kernelFormatVersion: UInt64 = 2
 
     /// The 64-bit fingerprint value.
     public let value: UInt64

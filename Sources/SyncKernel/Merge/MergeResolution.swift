@@ -53,7 +53,8 @@ extension VersionVector {
     /// `resolveMerge` over sets of versions: the form the store applies.
     ///
     /// Causality first: a version whose vector another version dominates is dropped (a later write
-    /// or delete replaced it); versions with equal vectors are one version. Add-wins: if any
+    /// or delete replaced it); versions with equal vectors are one version (two copies of one
+    /// write keep one writer, `StoredVersion.keepingWriter(of:)`). Add-wins: if any
     /// surviving version is live, the key is live. Between surviving live versions, `wins` (the
     /// namespace's tie-break) picks the visible one, and the others are kept rather than
     /// discarded, so the result is the same whatever order versions arrive in. An error `wins`
@@ -73,6 +74,8 @@ extension VersionVector {
                 byVector[version.vector] = version
             case (.some(let holder), .some(let challenger)) where challenger != holder:
                 if try wins(challenger, holder) { byVector[version.vector] = version }
+            case (.some, .some):
+                byVector[version.vector] = held.keepingWriter(of: version)
             default:
                 break
             }

@@ -32,7 +32,7 @@ extension VersionVector {
             }
             let marked = version.vector.merged(with: VersionVector([mark: 1]))
             if !held.contains(marked) { separated = true }
-            out.append(StoredVersion(vector: marked, row: version.row))
+            out.append(StoredVersion(vector: marked, row: version.row, writer: version.writer))
         }
         return (out, separated)
     }

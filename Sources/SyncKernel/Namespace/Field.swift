@@ -39,6 +39,8 @@ public struct Field<Row: Sendable>: Sendable {
     package let copy: @Sendable (_ source: Row, _ target: inout Row) -> Void
     /// Under `.join`: sets the field of `target` to the join of both sides' values.
     package let merge: (@Sendable (_ local: Row, _ incoming: Row, _ target: inout Row) -> Void)?
+    /// Whether both sides hold values the field's merge calls a disagreement (nil: never).
+    package let disagrees: (@Sendable (_ local: Row, _ incoming: Row) -> Bool)?
     /// The row with sub-second noise added to every date the field holds (which must move no encoding).
     package let perturb: @Sendable (Row) -> Row
 }
@@ -110,7 +112,7 @@ extension Field {
                          guard items.count == count else { throw SyncKernelError(.malformedFrame, "group \(name) has \(count) members") }
                          for (member, entry) in zip(members, items) { try member.read(entry, &row) }
                      },
-                     copy: copyAll, merge: merged, perturb: { row in members.reduce(row) { $1.perturb($0) } })
+                     copy: copyAll, merge: merged, disagrees: nil, perturb: { row in members.reduce(row) { $1.perturb($0) } })
     }
 
     private static func make<Value: Sendable>(_ name: String, _ path: WritableKeyPath<Row, Value> & Sendable,
@@ -127,6 +129,10 @@ extension Field {
                 }
             }
         }
+        var disagrees: (@Sendable (Row, Row) -> Bool)?
+        if let disagreement = merge?.disagreement {
+            disagrees = { local, incoming in disagreement(local[keyPath: path], incoming[keyPath: path]) }
+        }
         let perturb: @Sendable (Row) -> Row = { row in
             var noisy = row
             noisy[keyPath: path] = codec.perturb(row[keyPath: path])
@@ -142,6 +148,7 @@ extension Field {
         let copy: @Sendable (Row, inout Row) -> Void = { source, target in target[keyPath: path] = source[keyPath: path] }
         return Field(name: name, role: role, shape: codec.shape, properties: [name], path: path, mergeName: merge?.name,
                      mergeKind: merge?.kind, leafName: leaf?.name, problems: codec.problems, writeRow: writeRow,
-                     writeLeaf: leaf?.write ?? writeOwnLeaf, read: read, copy: copy, merge: merged, perturb: perturb)
+                     writeLeaf: leaf?.write ?? writeOwnLeaf, read: read, copy: copy, merge: merged, disagrees: disagrees,
+                     perturb: perturb)
     }
 }

@@ -87,6 +87,10 @@ struct FieldList<Value: Sendable>: Sendable {
                             merge(mine, theirs, &joined)
                             return embed(joined)
                         },
+                        disagrees: { local, incoming in
+                            guard let disagrees = field.disagrees, let mine = extract(local), let theirs = extract(incoming) else { return false }
+                            return disagrees(mine, theirs)
+                        },
                         blank: embed(blank))
         }
     }

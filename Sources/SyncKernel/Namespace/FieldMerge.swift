@@ -2,7 +2,10 @@
 ///
 /// Invariant required of every merge: commutative, associative and idempotent over the values
 /// it joins (the conformance kit checks it on generated rows), so two devices that pull from each
-/// other in any order end with the same value. The name enters the schema fingerprint.
+/// other in any order end with the same value. The name enters the schema fingerprint. A merge
+/// that settles two held values by a rule that is not the data's own (fill-if-empty: two
+/// different held values go to the greater) names them a `disagreement`, which the kernel reports
+/// (`ApplyOutcome.backfillConflicts`) rather than settling silently.
 public struct FieldMerge<Value: Sendable>: Sendable {
     /// How the kernel applies the merge.
     package enum Strategy: Sendable {
@@ -17,12 +20,16 @@ public struct FieldMerge<Value: Sendable>: Sendable {
     package let strategy: Strategy
     /// What the merge means for a local edit (the conformance kit judges edits by it).
     package let kind: MergeKind
+    /// Whether two values the merge joins disagree (nil: the merge never reports one).
+    package let disagreement: (@Sendable (_ local: Value, _ incoming: Value) -> Bool)?
 
     /// Creates a merge.
-    package init(name: String, strategy: Strategy, kind: MergeKind) {
+    package init(name: String, strategy: Strategy, kind: MergeKind,
+                 disagreement: (@Sendable (_ local: Value, _ incoming: Value) -> Bool)? = nil) {
         self.name = name
         self.strategy = strategy
         self.kind = kind
+        self.disagreement = disagreement
     }
 
     /// A merge you write; `name` identifies it in the fingerprint (rename it when it changes).
@@ -39,9 +46,10 @@ public struct FieldMerge<Value: Sendable>: Sendable {
     public static var greaterEncoding: FieldMerge { FieldMerge(name: "greaterEncoding", strategy: .greaterEncoding, kind: .immutable) }
 
     /// A lattice join (a value only grows under it): a legal local edit joins its value with the
-    /// held one.
-    static func lattice(_ name: String, _ join: @escaping @Sendable (_ local: Value, _ incoming: Value) -> Value) -> FieldMerge {
-        FieldMerge(name: name, strategy: .join(join), kind: .lattice)
+    /// held one; `disagreement`, when given, says when two held values disagree.
+    static func lattice(_ name: String, disagreement: (@Sendable (_ local: Value, _ incoming: Value) -> Bool)? = nil,
+                        _ join: @escaping @Sendable (_ local: Value, _ incoming: Value) -> Value) -> FieldMerge {
+        FieldMerge(name: name, strategy: .join(join), kind: .lattice, disagreement: disagreement)
     }
 }
 
@@ -73,9 +81,11 @@ extension FieldMerge where Value == String {
 
     /// Fill-if-empty: an empty side takes the other's value and a held value is never
     /// overwritten by an empty one. Two different held values resolve to the greater UTF-8
-    /// bytes, so every device still agrees.
+    /// bytes, so every device still agrees, and are a disagreement the kernel reports.
     public static var fillIfEmpty: FieldMerge {
-        .lattice("fillIfEmpty") { local, incoming in
+        .lattice("fillIfEmpty", disagreement: { local, incoming in
+            !local.isEmpty && !incoming.isEmpty && Array(local.utf8) != Array(incoming.utf8)
+        }) { local, incoming in
             if local.isEmpty { return incoming }
             if incoming.isEmpty { return local }
             return Array(local.utf8).lexicographicallyPrecedes(Array(incoming.utf8)) ? incoming : local
@@ -85,9 +95,13 @@ extension FieldMerge where Value == String {
 
 extension FieldMerge where Value == [UInt8]? {
     /// Fill-if-empty for an optional byte string whose empty and absent forms are one state: the
-    /// result is absent or non-empty; two different held values resolve to the greater bytes.
+    /// result is absent or non-empty; two different held values resolve to the greater bytes, and
+    /// are a disagreement the kernel reports.
     public static var fillIfEmpty: FieldMerge {
-        .lattice("fillIfEmpty") { local, incoming in
+        .lattice("fillIfEmpty", disagreement: { local, incoming in
+            guard let mine = local, !mine.isEmpty, let theirs = incoming, !theirs.isEmpty else { return false }
+            return mine != theirs
+        }) { local, incoming in
             let (mine, theirs) = (local.flatMap { $0.isEmpty ? nil : $0 }, incoming.flatMap { $0.isEmpty ? nil : $0 })
             guard let mine else { return theirs }
             guard let theirs else { return mine }

@@ -46,9 +46,10 @@ public struct MergeRule<Row: Sendable>: Sendable {
     }
 
     /// A join over rows: every hashed field declares its `FieldMerge` and the row's join is those
-    /// field joins (excluded fields come from the local row); `normalize`, if given, then
-    /// canonicalises the joined row (a delete purging plaintext, say) and must itself keep the
-    /// join commutative, associative and idempotent.
+    /// field joins (excluded fields come from the local row); `normalize`, if given, canonicalises
+    /// each copy before the field joins and the joined row after (a delete purging plaintext, an
+    /// operation the rules refuse dropped, say) and must itself keep the join commutative,
+    /// associative and idempotent.
     public static func join(normalize: (@Sendable (Row) -> Row)? = nil) -> MergeRule {
         MergeRule(kind: .join(normalize: normalize))
     }

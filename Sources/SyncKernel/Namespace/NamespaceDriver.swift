@@ -24,6 +24,10 @@ struct NamespaceDriver: Sendable {
     let incomingWinsTie: @Sendable (_ incoming: InspectedRow, _ local: InspectedRow) throws(SyncKernelError) -> Bool
     /// The bytes to store when `incoming` wins over `local`.
     let adopt: @Sendable (_ incoming: InspectedRow, _ local: InspectedRow?) throws(SyncKernelError) -> [UInt8]
+    /// The fields whose held values disagree between `local` and `incoming` (under `.join()`).
+    let disagreements: @Sendable (_ local: InspectedRow, _ incoming: InspectedRow) throws(SyncKernelError) -> [String]
+    /// The operations a row holds that the namespace's rules refuse.
+    let refusedOperations: @Sendable (_ row: InspectedRow) throws(SyncKernelError) -> Int
 
     init<N: SyncNamespace>(_ namespace: N.Type) {
         name = N.name
@@ -62,7 +66,11 @@ struct NamespaceDriver: Sendable {
         }
         mergeUntracked = { local, incoming throws(SyncKernelError) in
             let incomingRow = try incoming.typedRow(N.self)
-            guard let local else { return try adoptChecked(incomingRow, nil) }
+            guard let local else {
+                // A first copy still passes the join's normalize (which drops what the rules refuse).
+                guard case .join(let normalize?) = rule.kind else { return try adoptChecked(incomingRow, nil) }
+                return try adoptChecked(normalize(incomingRow), nil)
+            }
             let localRow = try local.typedRow(N.self)
             switch rule.kind {
             case .causal, .insertIfAbsent:
@@ -82,5 +90,9 @@ struct NamespaceDriver: Sendable {
         adopt = { incoming, local throws(SyncKernelError) in
             try adoptChecked(try incoming.typedRow(N.self), try local?.typedRow(N.self))
         }
+        disagreements = { local, incoming throws(SyncKernelError) in
+            N.disagreeingFields(try local.typedRow(N.self), try incoming.typedRow(N.self))
+        }
+        refusedOperations = { row throws(SyncKernelError) in N.refusedOperations(in: try row.typedRow(N.self)) }
     }
 }

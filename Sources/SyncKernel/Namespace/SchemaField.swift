@@ -30,6 +30,9 @@ package struct SchemaField<Row: Sendable>: Sendable {
     /// `local` with this field set to the field merge of both sides' values (nil without a merge
     /// or across variants).
     package let merging: @Sendable (_ local: Row, _ incoming: Row) -> Row?
+    /// Whether both rows hold values of this field that its merge calls a disagreement (false
+    /// without one, or across variants).
+    package let disagrees: @Sendable (_ local: Row, _ incoming: Row) -> Bool
     /// The blank row of the field's variant (or of the row).
     package let blank: Row
 

@@ -20,6 +20,9 @@ extension SyncNamespace {
 
     /// No row is device-derived by default.
     public static func isDeviceDerived(_ row: Row) -> Bool { false }
+
+    /// No operation is refused by default.
+    public static func refusedOperations(in row: Row) -> Int { 0 }
 }
 
 extension SyncNamespace {
@@ -51,11 +54,21 @@ extension SyncNamespace {
     }
 
     /// Under `.join()`: the join of two copies of a row (every field's merge with excluded fields
-    /// from `local`, then `normalize`); nil under the other rules, which do not join rows.
+    /// from `local`, over both copies normalised, then `normalize` again); nil under the other
+    /// rules, which do not join rows. Normalising each copy first means a part `normalize` drops
+    /// (an operation the rules refuse) never takes part in a field merge, so it can never displace
+    /// a part that stays (a refused copy of an operation id winning the union over the kept copy).
     public static func joined(_ local: Row, _ incoming: Row) -> Row? {
         guard case .join(let normalize) = mergeRule.kind else { return nil }
-        let fieldwise = schema.joinFields(local, incoming)
-        return normalize?(fieldwise) ?? fieldwise
+        guard let normalize else { return schema.joinFields(local, incoming) }
+        return normalize(schema.joinFields(normalize(local), normalize(incoming)))
+    }
+
+    /// Under `.join()`: the hashed fields whose merge calls the two rows' values a disagreement
+    /// (two different held values of a fill-if-empty field), by name; empty under the other rules.
+    public static func disagreeingFields(_ local: Row, _ incoming: Row) -> [String] {
+        guard case .join = mergeRule.kind else { return [] }
+        return schema.fields.filter { $0.disagrees(local, incoming) }.map(\.name)
     }
 
     /// The fields kept out of the leaf, each with its category and reason.

@@ -24,6 +24,11 @@
 ///   compares) by throwing: the kernel fails the whole apply with that error and writes nothing
 ///   of it, never reading the refusal as "does not win".
 /// - `isDeviceDerived` depends on fields excluded as `.deviceDerived` only.
+/// - `refusedOperations(in:)` counts what the namespace's rules refuse in a row (an edit made by
+///   an account that is not the row's author); the rule must drop exactly those (under `.join()`,
+///   in its `normalize`), so a refused operation never reaches a leaf. The kernel counts them in
+///   every shipped row (`ApplyOutcome.refusedOperations`) and refuses a local save of a row that
+///   holds any (`notTheAuthor`).
 /// - Bump `schemaVersion` when a hook (`adopt`, `incomingWinsTie`, `isDeviceDerived`, a custom
 ///   codec's or merge's behaviour under an unchanged name, `validate`) changes what a device stores
 ///   or shows: the declaration cannot see inside closures. Everything else that changes a leaf, a
@@ -57,4 +62,7 @@ public protocol SyncNamespace: Sendable {
     /// file system). Device-derived rows are stored but get no leaf, are never shipped, and are
     /// dropped when a sibling ships one. Default: never.
     static func isDeviceDerived(_ row: Row) -> Bool
+    /// How many operations `row` holds that the namespace's rules refuse (made by an account that
+    /// is not the row's author), which its merge drops. Default: none.
+    static func refusedOperations(in row: Row) -> Int
 }

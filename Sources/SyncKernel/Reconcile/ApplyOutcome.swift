@@ -18,6 +18,19 @@ public struct ApplyOutcome: Sendable, Hashable {
     /// The fresh epoch this store took because the response showed it lost history (a shipped
     /// vector counted this device's current dimension past what the store held), if it did.
     public let epochChange: EpochChange?
+    /// Keys the merge left with more than one live version, where the set of live versions is not
+    /// the one held before (a new conflict, or one that gained or changed a version), sorted:
+    /// `KernelStore.versions` lists them, `ReplicaEvent.concurrentEdit` reports each.
+    public let conflictsOpened: [[UInt8]]
+    /// Keys that held more than one live version and now hold one or none (a write that dominates
+    /// them all arrived, or a delete that saw them all), sorted.
+    public let conflictsResolved: [[UInt8]]
+    /// Operations the shipped rows held that the namespace's rules refuse (an edit made by an
+    /// account that is not the row's author): dropped by the merge, never stored.
+    public let refusedOperations: Int
+    /// Keys whose fill-if-empty fields held different values here and in the shipped row, sorted
+    /// by key; the merge settled each to the greater value on every device.
+    public let backfillConflicts: [BackfillConflict]
 
     /// Both outcomes of one namespace taken together (for a response that came in parts).
     public func combined(with other: ApplyOutcome) -> ApplyOutcome {
@@ -26,6 +39,12 @@ public struct ApplyOutcome: Sendable, Hashable {
                      digestChanged: digestChanged || other.digestChanged,
                      keysToShipBack: Set(keysToShipBack + other.keysToShipBack).sorted(by: [UInt8].keyPrecedes),
                      collidedKeys: Set(collidedKeys + other.collidedKeys).sorted(by: [UInt8].keyPrecedes),
-                     epochChange: other.epochChange ?? epochChange)
+                     epochChange: other.epochChange ?? epochChange,
+                     conflictsOpened: Set(conflictsOpened + other.conflictsOpened).subtracting(other.conflictsResolved)
+                        .sorted(by: [UInt8].keyPrecedes),
+                     conflictsResolved: Set(conflictsResolved + other.conflictsResolved).subtracting(other.conflictsOpened)
+                        .sorted(by: [UInt8].keyPrecedes),
+                     refusedOperations: refusedOperations + other.refusedOperations,
+                     backfillConflicts: (backfillConflicts + other.backfillConflicts).sorted { [UInt8].keyPrecedes($0.key, $1.key) })
     }
 }

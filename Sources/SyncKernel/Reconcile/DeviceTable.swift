@@ -10,7 +10,8 @@
 /// makes the frame smaller; the spec's frames keep the spec's vectors (maps keyed by device key).
 /// In a shipped row's vectors the index one past the table stands for the row's own creation
 /// dimension (`ShippedRow.creation`), which the receiver derives from the row, so a row created
-/// with its current content costs no table entry; anywhere else that index is refused.
+/// with its current content costs no table entry; anywhere else that index is refused. A shipped
+/// version's writer (`ShippedRow.writer`) is written by its position too.
 package struct DeviceTable: Sendable, Hashable {
     /// The most devices one table may list.
     package static let maxDevices = 4096
@@ -28,6 +29,7 @@ package struct DeviceTable: Sendable, Hashable {
         func visit(_ row: ShippedRow) {
             visit(row.vector, own: row.creation)
             visit(row.contentVector, own: row.creation)
+            if let writer = row.writer { seen.insert(writer) }
             row.siblings.forEach(visit)
         }
         response.rows.forEach(visit)
@@ -50,7 +52,8 @@ package struct DeviceTable: Sendable, Hashable {
     /// entry about 34), else nil.
     package func ifSmaller(for response: ReconcileResponse) -> DeviceTable? {
         func entries(_ row: ShippedRow) -> Int {
-            (row.vector?.counters.count ?? 0) + (row.contentVector?.counters.count ?? 0) + row.siblings.reduce(0) { $0 + entries($1) }
+            (row.vector?.counters.count ?? 0) + (row.contentVector?.counters.count ?? 0) + (row.writer == nil ? 0 : 1)
+                + row.siblings.reduce(0) { $0 + entries($1) }
         }
         let total = response.rows.reduce(0) { $0 + entries($1) } + response.tombstones.reduce(0) { $0 + $1.vector.counters.count }
         return total * 33 > devices.count * 34 + 2 ? self : nil
@@ -91,6 +94,20 @@ package struct DeviceTable: Sendable, Hashable {
             writer.write(UInt64(index))
             writer.write(count)
         }
+    }
+
+    /// Writes `device` (a shipped version's writer) by its position in the table; the table
+    /// covers every writer of the response it was made for.
+    package func encode(writer device: DeviceID, into writer: inout CanonicalWriter) {
+        writer.write(UInt64(positions[device] ?? devices.count))
+    }
+
+    /// Reads a writer written by position against this table at `cursor`; an index outside the
+    /// table is `malformedFrame`.
+    package func readWriter(_ cursor: inout CBORCursor) throws(SyncKernelError) -> DeviceID {
+        let index = try cursor.readUInt()
+        guard index < UInt64(devices.count) else { throw SyncKernelError(.malformedFrame, "a writer out of the device table") }
+        return devices[Int(index)]
     }
 
     /// Reads a vector written by position against this table at `cursor`, charging `budget`

@@ -228,17 +228,20 @@ struct FrameReader {
     }
 
     /// One shipped row; siblings nest one level only. Its keys are read in the order `v`, `c`,
-    /// `s`, `r`, whatever order they are written in.
+    /// `s`, `w`, `r`, whatever order they are written in; `w` (the writer: a 32-byte device key, or
+    /// a position in the frame's device table) is optional.
     private mutating func readShippedRow(_ cursor: inout CBORCursor, table: DeviceTable?, depth: Int) throws(SyncKernelError) -> ShippedRow {
         var row: CBORCursor?
         var vector: CBORCursor?
         var content: CBORCursor?
         var siblings: CBORCursor?
+        var writer: CBORCursor?
         try cursor.forEachTextKey { name, value in
             if value.text(at: name, is: "r") { row = value }
             if value.text(at: name, is: "v") { vector = value }
             if value.text(at: name, is: "c") { content = value }
             if value.text(at: name, is: "s") { siblings = value }
+            if value.text(at: name, is: "w") { writer = value }
         }
         var vectorValue: VersionVector?
         if var vector { vectorValue = try readVector(&vector, table: table, allowsOwn: true) }
@@ -252,8 +255,17 @@ struct FrameReader {
             siblingRows.reserveCapacity(count)
             for _ in 0..<count { siblingRows.append(try readShippedRow(&siblings, table: table, depth: 1)) }
         }
+        var writerValue: DeviceID?
+        if var writer {
+            if let table {
+                writerValue = try table.readWriter(&writer)
+            } else {
+                writerValue = try DeviceID(publicKey: try writer.readBytes(count: 32, budget: &budget))
+            }
+        }
         guard var row else { throw SyncKernelError(.missingField, "r") }
-        return ShippedRow(row: try row.readEncoded(budget: &budget), vector: vectorValue, contentVector: contentValue, siblings: siblingRows)
+        return ShippedRow(row: try row.readEncoded(budget: &budget), vector: vectorValue, contentVector: contentValue, siblings: siblingRows,
+                          writer: writerValue)
     }
 
     /// The `listings` field, or none; each listing refuses leaves out of order or outside its range.

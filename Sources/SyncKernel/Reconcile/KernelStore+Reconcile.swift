@@ -1,4 +1,6 @@
-/// The spec half of the store's reconcile: range fingerprints over sorted leaves (`bucketize`),
+/// The spec half of the store's reconcile: range fingerprints over sorted items (`bucketize`;
+/// a key's item is its leaf, or its `ConflictItem` while it keeps concurrent versions, so the
+/// spec's exchange converges conflicts as the sketch exchange does),
 /// answers to a peer's requests, by-key answers, and merging a peer's response through the
 /// `Merger`.
 ///
@@ -17,7 +19,8 @@ extension KernelStore {
         let driver = try namespaces.driver(named: namespace)
         switch driver.granularity {
         case .ranges:
-            return ReconcileRequest(namespace: namespace, buckets: Bucketizer.bucketize(SortedLeaves(sorted: try books.leaves(namespace))))
+            return ReconcileRequest(namespace: namespace,
+                                    buckets: Bucketizer.bucketize(SortedLeaves(sorted: try StructureItems.items(driver, books: books))))
         case .wholeNamespace:
             return ReconcileRequest(namespace: namespace, buckets: [])
         }
@@ -29,7 +32,7 @@ extension KernelStore {
     package func respond(to request: ReconcileRequest) throws(SyncKernelError) -> [ReconcileResponse] {
         let driver = try namespaces.driver(named: request.namespace)
         guard request.keys.isEmpty else { return try respond(toKeys: request.keys, namespace: driver.name) }
-        let leaves = SortedLeaves(sorted: try books.leaves(driver.name))
+        let leaves = SortedLeaves(sorted: try StructureItems.items(driver, books: books))
         let ranges = driver.granularity == .wholeNamespace || request.buckets.isEmpty
             ? [KeyRange.all]
             : Bucketizer.mismatchingRanges(request.buckets, over: leaves)
@@ -86,13 +89,13 @@ extension KernelStore {
     /// Every delete version of a namespace that reads, in key order; damaged ones go to `damaged`.
     func shippableTombstones(_ driver: NamespaceDriver, damaged: inout [DamagedRow]) throws(SyncKernelError) -> [Tombstone] {
         var tombstones: [Tombstone] = []
-        try books.forEachVersionEntry(driver.name) { key, vector, row in
-            guard row == nil else { return }
-            switch StoredRowCheck.kept(key, vector: vector, row: nil, driver: driver) {
+        try books.forEachVersionEntry(driver.name) { key, entry in
+            guard entry.row == nil else { return }
+            switch StoredRowCheck.kept(key, vector: entry.vector, row: nil, driver: driver) {
             case .usable(let version):
                 tombstones.append(Tombstone(key: key, vector: version.vector))
             case .damaged(let reason):
-                damaged.append(DamagedRow(namespace: driver.name, key: key, row: [], vector: vector, reason: reason))
+                damaged.append(DamagedRow(namespace: driver.name, key: key, row: [], vector: entry.vector, reason: reason))
             }
         }
         return tombstones
@@ -117,14 +120,15 @@ extension KernelStore {
         let vector = version?.vector ?? VersionVector()
         let content = version?.contentVector ?? vector
         let siblings = try keptVersions(key, driver: driver, damaged: &damaged).compactMap { sibling in
-            sibling.row.map { ShippedRow(row: $0, vector: sibling.vector) }
+            sibling.row.map { ShippedRow(row: $0, vector: sibling.vector, writer: sibling.writer) }
         }
         return ShippedRow(row: bytes, vector: vector, contentVector: content == vector ? nil : content, siblings: siblings,
-                          creation: leaf.map { DeviceID.creation(key: key, leaf: $0) })
+                          creation: leaf.map { DeviceID.creation(key: key, leaf: $0) }, writer: version?.writer)
     }
 
     /// Merges a peer's response under the namespace's rule, in one transaction, and says which
-    /// keys to ship back (`ApplyOutcome.keysToShipBack`).
+    /// keys to ship back (`ApplyOutcome.keysToShipBack`) and which conflicts it opened or
+    /// resolved (`ApplyOutcome.conflictsOpened`, `conflictsResolved`).
     ///
     /// Either every row and tombstone is merged or, on any malformed row, none is (typed error):
     /// a vector with a counter above `VersionVector.maxCounter` (`counterOutOfRange`, checked
@@ -139,15 +143,31 @@ extension KernelStore {
         let driver = try namespaces.driver(named: response.namespace)
         try response.checkCounters()
         let writer = makeWriter()
-        let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(books: books, clock: clock))
+        let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(writer: writer, clock: clock))
         var shipped: Set<[UInt8]> = []
         var shipBack: Set<[UInt8]> = []
         var collided: Set<[UInt8]> = []
+        var opened: Set<[UInt8]> = []
+        var resolved: Set<[UInt8]> = []
+        var refused = 0
+        var disagreements: [[UInt8]: [String]] = [:]
         var ahead = false
         func note(_ merged: Merger.Merged) {
             if merged.senderLacks { shipBack.insert(merged.key) }
             if merged.collided { collided.insert(merged.key) }
             if merged.aheadOfStore { ahead = true }
+            refused += merged.refusedOperations
+            if !merged.disagreeingFields.isEmpty { disagreements[merged.key, default: []] += merged.disagreeingFields }
+            switch merged.conflict {
+            case .opened:
+                opened.insert(merged.key)
+                resolved.remove(merged.key)
+            case .resolved:
+                resolved.insert(merged.key)
+                opened.remove(merged.key)
+            case nil:
+                break
+            }
         }
         let (counts, fresh) = try db.transaction { () throws(SyncKernelError) -> ((rows: Int, tombstones: Int), EpochLedger.Record?) in
             var rowsApplied = 0
@@ -184,6 +204,10 @@ extension KernelStore {
         return ApplyOutcome(namespace: driver.name, rowsApplied: counts.rows, tombstonesApplied: counts.tombstones,
                             digestChanged: changed.contains(driver.name),
                             keysToShipBack: shipBack.sorted(by: [UInt8].keyPrecedes),
-                            collidedKeys: collided.sorted(by: [UInt8].keyPrecedes), epochChange: epochChange)
+                            collidedKeys: collided.sorted(by: [UInt8].keyPrecedes), epochChange: epochChange,
+                            conflictsOpened: opened.sorted(by: [UInt8].keyPrecedes),
+                            conflictsResolved: resolved.sorted(by: [UInt8].keyPrecedes), refusedOperations: refused,
+                            backfillConflicts: disagreements.map { BackfillConflict(key: $0.key, fields: $0.value) }
+                                .sorted { [UInt8].keyPrecedes($0.key, $1.key) })
     }
 }

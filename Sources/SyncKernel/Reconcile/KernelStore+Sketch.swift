@@ -165,7 +165,7 @@ extension KernelStore {
         var wanted: Set<[UInt8]> = []
         var offered: Set<[UInt8]> = []
         for listing in compare.listings {
-            let mine = try books.leaves(driver.name, in: listing.range)
+            let mine = try StructureItems.items(driver, books: books, in: listing.range)
             let theirs = Dictionary(listing.leaves.map { ($0.key, $0.hash) }, uniquingKeysWith: { first, _ in first })
             let held = Dictionary(mine.map { ($0.key, $0.hash) }, uniquingKeysWith: { first, _ in first })
             for leaf in listing.leaves where held[leaf.key] != leaf.hash { wanted.insert(leaf.key) }
@@ -179,7 +179,7 @@ extension KernelStore {
             let mine = try fingerprint(driver.name, pair.node)
             guard mine != pair.fingerprint else { continue }
             if mine.count <= Int64(RangeCompare.listThreshold) || pair.node.depth >= PrefixNode.maxDepth {
-                listings.append(RangeListing(range: pair.node.range, leaves: try books.leaves(driver.name, in: pair.node.range)))
+                listings.append(RangeListing(range: pair.node.range, leaves: try StructureItems.items(driver, books: books, in: pair.node.range)))
             } else {
                 for child in pair.node.children {
                     nodes.append(RangeCompare.NodeFingerprint(node: child, fingerprint: try fingerprint(driver.name, child)))
@@ -199,6 +199,7 @@ extension KernelStore {
         if node.depth <= PrefixNode.bucketDepth {
             return structure(namespace).fingerprint(ofBuckets: node.buckets)
         }
-        return try books.leaves(namespace, in: node.range).reduce(.empty) { $0.adding(RangeFingerprint(itemHash: $1.itemHash)) }
+        return try StructureItems.items(try namespaces.driver(named: namespace), books: books, in: node.range)
+            .reduce(.empty) { $0.adding(RangeFingerprint(itemHash: $1.itemHash)) }
     }
 }

@@ -19,6 +19,9 @@
 /// error; the caller's transaction then rolls back the whole apply.
 /// A local row or kept version that fails `StoredRowCheck` is quarantined in the merge's own
 /// transaction and the key merges as if it were not held, so the shipped copy replaces it.
+/// Every merge of a causal key moves the key's structure item once, from the item it held before
+/// to the one the merged row and kept versions give (`RowWriter.settle`), and says whether it
+/// opened, changed or resolved a conflict (`Merged.conflict`).
 struct Merger {
     /// One merge's result.
     struct Merged {
@@ -33,6 +36,22 @@ struct Merger {
         /// Whether a shipped vector counted this device's current dimension past everything this
         /// store held for the key.
         var aheadOfStore = false
+        /// How the merge changed the key's conflict, if it did.
+        var conflict: Conflict?
+        /// Operations the shipped row held that the namespace's rules refuse (dropped).
+        var refusedOperations = 0
+        /// The fields whose held values disagreed between the local and the shipped row.
+        var disagreeingFields: [String] = []
+
+        /// A change to a key's conflict (more than one live version).
+        enum Conflict {
+            /// The key now holds more than one live version, and a set of them this store did
+            /// not hold before (a new conflict, or one that gained or changed a version).
+            case opened
+            /// The key held more than one live version and now holds one or none: a write that
+            /// dominates them all (or a delete that saw them all) arrived.
+            case resolved
+        }
     }
 
     let driver: NamespaceDriver
@@ -45,16 +64,21 @@ struct Merger {
     func merge(_ shipped: ShippedRow) throws(SyncKernelError) -> Merged {
         let incoming = try driver.inspect(shipped.row)
         guard !incoming.isDeviceDerived else { return Merged(key: incoming.key, changed: false, senderLacks: false) }
+        let refused = try driver.refusedOperations(incoming)
         guard driver.isCausal else {
             let local = try writer.usableRecord(incoming.key, driver: driver, site: .merge)?.row
+            let disagreeing = try local.map { (local) throws(SyncKernelError) in try driver.disagreements(local, incoming) } ?? []
             guard let bytes = try driver.mergeUntracked(local, incoming) else {
-                return Merged(key: incoming.key, changed: false, senderLacks: local.map { $0.bytes != incoming.bytes } ?? false)
+                return Merged(key: incoming.key, changed: false, senderLacks: local.map { $0.bytes != incoming.bytes } ?? false,
+                              refusedOperations: refused, disagreeingFields: disagreeing)
             }
-            return Merged(key: incoming.key, changed: try store(bytes), senderLacks: bytes != incoming.bytes)
+            return Merged(key: incoming.key, changed: try store(bytes), senderLacks: bytes != incoming.bytes,
+                          refusedOperations: refused, disagreeingFields: disagreeing)
         }
         let own = DeviceID.creation(key: incoming.key, leaf: incoming.leaf.hash)
         let context = (shipped.vector ?? VersionVector()).replacing(.ownCreation, with: own)
-        var versions = [StoredVersion(vector: shipped.contentVector?.replacing(.ownCreation, with: own) ?? context, row: incoming.bytes)]
+        var versions = [StoredVersion(vector: shipped.contentVector?.replacing(.ownCreation, with: own) ?? context, row: incoming.bytes,
+                                      writer: shipped.writer)]
         for sibling in shipped.siblings {
             let row = try driver.inspect(sibling.row)
             guard row.key == incoming.key, !row.isDeviceDerived else {
@@ -62,9 +86,11 @@ struct Merger {
             }
             let siblingOwn = DeviceID.creation(key: row.key, leaf: row.leaf.hash)
             versions.append(StoredVersion(vector: (sibling.vector ?? VersionVector()).replacing(.ownCreation, with: siblingOwn),
-                                          row: row.bytes))
+                                          row: row.bytes, writer: sibling.writer))
         }
-        return try mergeVersions(key: incoming.key, incoming: versions, context: context)
+        var merged = try mergeVersions(key: incoming.key, incoming: versions, context: context)
+        merged.refusedOperations = refused
+        return merged
     }
 
     /// Merges a shipped delete version; `changed` says whether it deleted the visible row.
@@ -82,9 +108,13 @@ struct Merger {
         let localBytes = localRecord?.record.row
         let localVersion = localRecord?.version
         var local = try writer.usableVersions(key, driver: driver, site: .merge)
+        let before = try writer.item(driver.name, key)
+        var liveBefore = Set(local.filter(\.isLive).map(\.vector))
+        if localRecord != nil { liveBefore.insert(localVersion?.contentVector ?? VersionVector()) }
         var inspected: [[UInt8]: InspectedRow] = [:]
         if let localRecord {
-            local.append(StoredVersion(vector: localVersion?.contentVector ?? VersionVector(), row: localRecord.record.row))
+            local.append(StoredVersion(vector: localVersion?.contentVector ?? VersionVector(), row: localRecord.record.row,
+                                       writer: localVersion?.writer))
             inspected[localRecord.record.row] = localRecord.row
         }
         let known = local.reduce(localVersion?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
@@ -114,18 +144,29 @@ struct Merger {
         var changed = false
         if let visible = merged.visible, let bytes = visible.row {
             let stored = bytes == localBytes ? bytes : try driver.adopt(inspect(bytes), try localBytes.map(inspect))
-            if stored != localBytes { changed = try store(stored) }
+            if stored != localBytes {
+                try writer.writeRow(driver.name, row: try driver.inspect(stored))
+                changed = true
+            }
             try rowClock.record(driver.name, key: key, vector: everything, contentVector: visible.vector,
-                                syncedAt: try inspect(stored).stamp ?? 0)
+                                syncedAt: try inspect(stored).stamp ?? 0, writer: visible.writer)
         } else {
             if localBytes != nil {
-                try writer.remove(driver.name, key: key)
+                try writer.deleteRow(driver.name, key: key)
                 changed = true
             }
             try books.removeVersion(driver.name, key)
         }
-        try books.replaceVersions(driver.name, key, with: merged.others)
-        return Merged(key: key, changed: changed, senderLacks: senderLacks, collided: collided, aheadOfStore: aheadOfStore)
+        try writer.replaceVersions(driver.name, key, with: merged.others)
+        try writer.settle(driver.name, key, from: before)
+        let liveAfter = Set(((merged.visible.map { [$0] } ?? []) + merged.others.filter(\.isLive)).map(\.vector))
+        let conflict: Merged.Conflict? = switch (liveBefore.count > 1, liveAfter.count > 1) {
+        case (_, true) where liveAfter != liveBefore: .opened
+        case (true, false): .resolved
+        default: nil
+        }
+        return Merged(key: key, changed: changed, senderLacks: senderLacks, collided: collided, aheadOfStore: aheadOfStore,
+                      conflict: conflict)
     }
 
     private func store(_ bytes: [UInt8]) throws(SyncKernelError) -> Bool {

@@ -13,19 +13,26 @@ package struct ShippedRow: Sendable, Hashable {
     /// leaf), when the sender knows it: a vector entry under it is written as a one-byte
     /// reference (`DeviceTable`), since the receiver can derive it from the row. Not compared.
     package let creation: DeviceID?
+    /// The device that wrote this version (the row, or the sibling), when the sender knows it:
+    /// bookkeeping for the conflict API (`ConflictVersion.writer`), shipped as `w` (a device key,
+    /// or its position in the frame's `DeviceTable`); a build that does not know it ignores it,
+    /// and no merge decision reads it.
+    package let writer: DeviceID?
 
     /// Creates a shipped row.
     package init(row: [UInt8], vector: VersionVector?, contentVector: VersionVector? = nil, siblings: [ShippedRow] = [],
-                 creation: DeviceID? = nil) {
+                 creation: DeviceID? = nil, writer: DeviceID? = nil) {
         self.row = row
         self.vector = vector
         self.contentVector = contentVector
         self.siblings = siblings
         self.creation = creation
+        self.writer = writer
     }
 
     package static func == (lhs: ShippedRow, rhs: ShippedRow) -> Bool {
         lhs.row == rhs.row && lhs.vector == rhs.vector && lhs.contentVector == rhs.contentVector && lhs.siblings == rhs.siblings
+            && lhs.writer == rhs.writer
     }
 
     package func hash(into hasher: inout Hasher) {
@@ -33,14 +40,15 @@ package struct ShippedRow: Sendable, Hashable {
         hasher.combine(vector)
         hasher.combine(contentVector)
         hasher.combine(siblings)
+        hasher.combine(writer)
     }
 }
 
 extension ShippedRow {
     /// An estimate of the row's encoded size on the wire, for splitting responses: the row bytes
-    /// plus a bound on each vector's and sibling's.
+    /// plus a bound on each vector's, the writer's and each sibling's.
     package var encodedSize: Int {
-        row.count + 64 * ((vector?.counters.count ?? 0) + (contentVector?.counters.count ?? 0) + 1)
+        row.count + 64 * ((vector?.counters.count ?? 0) + (contentVector?.counters.count ?? 0) + 1) + (writer == nil ? 0 : 40)
             + siblings.reduce(0) { $0 + $1.encodedSize }
     }
 }

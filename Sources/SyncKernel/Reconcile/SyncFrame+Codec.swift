@@ -130,6 +130,11 @@ extension SyncFrame {
             if !shipped.siblings.isEmpty {
                 entry.entry("s") { $0.writeArray(shipped.siblings) { writer, sibling in encode(sibling, table: table, into: &writer) } }
             }
+            if let device = shipped.writer {
+                entry.entry("w") { writer in
+                    if let table { table.encode(writer: device, into: &writer) } else { writer.write(bytes: device.publicKey) }
+                }
+            }
         }
     }
 }

@@ -144,6 +144,9 @@ public final class Replica {
         defer { reportQuarantined(now: now) }
         let outcome = try store.write(namespace, body)
         if !outcome.changedNamespaces.isEmpty { markStateDirty(now: now) }
+        for (name, keys) in outcome.resolvedConflicts.sorted(by: { $0.key < $1.key }) {
+            for key in keys { report(.conflictResolved(namespace: name, key: key)) }
+        }
         return outcome
     }
 
@@ -414,6 +417,13 @@ public final class Replica {
             if !outcome.collidedKeys.isEmpty {
                 report(.versionsCollided(peer: sender, namespace: outcome.namespace, keys: outcome.collidedKeys))
             }
+            reportConflicts(outcome)
+            if outcome.refusedOperations > 0 {
+                report(.operationsRefused(peer: sender, namespace: outcome.namespace, count: outcome.refusedOperations))
+            }
+            for conflict in outcome.backfillConflicts {
+                report(.backfillConflict(peer: sender, namespace: outcome.namespace, key: conflict.key, fields: conflict.fields))
+            }
             if outcome.digestChanged {
                 markStateDirty(now: now)
             }
@@ -467,6 +477,19 @@ public final class Replica {
 
     private func report(_ event: ReplicaEvent) {
         outbox.append(.event(event))
+    }
+
+    /// Reports the conflicts a merge opened (with the versions the store now holds) and resolved.
+    private func reportConflicts(_ outcome: ApplyOutcome) {
+        for key in outcome.conflictsOpened {
+            do {
+                report(.concurrentEdit(namespace: outcome.namespace, key: key,
+                                       versions: try store.conflictVersions(namespace: outcome.namespace, key: key)))
+            } catch {
+                report(.storeFailed(error: error))
+            }
+        }
+        for key in outcome.conflictsResolved { report(.conflictResolved(namespace: outcome.namespace, key: key)) }
     }
 
     // MARK: Observation

@@ -8,8 +8,13 @@
 /// sender back is recorded but starts no round; the `stormSuspected` event that began the
 /// back-off says why. Every fresh device epoch the store takes is reported once
 /// (`storeRolledBack`), and so is every collision a merge tells apart (`versionsCollided`).
-/// back-off says why. Every row the store quarantines (at open, or while the replica reads,
+/// Every row the store quarantines (at open, or while the replica reads,
 /// ships or merges) is reported once, in a `rowsQuarantined` event after the step that found it.
+/// A merge that dropped refused operations reports `operationsRefused` once, and one that settled
+/// two different held values of a fill-if-empty field reports `backfillConflict` per key.
+/// Every merge that opens a conflict or changes its versions reports `concurrentEdit`, and every
+/// merge or local write that supersedes every live version of a key in conflict reports
+/// `conflictResolved`, after the step that did it.
 public enum ReplicaEvent: Sendable, Hashable {
     /// A frame was refused before acting on it (malformed, unknown sender, foreign account...).
     case frameRefused(from: DeviceID, error: SyncKernelError)
@@ -42,4 +47,22 @@ public enum ReplicaEvent: Sendable, Hashable {
     /// every one): they left the digest, so a sibling's good copy comes back through the next
     /// exchange.
     case rowsQuarantined([QuarantinedRow])
+    /// A merge left `key` of `namespace` with more than one live version (two devices wrote it
+    /// concurrently): `versions` are all of them, the visible one first, each with its vector and
+    /// writer (`KernelStore.conflictVersions`). Reported when a merge opens a conflict or changes
+    /// its set of versions, once per merge that does.
+    case concurrentEdit(namespace: String, key: [UInt8], versions: [ConflictVersion])
+    /// `key` of `namespace` held more than one live version and now holds one or none: a write
+    /// that dominates them all (a resolve, or any later edit or delete that saw them all) was made
+    /// here or arrived from a sibling.
+    case conflictResolved(namespace: String, key: [UInt8])
+    /// A response from `peer` held `count` operations the namespace's rules refuse (an edit or a
+    /// delete for everyone made by an account that is not the row's author); the merge dropped
+    /// them and stored the rest.
+    case operationsRefused(peer: DeviceID, namespace: String, count: Int)
+    /// Merging a response from `peer` found `key`'s fill-if-empty `fields` holding a different
+    /// value here than in the shipped row (for messages: two devices disagreeing on a sender's
+    /// identity); the merge kept the greater on every device, and reports it rather than settling
+    /// it silently.
+    case backfillConflict(peer: DeviceID, namespace: String, key: [UInt8], fields: [String])
 }

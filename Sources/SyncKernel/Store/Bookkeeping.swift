@@ -10,7 +10,7 @@ struct Bookkeeping {
 
     static let schema = """
         CREATE TABLE IF NOT EXISTS sk_version(
-            ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL, row BLOB,
+            ns TEXT NOT NULL, key BLOB NOT NULL, vector BLOB NOT NULL, row BLOB, writer BLOB, leaf BLOB,
             PRIMARY KEY(ns, key, vector)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS sk_row_format(ns TEXT NOT NULL PRIMARY KEY, format TEXT NOT NULL) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS sk_structure(
@@ -27,6 +27,23 @@ struct Bookkeeping {
 
     static func rowTable(_ namespace: String) -> String { "ns_\(namespace)" }
 
+    /// Brings the kernel-wide tables of a store of an earlier build up to this one: `sk_version`
+    /// gains its `writer` column (NULL, unknown, for the versions it already holds) and its `leaf`
+    /// column (a live version's leaf hash; NULL for a delete, and for the live versions an earlier
+    /// build kept until `KernelStore` fills them in at open), and the partial index
+    /// `sk_version_live` over the kept live versions is created, which makes counting open
+    /// conflicts (`openConflictCounts`) and finding conflicted keys read those versions only,
+    /// never the tombstones. Idempotent; the caller runs it at open.
+    func upgradeKernelTables() throws(SyncKernelError) {
+        for column in ["writer", "leaf"] {
+            let columns = try db.statement("SELECT COUNT(*) FROM pragma_table_info('sk_version') WHERE name = '\(column)'")
+            if try columns.first({ $0.int64(0) }) == 0 {
+                try db.execute("ALTER TABLE sk_version ADD COLUMN \(column) BLOB")
+            }
+        }
+        try db.execute("CREATE INDEX IF NOT EXISTS sk_version_live ON sk_version(ns, key) WHERE row IS NOT NULL")
+    }
+
     /// Creates the namespace's row table: each row beside its leaf hash (`leaf`: 32 bytes, an
     /// empty blob for a device-derived row, which has none, or NULL in a table made before the
     /// column existed, until `KernelStore` fills it in), the namespace's item change counter
@@ -35,14 +52,15 @@ struct Bookkeeping {
     /// `synced_at`, `content_vector`; all NULL for a row with none: a device-derived row, a row of
     /// a namespace that keeps no vectors, or one not registered yet). Keeping the RowVersion in
     /// the row's own record makes a write touch one B-tree, not two. A table from before gains
-    /// the columns.
+    /// the columns. `writer` is the device that wrote the visible content (32 bytes, NULL when
+    /// unknown), part of the RowVersion.
     func createRowTable(_ namespace: String) throws(SyncKernelError) {
         let table = Bookkeeping.rowTable(namespace)
         try db.execute("""
             CREATE TABLE IF NOT EXISTS \(table)(key BLOB PRIMARY KEY, row BLOB NOT NULL, leaf BLOB, changed INTEGER,
-                vector BLOB, synced_at INTEGER, content_vector BLOB) WITHOUT ROWID
+                vector BLOB, synced_at INTEGER, content_vector BLOB, writer BLOB) WITHOUT ROWID
             """)
-        for column in ["leaf BLOB", "changed INTEGER", "vector BLOB", "synced_at INTEGER", "content_vector BLOB"] {
+        for column in ["leaf BLOB", "changed INTEGER", "vector BLOB", "synced_at INTEGER", "content_vector BLOB", "writer BLOB"] {
             let name = String(column.prefix { $0 != " " })
             let columns = try db.statement("SELECT COUNT(*) FROM pragma_table_info('\(table)') WHERE name = '\(name)'")
             if try columns.first({ $0.int64(0) }) == 0 {
@@ -103,9 +121,10 @@ struct Bookkeeping {
         let statement: SQLiteStatement<SyncKernelError>
         if let version {
             statement = try db.statement("""
-                INSERT INTO \(table)(key, row, leaf, changed, vector, synced_at, content_vector) VALUES(?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO \(table)(key, row, leaf, changed, vector, synced_at, content_vector, writer) VALUES(?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET row = excluded.row, leaf = excluded.leaf, changed = excluded.changed,
-                vector = excluded.vector, synced_at = excluded.synced_at, content_vector = excluded.content_vector
+                vector = excluded.vector, synced_at = excluded.synced_at, content_vector = excluded.content_vector,
+                writer = excluded.writer
                 """)
             Bookkeeping.bind(version, to: statement, from: 5)
         } else {
@@ -123,7 +142,7 @@ struct Bookkeeping {
     /// when there is no row.
     func record(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> StoredRecord? {
         let statement = try db.statement("""
-            SELECT row, leaf, changed, vector, synced_at, content_vector FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?
+            SELECT row, leaf, changed, vector, synced_at, content_vector, writer FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?
             """)
         statement.bind(1, key)
         return try statement.first { Bookkeeping.record(in: $0, from: 0) }
@@ -134,19 +153,26 @@ struct Bookkeeping {
     /// store.
     func forEachRecord(_ namespace: String, _ body: ([UInt8], StoredRecord) throws(SyncKernelError) -> Void) throws(SyncKernelError) {
         let statement = try db.statement("""
-            SELECT row, leaf, changed, vector, synced_at, content_vector, key FROM \(Bookkeeping.rowTable(namespace)) ORDER BY key
+            SELECT row, leaf, changed, vector, synced_at, content_vector, writer, key FROM \(Bookkeeping.rowTable(namespace)) ORDER BY key
             """)
-        while try statement.step() { try body(statement.blob(6), Bookkeeping.record(in: statement, from: 0)) }
+        while try statement.step() { try body(statement.blob(7), Bookkeeping.record(in: statement, from: 0)) }
     }
 
     /// The record in columns `first` (row), `first + 1` (leaf), `first + 2` (changed) and the
-    /// RowVersion's three columns after them, of the current result row.
+    /// RowVersion's four columns after them, of the current result row.
     private static func record(in stored: SQLiteStatement<SyncKernelError>, from first: Int32) -> StoredRecord {
         let leaf = stored.isNull(first + 1) ? nil : stored.blob(first + 1)
         return StoredRecord(row: stored.blob(first), leaf: leaf.flatMap { $0.isEmpty ? nil : $0 },
                             changed: stored.isNull(first + 2) ? nil : UInt64(bitPattern: stored.int64(first + 2)),
                             vector: stored.isNull(first + 3) ? nil : stored.blob(first + 3),
-                            syncedAt: stored.int64(first + 4), contentVector: stored.blob(first + 5))
+                            syncedAt: stored.int64(first + 4), contentVector: stored.blob(first + 5),
+                            writer: writer(in: stored, at: first + 6))
+    }
+
+    /// The writer stored in column `index`: nil for NULL and for anything but 32 bytes (a writer
+    /// decides nothing, so a damaged one reads as unknown rather than failing the row).
+    static func writer(in stored: SQLiteStatement<SyncKernelError>, at index: Int32) -> DeviceID? {
+        stored.isNull(index) ? nil : try? DeviceID(publicKey: stored.blob(index))
     }
 
     /// The stored leaves of a namespace (device-derived rows have none), in key order, read
@@ -308,9 +334,9 @@ struct Bookkeeping {
         return out
     }
 
-    func replaceVersionRow(_ namespace: String, key: [UInt8], vector: [UInt8], row: [UInt8]) throws(SyncKernelError) {
-        try db.statement("UPDATE sk_version SET row = ? WHERE ns = ? AND key = ? AND vector = ?")
-            .bind(1, row).bind(2, namespace).bind(3, key).bind(4, vector).run()
+    func replaceVersionRow(_ namespace: String, key: [UInt8], vector: [UInt8], row: [UInt8], leaf: [UInt8]) throws(SyncKernelError) {
+        try db.statement("UPDATE sk_version SET row = ?, leaf = ? WHERE ns = ? AND key = ? AND vector = ?")
+            .bind(1, row).bind(2, leaf).bind(3, namespace).bind(4, key).bind(5, vector).run()
     }
 
     // MARK: RowVersion
@@ -320,12 +346,12 @@ struct Bookkeeping {
         try record(namespace, key)?.version()
     }
 
-    /// A RowVersion from its stored columns: the vector, the stamp and the content vector (an
-    /// empty blob when it equals the vector).
-    static func version(vector: [UInt8], syncedAt: Int64, contentVector: [UInt8]) throws(SyncKernelError) -> RowVersion {
+    /// A RowVersion from its stored columns: the vector, the stamp, the content vector (an
+    /// empty blob when it equals the vector) and the writer.
+    static func version(vector: [UInt8], syncedAt: Int64, contentVector: [UInt8], writer: DeviceID?) throws(SyncKernelError) -> RowVersion {
         let decoded = try Bookkeeping.decodeVector(vector)
         return RowVersion(vector: decoded, syncedAt: syncedAt,
-                          contentVector: contentVector.isEmpty ? decoded : try Bookkeeping.decodeVector(contentVector))
+                          contentVector: contentVector.isEmpty ? decoded : try Bookkeeping.decodeVector(contentVector), writer: writer)
     }
 
     /// Stores the RowVersion of the stored row `key`; a content vector equal to the vector (the
@@ -334,10 +360,10 @@ struct Bookkeeping {
     /// version, and the call throws `corruptBookkeeping` (a kernel bug, never peer input).
     func putVersion(_ namespace: String, _ key: [UInt8], _ version: RowVersion) throws(SyncKernelError) {
         let statement = try db.statement("""
-            UPDATE \(Bookkeeping.rowTable(namespace)) SET vector = ?, synced_at = ?, content_vector = ? WHERE key = ?
+            UPDATE \(Bookkeeping.rowTable(namespace)) SET vector = ?, synced_at = ?, content_vector = ?, writer = ? WHERE key = ?
             """)
         Bookkeeping.bind(version, to: statement, from: 1)
-        try statement.bind(4, key).run()
+        try statement.bind(5, key).run()
         guard db.changedRows == 1 else {
             throw SyncKernelError(.corruptBookkeeping, "\(namespace): a RowVersion for a row that is not stored")
         }
@@ -346,14 +372,16 @@ struct Bookkeeping {
     /// Clears the RowVersion of row `key` (nothing happens when the row is not stored).
     func removeVersion(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {
         try db.statement("""
-            UPDATE \(Bookkeeping.rowTable(namespace)) SET vector = NULL, synced_at = NULL, content_vector = NULL WHERE key = ?
+            UPDATE \(Bookkeeping.rowTable(namespace)) SET vector = NULL, synced_at = NULL, content_vector = NULL, writer = NULL
+            WHERE key = ?
             """).bind(1, key).run()
     }
 
-    /// Binds a RowVersion's three columns at `first`, `first + 1` and `first + 2`.
+    /// Binds a RowVersion's four columns at `first` to `first + 3`.
     private static func bind(_ version: RowVersion, to statement: SQLiteStatement<SyncKernelError>, from first: Int32) {
         statement.bind(first, version.vector.encoded()).bind(first + 1, version.syncedAt)
             .bind(first + 2, version.contentVector == version.vector ? [] : version.contentVector.encoded())
+        if let writer = version.writer { statement.bind(first + 3, writer.publicKey) } else { statement.bind(first + 3, .null) }
     }
 
     /// Whether any row of the namespace has RowVersion bookkeeping (stops at the first one).
@@ -369,36 +397,113 @@ struct Bookkeeping {
     func versions(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [StoredVersion] {
         var out: [StoredVersion] = []
         for entry in try versionEntries(namespace, key) {
-            out.append(StoredVersion(vector: try Bookkeeping.decodeVector(entry.vector), row: entry.row))
+            out.append(StoredVersion(vector: try Bookkeeping.decodeVector(entry.vector), row: entry.row, writer: entry.writer))
         }
         return out
     }
 
     /// The versions of a key other than the visible row as stored: each vector undecoded, so an
     /// entry that no longer decodes can be told apart and quarantined.
-    func versionEntries(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [(vector: [UInt8], row: [UInt8]?)] {
-        let statement = try db.statement("SELECT vector, row FROM sk_version WHERE ns = ? AND key = ?")
+    func versionEntries(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [VersionEntry] {
+        let statement = try db.statement("SELECT vector, row, writer, leaf FROM sk_version WHERE ns = ? AND key = ? ORDER BY vector")
         statement.bind(1, namespace).bind(2, key)
-        var out: [(vector: [UInt8], row: [UInt8]?)] = []
-        while try statement.step() { out.append((statement.blob(0), statement.isNull(1) ? nil : statement.blob(1))) }
+        var out: [VersionEntry] = []
+        while try statement.step() {
+            out.append(VersionEntry(vector: statement.blob(0), row: statement.isNull(1) ? nil : statement.blob(1),
+                                    writer: Bookkeeping.writer(in: statement, at: 2),
+                                    leaf: statement.isNull(3) ? nil : statement.blob(3)))
+        }
         return out
     }
 
-    /// Calls `body` with every kept version of a namespace as stored (key, vector bytes, row
-    /// bytes or nil for a delete), one at a time. `body` must not use the store.
-    func forEachVersionEntry(_ namespace: String, _ body: ([UInt8], [UInt8], [UInt8]?) -> Void) throws(SyncKernelError) {
-        let statement = try db.statement("SELECT key, vector, row FROM sk_version WHERE ns = ? ORDER BY key, vector")
+    /// The kept live versions of a namespace that an earlier build stored without their leaf,
+    /// in key order (filled in once, at open).
+    func liveVersionsWithoutLeaf(_ namespace: String) throws(SyncKernelError) -> [(key: [UInt8], vector: [UInt8], row: [UInt8])] {
+        let statement = try db.statement("""
+            SELECT key, vector, row FROM sk_version WHERE ns = ? AND row IS NOT NULL AND leaf IS NULL ORDER BY key, vector
+            """)
         statement.bind(1, namespace)
-        while try statement.step() { body(statement.blob(0), statement.blob(1), statement.isNull(2) ? nil : statement.blob(2)) }
+        var out: [(key: [UInt8], vector: [UInt8], row: [UInt8])] = []
+        while try statement.step() { out.append((statement.blob(0), statement.blob(1), statement.blob(2))) }
+        return out
     }
 
-    /// Replaces the versions of a key other than the visible row.
-    func replaceVersions(_ namespace: String, _ key: [UInt8], with versions: [StoredVersion]) throws(SyncKernelError) {
+    /// Stores the leaf of one kept live version (its row unchanged).
+    func setVersionLeaf(_ namespace: String, key: [UInt8], vector: [UInt8], leaf: [UInt8]) throws(SyncKernelError) {
+        try db.statement("UPDATE sk_version SET leaf = ? WHERE ns = ? AND key = ? AND vector = ?")
+            .bind(1, leaf).bind(2, namespace).bind(3, key).bind(4, vector).run()
+    }
+
+    /// Records the namespace's change counter after the item of row `key` moved without the row
+    /// being rewritten (its kept versions changed).
+    func setChanged(_ namespace: String, _ key: [UInt8], _ changed: UInt64) throws(SyncKernelError) {
+        try db.statement("UPDATE \(Bookkeeping.rowTable(namespace)) SET changed = ? WHERE key = ?")
+            .bind(1, Int64(bitPattern: changed)).bind(2, key).run()
+    }
+
+    /// Every key of a namespace (in `range`, when given) with at least one kept live version
+    /// beside its visible row (an open conflict), in key order; reads the partial index
+    /// `sk_version_live` only.
+    func conflictedKeys(_ namespace: String, in range: KeyRange? = nil) throws(SyncKernelError) -> [[UInt8]] {
+        let statement: SQLiteStatement<SyncKernelError>
+        switch (range?.lo, range?.hi) {
+        case (let lo?, let hi?):
+            statement = try db.statement("""
+                SELECT DISTINCT key FROM sk_version WHERE ns = ? AND row IS NOT NULL AND key >= ? AND key < ? ORDER BY key
+                """)
+            statement.bind(1, namespace).bind(2, lo).bind(3, hi)
+        case (let lo?, nil):
+            statement = try db.statement("SELECT DISTINCT key FROM sk_version WHERE ns = ? AND row IS NOT NULL AND key >= ? ORDER BY key")
+            statement.bind(1, namespace).bind(2, lo)
+        default:
+            statement = try db.statement("SELECT DISTINCT key FROM sk_version WHERE ns = ? AND row IS NOT NULL ORDER BY key")
+            statement.bind(1, namespace)
+        }
+        var keys: [[UInt8]] = []
+        while try statement.step() { keys.append(statement.blob(0)) }
+        return keys
+    }
+
+    /// The number of keys with at least one kept live version (open conflicts), per namespace
+    /// that has any; a count over the partial index `sk_version_live`, which holds only kept live
+    /// versions, so the work is proportional to the conflicted versions, never to the rows or the
+    /// tombstones.
+    func openConflictCounts() throws(SyncKernelError) -> [String: Int] {
+        let statement = try db.statement("""
+            SELECT ns, COUNT(DISTINCT key) FROM sk_version WHERE row IS NOT NULL GROUP BY ns
+            """)
+        var counts: [String: Int] = [:]
+        while try statement.step() { counts[statement.text(0)] = Int(statement.int64(1)) }
+        return counts
+    }
+
+    /// Calls `body` with every kept version of a namespace as stored (its key and entry), one at
+    /// a time, in key and vector order. `body` must not use the store.
+    func forEachVersionEntry(_ namespace: String, _ body: ([UInt8], VersionEntry) -> Void) throws(SyncKernelError) {
+        let statement = try db.statement("SELECT key, vector, row, writer, leaf FROM sk_version WHERE ns = ? ORDER BY key, vector")
+        statement.bind(1, namespace)
+        while try statement.step() {
+            body(statement.blob(0), VersionEntry(vector: statement.blob(1), row: statement.isNull(2) ? nil : statement.blob(2),
+                                                 writer: Bookkeeping.writer(in: statement, at: 3),
+                                                 leaf: statement.isNull(4) ? nil : statement.blob(4)))
+        }
+    }
+
+    /// Replaces the versions of a key other than the visible row; `leaf` gives each live
+    /// version's leaf hash (by its row bytes). Only `RowWriter` calls it, which moves the key's
+    /// item to match.
+    func replaceVersions(_ namespace: String, _ key: [UInt8], with versions: [StoredVersion],
+                         leaf: ([UInt8]) throws(SyncKernelError) -> [UInt8]) throws(SyncKernelError) {
         try db.statement("DELETE FROM sk_version WHERE ns = ? AND key = ?").bind(1, namespace).bind(2, key).run()
         for version in versions {
-            let statement = try db.statement("INSERT OR REPLACE INTO sk_version(ns, key, vector, row) VALUES(?, ?, ?, ?)")
+            let statement = try db.statement("INSERT OR REPLACE INTO sk_version(ns, key, vector, row, writer, leaf) VALUES(?, ?, ?, ?, ?, ?)")
             statement.bind(1, namespace).bind(2, key).bind(3, version.vector.encoded())
-            if let row = version.row { statement.bind(4, row) }
+            if let row = version.row {
+                statement.bind(4, row).bind(6, try leaf(row))
+            } else {
+                statement.bind(4, .null).bind(6, .null)
+            }
+            if let writer = version.writer { statement.bind(5, writer.publicKey) } else { statement.bind(5, .null) }
             try statement.run()
         }
     }

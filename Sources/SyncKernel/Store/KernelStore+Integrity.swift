@@ -13,9 +13,11 @@ extension KernelStore {
     }
 
     /// Checks the whole store without changing it: SQLite's `PRAGMA integrity_check`; for each
-    /// namespace, that its persisted and in-memory structures equal a rescan of the leaves
-    /// stored beside its rows; that every stored row decodes to its key and its stored leaf and
-    /// its RowVersion decodes, and every kept version's vector (and live row) decodes; and it
+    /// namespace, that its persisted and in-memory structures equal a rescan of the items stored
+    /// beside its rows (each row's leaf, or for a key in conflict the conflict item of the leaves
+    /// stored beside its versions); that every stored row decodes to its key and its stored leaf and
+    /// its RowVersion decodes, and every kept version's vector (and live row, to the leaf stored
+    /// beside it) decodes; and it
     /// lists the quarantined rows. A row whose decoded leaf differs from its stored leaf is a
     /// damaged row, not a differing structure (the structure is checked against the stored leaves).
     /// A page SQLite cannot read stops that namespace's scan (or SQLite's own check) and is
@@ -33,17 +35,25 @@ extension KernelStore {
         for driver in namespaces.drivers {
             do throws(SyncKernelError) {
                 var rescan = NamespaceStructure()
+                let conflicted = Set(try books.conflictedKeys(driver.name))
+                var conflictLeaves: [(key: [UInt8], leaf: [UInt8])] = []
                 try books.forEachRecord(driver.name) { (key, record) throws(SyncKernelError) in
                     checked += 1
-                    if let leaf = record.leaf { try rescan.move(key: key, from: nil, to: leaf) }
+                    if let leaf = record.leaf {
+                        if conflicted.contains(key) { conflictLeaves.append((key, leaf)) } else { try rescan.move(key: key, from: nil, to: leaf) }
+                    }
                     if case .damaged(let reason) = StoredRowCheck.visible(key, record, driver: driver) {
                         damaged.append(DamagedRow(namespace: driver.name, key: key, row: record.row, reason: reason))
                     }
                 }
-                try books.forEachVersionEntry(driver.name) { key, vector, row in
+                for (key, leaf) in conflictLeaves {
+                    try rescan.move(key: key, from: nil, to: try StructureItems.item(key, leaf: leaf, driver: driver, books: books))
+                }
+                try books.forEachVersionEntry(driver.name) { key, entry in
                     checked += 1
-                    if case .damaged(let reason) = StoredRowCheck.kept(key, vector: vector, row: row, driver: driver) {
-                        damaged.append(DamagedRow(namespace: driver.name, key: key, row: row ?? [], vector: vector, reason: reason))
+                    let verdict = StoredRowCheck.kept(key, vector: entry.vector, row: entry.row, leaf: entry.leaf, driver: driver)
+                    if case .damaged(let reason) = verdict {
+                        damaged.append(DamagedRow(namespace: driver.name, key: key, row: entry.row ?? [], vector: entry.vector, reason: reason))
                     }
                 }
                 if try !structureMatches(driver.name, rescan: rescan) { differing.append(driver.name) }

@@ -5,12 +5,16 @@ import SQLiteStore
 ///
 /// Invariants: reading from a file writes nothing to it (a read-only SQLite connection, no
 /// lease, no migration, no journal mode change) and refuses a file that is not a store exactly as
-/// `init` does; both forms report the same namespaces, items and roots for the same commits.
+/// `init` does; both forms report the same namespaces, items, roots and open conflicts for the
+/// same commits.
 extension KernelStore {
-    /// The open store's summary, from its committed structures (no row is read).
+    /// The open store's summary, from its committed structures (no row is read) and the count of
+    /// open conflicts (one indexed query over the kept versions; nil counts when it fails).
     public func summary() -> StoreSummary {
+        let conflicts = try? books.openConflictCounts()
         let namespaces = zip(namespaces.names, itemCounts()).map { name, items in
-            StoreSummary.Namespace(name: name, items: items, root: structure(name).root)
+            StoreSummary.Namespace(name: name, items: items, root: structure(name).root,
+                                   openConflicts: conflicts.map { $0[name] ?? 0 })
         }
         return StoreSummary(device: device, namespaces: namespaces)
     }
@@ -30,6 +34,7 @@ extension KernelStore {
         return try db.transaction(writing: false) { () throws(SyncKernelError) -> StoreSummary in
             let tables = Set(try db.tableNames())
             let books = Bookkeeping(db: db)
+            let conflicts = tables.contains("sk_version") ? try books.openConflictCounts() : [:]
             var namespaces: [StoreSummary.Namespace] = []
             for table in tables.sorted() where table.hasPrefix("ns_") {
                 let name = String(table.dropFirst(3))
@@ -38,10 +43,12 @@ extension KernelStore {
                         throw SyncKernelError(.corruptBookkeeping, "an item count out of range in \(name)")
                     }
                     let root = try SetHash(decoding: header.setHash).root(count: header.count)
-                    namespaces.append(StoreSummary.Namespace(name: name, items: header.count, root: root))
+                    namespaces.append(StoreSummary.Namespace(name: name, items: header.count, root: root,
+                                                                 openConflicts: conflicts[name] ?? 0))
                 } else {
                     let rebuilt = try NamespaceStructure.building(try books.leaves(name))
-                    namespaces.append(StoreSummary.Namespace(name: name, items: rebuilt.count, root: rebuilt.root))
+                    namespaces.append(StoreSummary.Namespace(name: name, items: rebuilt.count, root: rebuilt.root,
+                                                                 openConflicts: conflicts[name] ?? 0))
                 }
             }
             let device = tables.contains("sk_device") ? try EpochLedger(db: db, path: nil).record()?.epoch.device : nil

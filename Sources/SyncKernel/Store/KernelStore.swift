@@ -21,6 +21,9 @@ import SQLiteStore
 /// its item from the structure, and written to `sk_quarantine`, all in one transaction, then
 /// reported (`quarantinedAtOpen`, `takeNewlyQuarantined()`, `quarantinedRows()`), so one bad row
 /// never stops the rest of the store and a sibling's good copy can take its place.
+/// A key in conflict (live versions kept beside its visible row) is held in the structures as its
+/// `ConflictItem`, so the digest commits to conflicts as it does to content
+/// (`KernelStore+Conflicts` reads them).
 /// Not `Sendable`: one owner (a `Replica` or a test) uses it.
 public final class KernelStore {
     /// The namespaces this store syncs.
@@ -84,12 +87,14 @@ public final class KernelStore {
         books = Bookkeeping(db: db)
         ledger = EpochLedger(db: db, path: path == ":memory:" || path.isEmpty ? nil : path)
         try db.execute(Bookkeeping.schema)
+        try books.upgradeKernelTables()
         try db.execute(EpochLedger.schema)
         for driver in namespaces.drivers {
             try books.createRowTable(driver.name)
             try db.transaction { () throws(SyncKernelError) in try books.adoptLegacyVersions(driver.name) }
             let migrated = try migrateRowFormat(driver)
-            let loaded = migrated ? nil : try loadStructure(driver.name)
+            let filled = try storeMissingVersionLeaves(driver)
+            let loaded = migrated || filled ? nil : try loadStructure(driver.name)
             if let loaded {
                 structures[driver.name] = loaded
             } else {
@@ -116,7 +121,8 @@ public final class KernelStore {
     /// Builds a namespace's structure from its stored leaves and persists it, in one transaction.
     private func rebuiltStructure(_ namespace: String) throws(SyncKernelError) -> NamespaceStructure {
         let changes = try books.structure(namespace)?.changes ?? 0
-        var structure = try NamespaceStructure.building(try books.leaves(namespace), changes: changes)
+        let items = try StructureItems.items(try namespaces.driver(named: namespace), books: books)
+        var structure = try NamespaceStructure.building(items, changes: changes)
         try db.transaction { () throws(SyncKernelError) in
             try books.clearStructure(namespace)
             try structure.persist(namespace, into: books)
@@ -149,10 +155,37 @@ public final class KernelStore {
                     try writer.quarantine(DamagedRow(namespace: driver.name, key: key, row: bytes, reason: reason), site: .open)
                 }
             }
-            try RowClock(books: books, clock: clock).registerIfFirstSeen(driver.name, rows: rows)
+            try RowClock(writer: writer, clock: clock).registerIfFirstSeen(driver.name, rows: rows)
             try persist(writer)
         }
         adopt(writer)
+    }
+
+    /// Stores the leaf of every kept live version that has none yet (a store from before kept
+    /// versions carried theirs), in one transaction that also quarantines the versions that no
+    /// longer decode (or decode to another key); returns whether it stored any, since the
+    /// namespace's structure, built when kept versions were not part of its items, must then be
+    /// rebuilt.
+    private func storeMissingVersionLeaves(_ driver: NamespaceDriver) throws(SyncKernelError) -> Bool {
+        let missing = try books.liveVersionsWithoutLeaf(driver.name)
+        guard !missing.isEmpty else { return false }
+        let quarantined = try db.transaction { () throws(SyncKernelError) -> [QuarantinedRow] in
+            var quarantined: [QuarantinedRow] = []
+            for version in missing {
+                switch StoredRowCheck.kept(version.key, vector: version.vector, row: version.row, driver: driver) {
+                case .usable:
+                    try books.setVersionLeaf(driver.name, key: version.key, vector: version.vector,
+                                             leaf: try driver.inspect(version.row).leaf.hash)
+                case .damaged(let reason):
+                    let damage = DamagedRow(namespace: driver.name, key: version.key, row: version.row, vector: version.vector,
+                                            reason: reason)
+                    if let entry = try books.quarantine(damage, site: .open) { quarantined.append(entry) }
+                }
+            }
+            return quarantined
+        }
+        pendingQuarantined += quarantined
+        return true
     }
 
     /// Stores the leaf of every row that has none yet (a store from before rows kept their
@@ -223,7 +256,8 @@ public final class KernelStore {
                                                 reason: .undecodable))
                         continue
                     }
-                    try books.replaceVersionRow(driver.name, key: version.key, vector: version.vector, row: rewritten)
+                    try books.replaceVersionRow(driver.name, key: version.key, vector: version.vector, row: rewritten,
+                                                leaf: try driver.inspect(rewritten).leaf.hash)
                 }
             }
             try books.setRowFormat(driver.name, driver.rowFormatID)
@@ -343,12 +377,13 @@ public final class KernelStore {
         let driver = try namespaces.driver(named: N.name)
         let writer = makeWriter()
         let counted = try db.transaction { () throws(SyncKernelError) -> (lease: [UInt8], writes: UInt64)? in
-            try body(NamespaceTransaction<N>(writer: writer, rowClock: RowClock(books: books, clock: clock), driver: driver))
+            try body(NamespaceTransaction<N>(writer: writer, rowClock: RowClock(writer: writer, clock: clock), driver: driver))
             try persist(writer)
             return writer.rowsWritten > 0 && clock.epoch != nil ? try ledger.countWrite() : nil
         }
         countInLeaseFile(counted)
-        return WriteOutcome(changedNamespaces: adopt(writer), rowsWritten: writer.rowsWritten)
+        return WriteOutcome(changedNamespaces: adopt(writer), rowsWritten: writer.rowsWritten,
+                            resolvedConflicts: writer.resolvedConflicts.mapValues { $0.sorted(by: [UInt8].keyPrecedes) })
     }
 
     // MARK: Reads
@@ -479,16 +514,17 @@ public final class KernelStore {
 
     /// The digest in the spec's Merkle layout, for a peer that speaks only the spec.
     ///
-    /// A namespace's Merkle root needs every leaf in key order: it is computed by a scan of the
-    /// namespace's stored leaves the first time a spec peer needs it after the namespace changed,
-    /// then cached until its items move again.
+    /// A namespace's Merkle root needs every item in key order (a key's leaf, or its conflict item
+    /// while it keeps concurrent versions): it is computed by a scan of the namespace's stored
+    /// leaves the first time a spec peer needs it after the namespace changed, then cached until
+    /// its items move again.
     public func merkleDigest() throws(SyncKernelError) -> StateDigest {
         var roots: [[UInt8]] = []
         for name in namespaces.names {
             if let root = merkleRoots[name] {
                 roots.append(root)
             } else {
-                let root = SortedLeaves(sorted: try books.leaves(name)).root
+                let root = SortedLeaves(sorted: try StructureItems.items(try namespaces.driver(named: name), books: books)).root
                 merkleRoots[name] = root
                 roots.append(root)
             }
@@ -515,12 +551,7 @@ public final class KernelStore {
     public func recomputedStateDigest() throws(SyncKernelError) -> StateDigest {
         var roots: [[UInt8]] = []
         for driver in namespaces.drivers {
-            var leaves: [Leaf] = []
-            for bytes in try books.allRows(driver.name) {
-                let row = try driver.inspect(bytes)
-                if !row.isDeviceDerived { leaves.append(row.leaf) }
-            }
-            roots.append(try NamespaceStructure.building(leaves).root)
+            roots.append(try NamespaceStructure.building(try decodedItems(driver)).root)
         }
         return StateDigest(layout: .setHash, schema: namespaces.schema, namespaces: namespaces.names, roots: roots)
     }
@@ -530,12 +561,7 @@ public final class KernelStore {
     /// items. Throws `corruptBookkeeping` naming the first namespace where they differ.
     public func verifyStructures() throws(SyncKernelError) {
         for driver in namespaces.drivers {
-            var leaves: [Leaf] = []
-            for bytes in try books.allRows(driver.name) {
-                let row = try driver.inspect(bytes)
-                if !row.isDeviceDerived { leaves.append(row.leaf) }
-            }
-            let rebuilt = try NamespaceStructure.building(leaves)
+            let rebuilt = try NamespaceStructure.building(try decodedItems(driver))
             guard let persisted = try NamespaceStructure.load(driver.name, from: books),
                   let memory = structures[driver.name],
                   persisted.holdsSameItems(as: rebuilt), memory.holdsSameItems(as: rebuilt),
@@ -543,6 +569,18 @@ public final class KernelStore {
                 throw SyncKernelError(.corruptBookkeeping, "the structure of \(driver.name) differs from its rows")
             }
         }
+    }
+
+    /// The items of a namespace computed from its rows decoded (not from the leaves stored beside
+    /// them): each synced row's leaf, or its conflict item when it keeps live versions.
+    private func decodedItems(_ driver: NamespaceDriver) throws(SyncKernelError) -> [Leaf] {
+        var items: [Leaf] = []
+        for bytes in try books.allRows(driver.name) {
+            let row = try driver.inspect(bytes)
+            guard !row.isDeviceDerived else { continue }
+            items.append(Leaf(key: row.key, hash: try StructureItems.item(row.key, leaf: row.leaf.hash, driver: driver, books: books)))
+        }
+        return items
     }
 
     /// Payload bytes of a namespace's persisted structure (header, non-zero symbols, non-empty
@@ -559,7 +597,7 @@ public final class KernelStore {
 
     /// A writer over this store's committed structures.
     func makeWriter() -> RowWriter {
-        RowWriter(books: books) { [unowned self] namespace in self.structure(namespace) }
+        RowWriter(books: books, namespaces: namespaces) { [unowned self] namespace in self.structure(namespace) }
     }
 
     /// Writes a writer's changed structure parts; the last step inside its transaction.

@@ -6,8 +6,10 @@
 /// namespaces bump on a changed stamp or a changed leaf) and through the kernel's single
 /// `RowWriter`; saving bytes identical to the stored row writes nothing. A stored row a read
 /// finds damaged (it does not decode, or decodes to another key) is quarantined in this write's
-/// transaction, so it is set aside exactly when the write commits. Valid only inside the
-/// `KernelStore.write` call that created it.
+/// transaction, so it is set aside exactly when the write commits. A local save, delete or
+/// resolve of a causal key supersedes every version the key holds, so it resolves an open
+/// conflict (reported in `WriteOutcome.resolvedConflicts`); `resolve` does so only over the
+/// versions the app saw. Valid only inside the `KernelStore.write` call that created it.
 public struct NamespaceTransaction<N: SyncNamespace> {
     let writer: RowWriter
     let rowClock: RowClock
@@ -49,12 +51,17 @@ public struct NamespaceTransaction<N: SyncNamespace> {
     /// Saves `row` (insert or replace by its key).
     ///
     /// Throws `rowRejected` when the row does not round-trip through the namespace's decoder (an
-    /// offloaded note that still holds a body, a value a custom codec cannot read back), and
+    /// offloaded note that still holds a body, a value a custom codec cannot read back),
+    /// `notTheAuthor` when it holds an operation the namespace's rules refuse
+    /// (`SyncNamespace.refusedOperations(in:)`: an edit by an account that is not the author), and
     /// `operationNotSupportedByRule` when it would change the leaf of a row an `.insertIfAbsent`
     /// namespace already holds (its rows are immutable: siblings would keep the old one forever)
     /// or turn a synced row device-derived or back (a key is one or the other for life).
     public func save(_ row: N.Row) throws(SyncKernelError) {
         let inspected = try InspectedRow(validating: row, namespace: N.self, stamp: nil)
+        guard N.refusedOperations(in: row) == 0 else {
+            throw SyncKernelError(.notTheAuthor, "\(N.name): an operation only the row's author may make")
+        }
         let stored = try writer.storedRecord(N.name, inspected.key)
         guard stored?.row != inspected.bytes else { return }
         if stored != nil {
@@ -67,11 +74,64 @@ public struct NamespaceTransaction<N: SyncNamespace> {
             }
         }
         var version: RowVersion?
+        let before = try writer.item(N.name, inspected.key)
         if case .causal(let changeStamp, _, _) = N.mergeRule.kind, !inspected.isDeviceDerived {
-            version = try rowClock.observe(N.name, key: inspected.key, version: try stored?.version(), stamp: changeStamp(row),
-                                           leaf: inspected.leaf.hash, leafChanged: stored?.leaf != inspected.leaf.hash)
+            let observed = try rowClock.observe(N.name, key: inspected.key, version: try stored?.version(), stamp: changeStamp(row),
+                                                leaf: inspected.leaf.hash, leafChanged: stored?.leaf != inspected.leaf.hash)
+            version = observed.version
+            if observed.resolved { writer.noteResolved(N.name, inspected.key) }
         }
-        try writer.put(N.name, row: inspected, version: version)
+        try writer.put(N.name, row: inspected, version: version, replacing: before)
+    }
+
+    /// The live versions of `key` (causal namespaces): the visible row first, then the concurrent
+    /// versions the merge kept beside it, each with the vector of its write and the device that
+    /// wrote it; empty when no live row is held, one when the key is not in conflict. Damaged
+    /// entries are quarantined in this write's transaction and left out. Throws
+    /// `operationNotSupportedByRule` for a namespace that keeps no versions.
+    public func versions(forKey key: [UInt8]) throws(SyncKernelError) -> [KeyVersion<N.Row>] {
+        guard driver.isCausal else { throw SyncKernelError(.operationNotSupportedByRule, "\(N.name) keeps no versions") }
+        let (versions, damaged) = try KeyVersions.live(key, driver: driver, books: writer.books)
+        for damage in damaged { try writer.quarantine(damage, site: .read) }
+        return try KeyVersions.decoded(versions, as: N.self)
+    }
+
+    /// Resolves a conflict: saves `row` (the version the app picked, or one it composed) as a
+    /// write that dominates every version in `seen` (what the app read with `versions(forKey:)`
+    /// or `KernelStore.versions`), so on every device that merges it those versions disappear.
+    ///
+    /// Refuses with `conflictChanged`, writing nothing, when the live versions held now are not
+    /// exactly those of `seen` (a merge brought another concurrent version since the app read
+    /// them, or one of `seen` was replaced): the app reads again and decides again, so a resolve
+    /// never supersedes a version nobody saw. The write is an edit even when `row` is the
+    /// visible row unchanged (picking the visible version still dominates the others), it counts
+    /// as this device's write (`RowVersion.writer`), and it reports the key in
+    /// `WriteOutcome.resolvedConflicts` when the key was in conflict. Throws
+    /// `operationNotSupportedByRule` for a namespace that keeps no versions or a device-derived row.
+    public func resolve(_ row: N.Row, over seen: [KeyVersion<N.Row>]) throws(SyncKernelError) {
+        guard case .causal(let changeStamp, _, _) = N.mergeRule.kind else {
+            throw SyncKernelError(.operationNotSupportedByRule, "\(N.name) keeps no versions")
+        }
+        let inspected = try InspectedRow(validating: row, namespace: N.self, stamp: nil)
+        guard !inspected.isDeviceDerived else {
+            throw SyncKernelError(.operationNotSupportedByRule, "\(N.name): a device-derived row has no versions")
+        }
+        guard seen.allSatisfy({ $0.key == inspected.key }) else {
+            throw SyncKernelError(.conflictChanged, "\(N.name): a version seen of another key")
+        }
+        let held = try versions(forKey: inspected.key)
+        guard Set(held.map(\.vector)) == Set(seen.map(\.vector)), held.count == seen.count else {
+            throw SyncKernelError(.conflictChanged, "\(N.name): the versions held are not the versions seen")
+        }
+        let stored = try writer.storedRecord(N.name, inspected.key)
+        if stored != nil, try writer.leafHash(N.name, inspected.key) == nil {
+            throw SyncKernelError(.operationNotSupportedByRule, "\(N.name): a key is synced or device-derived for life")
+        }
+        let before = try writer.item(N.name, inspected.key)
+        let observed = try rowClock.observe(N.name, key: inspected.key, version: try stored?.version(), stamp: changeStamp(row),
+                                            leaf: inspected.leaf.hash, leafChanged: stored?.leaf != inspected.leaf.hash, force: true)
+        if observed.resolved { writer.noteResolved(N.name, inspected.key) }
+        try writer.put(N.name, row: inspected, version: observed.version, replacing: before)
     }
 
     /// Deletes the row with `key`.
@@ -88,7 +148,8 @@ public struct NamespaceTransaction<N: SyncNamespace> {
             return
         }
         guard driver.isCausal else { throw SyncKernelError(.operationNotSupportedByRule, N.name) }
-        try rowClock.observeDelete(N.name, key: key)
-        try writer.remove(N.name, key: key)
+        let before = try writer.item(N.name, key)
+        if try rowClock.observeDelete(N.name, key: key) { writer.noteResolved(N.name, key) }
+        try writer.remove(N.name, key: key, replacing: before)
     }
 }

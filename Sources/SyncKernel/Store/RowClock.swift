@@ -11,46 +11,58 @@
 /// supersedes every concurrent sibling this device holds. An applied merge records the
 /// post-merge stamp so an adopted row is not mistaken for a local edit; a namespace seen for the
 /// first time registers its existing rows with an empty vector, which every fleet history
-/// dominates. Only `KernelStore` calls it, inside the write's transaction.
+/// dominates. Only `KernelStore` calls it, inside the write's transaction. It changes a key's
+/// kept versions through the transaction's `RowWriter` without moving the key's item: the caller
+/// read the item before and completes the change (`put`, `remove`).
 struct RowClock {
-    let books: Bookkeeping
+    let writer: RowWriter
     let clock: DeviceClock
+
+    private var books: Bookkeeping { writer.books }
 
     /// Accounts for a local save of the row `key`, whose stored RowVersion is `version`, and
     /// whose change stamp is now `stamp`;
     /// `leafChanged` says whether the save changed the row's leaf. Returns the RowVersion to
     /// store with the row (the caller writes both in one statement), or nil when the save is no
-    /// edit and the stored version stands.
+    /// edit and the stored version stands, and whether the save resolved an open conflict (the
+    /// key held a live version beside the visible one, which the edit now supersedes).
     ///
     /// A changed stamp is an edit (the spec's rule, inequality only). A changed leaf under an
     /// unchanged stamp is an edit too: two saves inside one second of a coarse clock, or a device
     /// whose clock happens to read the stamp it adopted, must still advance the vector, or the
-    /// edit would tie with the version it replaced and could lose to it.
+    /// edit would tie with the version it replaced and could lose to it. With `force` (a resolve)
+    /// the save is an edit whatever its stamp and leaf. The edit is written by this device
+    /// (`RowVersion.writer`).
     func observe(_ namespace: String, key: [UInt8], version: RowVersion?, stamp: Int64, leaf: [UInt8],
-                 leafChanged: Bool) throws(SyncKernelError) -> RowVersion? {
-        if let version, version.syncedAt == stamp, !leafChanged { return nil }
+                 leafChanged: Bool, force: Bool = false) throws(SyncKernelError) -> (version: RowVersion?, resolved: Bool) {
+        if let version, version.syncedAt == stamp, !leafChanged, !force { return (nil, false) }
         let others = try books.versions(namespace, key)
         let seen = others.reduce(version?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
         guard clock.device != nil else { throw SyncKernelError(.deviceIdentityNotConfigured) }
         let bumped = seen.isEmpty && version == nil
             ? VersionVector([DeviceID.creation(key: key, leaf: leaf): 1])
             : try clock.bump(seen)
-        if !others.isEmpty { try books.replaceVersions(namespace, key, with: []) }
-        return RowVersion(vector: bumped, syncedAt: stamp)
+        if !others.isEmpty { try writer.replaceVersions(namespace, key, with: []) }
+        return (RowVersion(vector: bumped, syncedAt: stamp, writer: clock.device), others.contains(where: \.isLive))
     }
 
     /// Accounts for a local delete: one delete version that extends everything the key had seen.
-    func observeDelete(_ namespace: String, key: [UInt8]) throws(SyncKernelError) {
-        let bumped = try clock.bump(try context(namespace, key, try books.version(namespace, key)))
+    /// Returns whether it resolved an open conflict (the key held a live version beside the
+    /// visible one).
+    func observeDelete(_ namespace: String, key: [UInt8]) throws(SyncKernelError) -> Bool {
+        let others = try books.versions(namespace, key)
+        let seen = others.reduce(try books.version(namespace, key)?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
+        let bumped = try clock.bump(seen)
         try books.removeVersion(namespace, key)
-        try books.replaceVersions(namespace, key, with: [StoredVersion(vector: bumped, row: nil)])
+        try writer.replaceVersions(namespace, key, with: [StoredVersion(vector: bumped, row: nil)])
+        return others.contains(where: \.isLive)
     }
 
     /// Records the outcome of a merge apply: everything merged, the vector the visible content
-    /// came from, and the stamp of the stored row.
+    /// came from, the stamp of the stored row and the device that wrote the content.
     func record(_ namespace: String, key: [UInt8], vector: VersionVector, contentVector: VersionVector,
-                syncedAt: Int64) throws(SyncKernelError) {
-        try books.putVersion(namespace, key, RowVersion(vector: vector, syncedAt: syncedAt, contentVector: contentVector))
+                syncedAt: Int64, writer: DeviceID?) throws(SyncKernelError) {
+        try books.putVersion(namespace, key, RowVersion(vector: vector, syncedAt: syncedAt, contentVector: contentVector, writer: writer))
     }
 
     /// Registers every stored row of a namespace that has no bookkeeping yet with an empty vector.
@@ -59,10 +71,5 @@ struct RowClock {
         for row in rows where !row.isDeviceDerived {
             try books.putVersion(namespace, row.key, RowVersion(vector: VersionVector(), syncedAt: row.stamp ?? 0))
         }
-    }
-
-    /// Everything the key's versions have seen: the visible row's vector and every other version's.
-    private func context(_ namespace: String, _ key: [UInt8], _ version: RowVersion?) throws(SyncKernelError) -> VersionVector {
-        try books.versions(namespace, key).reduce(version?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
     }
 }

@@ -12,7 +12,11 @@
 /// not grow with the rows a transaction writes. A damaged row met inside the transaction is
 /// quarantined through `quarantine` (its item leaves the structure as its record leaves the
 /// table, and the quarantine entry is written, all in the caller's transaction); the store
-/// reports it only once the transaction commits (`quarantined`).
+/// reports it only once the transaction commits (`quarantined`). A key's item is its leaf, or
+/// its `ConflictItem` while it keeps live versions beside its visible row: every change to a key's
+/// row or kept versions moves the item from the one the structure held before the change began
+/// (the caller reads it with `item` first when it changes kept versions itself) to the one the
+/// stored state gives after, so conflicts are in the digest exactly as the versions are stored.
 final class RowWriter {
     /// A row's identity across the namespaces one transaction may touch.
     private struct StagedKey: Hashable {
@@ -23,6 +27,8 @@ final class RowWriter {
     }
 
     let books: Bookkeeping
+    /// The namespaces the store syncs (for a kept version's leaf, and whether a key can hold any).
+    private let namespaces: NamespaceSet
     private let committed: (_ namespace: String) -> NamespaceStructure
     /// Working copies of the structures this transaction touched.
     private(set) var structures: [String: NamespaceStructure] = [:]
@@ -36,12 +42,25 @@ final class RowWriter {
     private(set) var rowsWritten = 0
     /// Rows this transaction quarantined, in order; the store reports them after the commit.
     private(set) var quarantined: [QuarantinedRow] = []
+    /// Keys whose open conflict a local save, delete or resolve of this transaction superseded,
+    /// by namespace; the store reports them after the commit (`WriteOutcome.resolvedConflicts`).
+    private(set) var resolvedConflicts: [String: Set<[UInt8]>] = [:]
     /// Time spent moving items in the working structures (the structure's share of each write).
     private(set) var moveTime: Duration = .zero
 
-    init(books: Bookkeeping, committed: @escaping (_ namespace: String) -> NamespaceStructure) {
+    init(books: Bookkeeping, namespaces: NamespaceSet, committed: @escaping (_ namespace: String) -> NamespaceStructure) {
         self.books = books
+        self.namespaces = namespaces
         self.committed = committed
+    }
+
+    /// The item the structure holds for `key` when the stored state is as this transaction sees
+    /// it: nil for no row or a device-derived one, the leaf, or the conflict item of a causal key
+    /// that keeps live versions beside its row.
+    func item(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
+        guard let leaf = try leafHash(namespace, key) else { return nil }
+        let driver = try namespaces.driver(named: namespace)
+        return try StructureItems.item(key, leaf: leaf, driver: driver, books: books)
     }
 
     /// The leaf hash of row `key` as this transaction sees it (staged changes first), without
@@ -68,32 +87,82 @@ final class RowWriter {
         knownLeaves[StagedKey(namespace: namespace, key: key)] = .some(leaf)
     }
 
-    /// Stores `row` in `namespace` and moves its item (a device-derived row has none), recording
-    /// the namespace's change counter after the move beside the row; with a `version`, the row's
-    /// RowVersion is written in the same statement, otherwise a stored row keeps its own.
-    func put(_ namespace: String, row: InspectedRow, version: RowVersion? = nil) throws(SyncKernelError) {
-        let old = try leafHash(namespace, row.key)
+    /// Stores `row` in `namespace` and moves its item (a device-derived row has none) from the
+    /// one the structure holds (`old`, read now when not given: a caller that changed the key's
+    /// kept versions first passes the item it read before), recording the namespace's change
+    /// counter after the move beside the row; with a `version`, the row's RowVersion is written
+    /// in the same statement, otherwise a stored row keeps its own.
+    func put(_ namespace: String, row: InspectedRow, version: RowVersion? = nil, replacing old: [UInt8]?? = nil) throws(SyncKernelError) {
+        let before: [UInt8]?
+        if let old { before = old } else { before = try item(namespace, row.key) }
         let leaf = row.isDeviceDerived ? nil : row.leaf.hash
-        try move(namespace, row.key, from: old, to: leaf)
+        let after = try leaf.map { (leaf) throws(SyncKernelError) in
+            try StructureItems.item(row.key, leaf: leaf, contentVector: version?.contentVector, driver: try namespaces.driver(named: namespace),
+                                    books: books)
+        }
+        try move(namespace, row.key, from: before, to: after)
         try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes, version: version)
+        remember(namespace, row.key, leaf)
     }
 
-    /// Deletes the row `key` of `namespace` and removes its item.
-    func remove(_ namespace: String, key: [UInt8]) throws(SyncKernelError) {
-        let old = try leafHash(namespace, key)
+    /// Deletes the row `key` of `namespace` and removes its item (the one the structure holds:
+    /// `old`, read now when not given).
+    func remove(_ namespace: String, key: [UInt8], replacing old: [UInt8]?? = nil) throws(SyncKernelError) {
+        let before: [UInt8]?
+        if let old { before = old } else { before = try item(namespace, key) }
         try books.removeRow(namespace, key)
-        try move(namespace, key, from: old, to: nil)
+        remember(namespace, key, nil)
+        try move(namespace, key, from: before, to: nil)
+    }
+
+    /// Stores `row` without moving its item: a step of a change the caller completes with
+    /// `settle(_:_:from:)`.
+    func writeRow(_ namespace: String, row: InspectedRow) throws(SyncKernelError) {
+        let leaf = row.isDeviceDerived ? nil : row.leaf.hash
+        if structures[namespace] == nil { structures[namespace] = committed(namespace) }
+        try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes)
+        remember(namespace, row.key, leaf)
+        rowsWritten += 1
+    }
+
+    /// Deletes the row `key` without moving its item: a step of a change the caller completes
+    /// with `settle(_:_:from:)`.
+    func deleteRow(_ namespace: String, key: [UInt8]) throws(SyncKernelError) {
+        try books.removeRow(namespace, key)
+        remember(namespace, key, nil)
+        rowsWritten += 1
+    }
+
+    /// Replaces the versions of `key` kept beside its visible row, storing each live version's
+    /// leaf beside it, without moving the key's item: a step of a change the caller completes with
+    /// `put`, `remove` or `settle` from the item it read before the change began.
+    func replaceVersions(_ namespace: String, _ key: [UInt8], with versions: [StoredVersion]) throws(SyncKernelError) {
+        let driver = try namespaces.driver(named: namespace)
+        try books.replaceVersions(namespace, key, with: versions) { (row) throws(SyncKernelError) in try driver.inspect(row).leaf.hash }
+    }
+
+    /// Completes a change of `key`: moves its item from `old` (the one the structure held before
+    /// the change began) to the one the stored state gives now, and records the namespace's change
+    /// counter beside the row when the item moved and a row is stored. Not counted in
+    /// `rowsWritten` (the row writes of the change were).
+    func settle(_ namespace: String, _ key: [UInt8], from old: [UInt8]?) throws(SyncKernelError) {
+        let new = try item(namespace, key)
+        guard new != old else { return }
+        try move(namespace, key, from: old, to: new, counted: false)
+        if new != nil, let changes = structures[namespace]?.changes { try books.setChanged(namespace, key, changes) }
     }
 
     /// Sets a damaged row aside in this transaction: a visible row's item leaves the structure
-    /// (from the leaf stored beside it, which is the item the structure holds) as its record
-    /// leaves the table; a kept version leaves only its own entry. Nothing happens for an entry
-    /// no longer stored. Not counted in `rowsWritten`.
+    /// as its record leaves the table, and a kept version's entry leaves its key's conflict item
+    /// (the items are read from what is stored beside the rows, which is what the structure holds:
+    /// a kept version's leaf is stored beside it, never recomputed from its damaged bytes).
+    /// Nothing happens for an entry no longer stored. Not counted in `rowsWritten`.
     func quarantine(_ damage: DamagedRow, site: QuarantineSite) throws(SyncKernelError) {
-        let old = damage.vector == nil ? try leafHash(damage.namespace, damage.key) : nil
+        let old = try item(damage.namespace, damage.key)
         guard let entry = try books.quarantine(damage, site: site) else { return }
         quarantined.append(entry)
-        if damage.vector == nil { try move(damage.namespace, damage.key, from: old, to: nil, counted: false) }
+        if damage.vector == nil { remember(damage.namespace, damage.key, nil) }
+        try settle(damage.namespace, damage.key, from: old)
     }
 
     /// The stored record of `key` with its row inspected and its RowVersion decoded, when it
@@ -119,6 +188,11 @@ final class RowWriter {
         return usable
     }
 
+    /// Records that this transaction's write of `key` superseded an open conflict.
+    func noteResolved(_ namespace: String, _ key: [UInt8]) {
+        resolvedConflicts[namespace, default: []].insert(key)
+    }
+
     /// Writes every touched structure's changed parts; the last step inside the transaction.
     func persist() throws(SyncKernelError) {
         for name in structures.keys.sorted() {
@@ -135,7 +209,6 @@ final class RowWriter {
         defer { moveTime += started.duration(to: .now) }
         if structures[namespace] == nil { structures[namespace] = committed(namespace) }
         try structures[namespace]?.move(key: key, from: old, to: new)
-        remember(namespace, key, new)
         if counted { rowsWritten += 1 }
     }
 }

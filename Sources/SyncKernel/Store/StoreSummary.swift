@@ -16,12 +16,17 @@ public struct StoreSummary: Sendable, Hashable {
         public let items: Int64
         /// The set-hash root the digest advertises for the namespace (32 bytes).
         public let root: [UInt8]
+        /// Keys holding more than one live version (open conflicts); 0 for a namespace that keeps
+        /// no versions; nil when the store's version table did not read (`synckernel check` says
+        /// why).
+        public let openConflicts: Int?
 
         /// A namespace's summary.
-        public init(name: String, items: Int64, root: [UInt8]) {
+        public init(name: String, items: Int64, root: [UInt8], openConflicts: Int? = 0) {
             self.name = name
             self.items = items
             self.root = root
+            self.openConflicts = openConflicts
         }
     }
 

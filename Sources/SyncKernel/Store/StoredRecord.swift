@@ -1,5 +1,6 @@
 /// One stored row as the row table keeps it, read in one statement: the row's bytes, its leaf
-/// hash, the change counter after its item last moved and its RowVersion's stored columns.
+/// hash, the change counter after its item last moved and its RowVersion's stored columns
+/// (the writer among them).
 ///
 /// Invariant: `leaf` is nil for a device-derived row (and for a row whose leaf is not stored
 /// yet); `changed` is nil when unknown; `vector` is nil for a row with no RowVersion (a
@@ -19,11 +20,13 @@ struct StoredRecord {
     let syncedAt: Int64
     /// The stored content vector bytes (empty: equal to the vector).
     let contentVector: [UInt8]
+    /// The device that wrote the visible content, when known.
+    let writer: DeviceID?
 
     /// The row's RowVersion, nil when it has none; throws `corruptBookkeeping` when a stored
     /// vector does not decode.
     func version() throws(SyncKernelError) -> RowVersion? {
         guard let vector else { return nil }
-        return try Bookkeeping.version(vector: vector, syncedAt: syncedAt, contentVector: contentVector)
+        return try Bookkeeping.version(vector: vector, syncedAt: syncedAt, contentVector: contentVector, writer: writer)
     }
 }

@@ -36,8 +36,9 @@ enum StoredRowCheck {
     }
 
     /// A kept version of `key` (a concurrent live version or a delete): its vector decodes, and
-    /// a live version's row decodes to `key` as a synced row.
-    static func kept(_ key: [UInt8], vector: [UInt8], row: [UInt8]?,
+    /// a live version's row decodes to `key` as a synced row, to the leaf stored beside it when
+    /// one is.
+    static func kept(_ key: [UInt8], vector: [UInt8], row: [UInt8]?, writer: DeviceID? = nil, leaf: [UInt8]? = nil,
                      driver: NamespaceDriver) -> StoredVerdict<StoredVersion> {
         let decoded: VersionVector
         do {
@@ -53,7 +54,8 @@ enum StoredRowCheck {
             return .damaged(.undecodable)
         }
         guard inspected.key == key, !inspected.isDeviceDerived else { return .damaged(.wrongKey) }
-        return .usable(StoredVersion(vector: decoded, row: row))
+        guard leaf.map({ $0 == inspected.leaf.hash }) ?? true else { return .damaged(.leafMismatch) }
+        return .usable(StoredVersion(vector: decoded, row: row, writer: writer))
     }
 
     /// A row a read returns: it decodes under `N` to `key` (the leaf is checked where rows are
@@ -70,12 +72,12 @@ enum StoredRowCheck {
 
     /// The kept versions of `key` as stored, split into those that pass `kept` and the damaged
     /// ones (each named by its vector bytes).
-    static func kept(_ key: [UInt8], entries: [(vector: [UInt8], row: [UInt8]?)],
+    static func kept(_ key: [UInt8], entries: [VersionEntry],
                      driver: NamespaceDriver) -> (usable: [StoredVersion], damaged: [DamagedRow]) {
         var usable: [StoredVersion] = []
         var damaged: [DamagedRow] = []
         for entry in entries {
-            switch kept(key, vector: entry.vector, row: entry.row, driver: driver) {
+            switch kept(key, vector: entry.vector, row: entry.row, writer: entry.writer, leaf: entry.leaf, driver: driver) {
             case .usable(let version):
                 usable.append(version)
             case .damaged(let reason):

@@ -1,7 +1,19 @@
 /// What a local write changed.
+///
+/// Invariant: `resolvedConflicts` lists exactly the keys whose open conflict (more than one live
+/// version) a save, delete or resolve of this write superseded, per namespace, each once.
 public struct WriteOutcome: Sendable, Hashable {
     /// Namespaces whose leaves changed (these mark the state dirty).
     public let changedNamespaces: Set<String>
     /// Row writes performed (including ones that left the leaf as it was).
     public let rowsWritten: Int
+    /// Keys whose open conflict this write resolved, by namespace (keys sorted).
+    public let resolvedConflicts: [String: [[UInt8]]]
+
+    /// A write's outcome.
+    public init(changedNamespaces: Set<String>, rowsWritten: Int, resolvedConflicts: [String: [[UInt8]]] = [:]) {
+        self.changedNamespaces = changedNamespaces
+        self.rowsWritten = rowsWritten
+        self.resolvedConflicts = resolvedConflicts
+    }
 }

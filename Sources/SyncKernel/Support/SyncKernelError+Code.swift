@@ -109,6 +109,10 @@ extension SyncKernelError {
         /// An approve or reject named no pending sign-in request: never made, already decided,
         /// or expired. Nothing was sent.
         public static let approvalNotPending = Code("SK312", "approvalNotPending")
+        /// A resolve whose versions seen are not the live versions the key holds now (a merge
+        /// brought or replaced one since they were read); nothing was written: read the versions
+        /// again and resolve again.
+        public static let conflictChanged = Code("SK313", "conflictChanged")
 
         // MARK: Namespaces (4xx)
 
@@ -127,6 +131,10 @@ extension SyncKernelError {
         /// A local save of a row that does not read back through the namespace's own decoder to
         /// the same bytes and leaf; nothing of the write is stored.
         public static let rowRejected = Code("SK407", "rowRejected")
+        /// A local write of an operation the namespace lets only the row's author make (a message
+        /// edited or deleted for everyone by an account that did not send it); nothing of the
+        /// write is stored.
+        public static let notTheAuthor = Code("SK408", "notTheAuthor")
 
         // MARK: Store (5xx)
 
@@ -182,9 +190,9 @@ extension SyncKernelError {
             unknownNamespace, unknownSibling, malformedFrame, invalidCertificate,
             deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, counterOutOfRange,
             deviceEpochUnavailable, keyMaterialMissing, keyFileExposed, malformedKeyFile, keyFileUnavailable,
-            joinRejected, joinTimedOut, approvalNotPending,
+            joinRejected, joinTimedOut, approvalNotPending, conflictChanged,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
-            rowRejected,
+            rowRejected, notTheAuthor,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase,
             invalidRelayConfiguration, invalidSubject, relayConnectionFailed, relayNotConnected, relayClosed,
             relayPayloadTooLarge, relayPublishFailed,
