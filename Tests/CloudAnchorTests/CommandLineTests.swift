@@ -25,13 +25,17 @@ final class CommandLineTests: XCTestCase {
         return url
     }
 
-    /// Runs the CLI; with `killAfter`, sends SIGKILL once it has reported that many steps.
-    /// Returns the exit status, or minus the signal that ended it.
+    /// Runs the CLI (its default state files in this test's folder); with `killAfter`, sends
+    /// SIGKILL once it has reported that many steps. Returns the exit status, or minus the signal
+    /// that ended it.
     @discardableResult
     private func run(_ arguments: [String], killAfter: Int? = nil) throws -> Int32 {
         let process = Process()
         process.executableURL = try binary()
         process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state-home").path
+        process.environment = environment
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -85,15 +89,16 @@ final class CommandLineTests: XCTestCase {
             let killAt = Int.random(in: 5...100, using: &random)
             let backup = ["backup", "--from", source.path, "--to", "folder:\(drive.path)"]
             kills.append(try run(backup, killAfter: killAt))
-            let landed = try inodes(drive).filter { $0.key != markerPath }
+            let landed = try inodes(drive.appendingPathComponent("files"))
             XCTAssertEqual(try run(backup), 0, "round \(round): the backup after the kill at \(killAt)")
-            let afterBackup = try inodes(drive)
+            let afterBackup = try inodes(drive.appendingPathComponent("files"))
             for (path, inode) in landed {
                 XCTAssertEqual(afterBackup[path], inode, "round \(round): \(path) was uploaded again")
             }
-            var expected = try contents(source)
-            expected[markerPath] = try DirectorySnapshot.scan(source).marker
-            XCTAssertEqual(try contents(drive), expected, "round \(round): the drive differs from the source")
+            XCTAssertEqual(try contents(drive.appendingPathComponent("files")), try contents(source),
+                           "round \(round): the drive differs from the source")
+            XCTAssertEqual(try Data(contentsOf: drive.appendingPathComponent(markerPath)),
+                           try DirectoryScan.scan(source).manifest.encoded(), "round \(round): the manifest")
 
             let restore = ["restore", "--from", "folder:\(drive.path)", "--to", target.path]
             kills.append(try run(restore, killAfter: killAt))
@@ -141,7 +146,8 @@ final class CommandLineTests: XCTestCase {
         try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("drive"), withIntermediateDirectories: true)
         for index in 0..<6 { try Data("file \(index)".utf8).write(to: source.appendingPathComponent("f\(index)")) }
-        let backup = ["backup", "--from", source.path, "--to", drive]
+        let statePath = directory.appendingPathComponent("backup-state.sqlite").path
+        let backup = ["backup", "--from", source.path, "--to", drive, "--state", statePath]
         XCTAssertEqual(try run(["backup", "--from", source.path]), 2, "usage")
         XCTAssertEqual(try run(["restore", "--from", drive, "--to", directory.appendingPathComponent("none").path]), 8,
                        "nothing to restore yet")
@@ -152,7 +158,7 @@ final class CommandLineTests: XCTestCase {
         let empty = directory.appendingPathComponent("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         XCTAssertEqual(try run(["backup", "--from", empty.path, "--to", drive]), 4, "empty guard")
-        let state = try StateStore(path: source.appendingPathComponent(".cloudanchor-state.sqlite").path)
+        let state = try StateStore(path: statePath)
         let holdSet = expectation(description: "hold set")
         Task {
             try await state.setHold(.held(reason: "test"))
@@ -160,9 +166,9 @@ final class CommandLineTests: XCTestCase {
         }
         wait(for: [holdSet], timeout: 10)
         XCTAssertEqual(try run(backup), 6, "write hold")
-        try Data("FILE 5".utf8).write(to: directory.appendingPathComponent("drive/f5"))
-        XCTAssertEqual(try run(["restore", "--from", drive, "--to", directory.appendingPathComponent("bad").path]), 1,
-                       "a file that does not match the manifest is rejected")
+        try Data("FILE 5".utf8).write(to: directory.appendingPathComponent("drive/files/f5"))
+        XCTAssertEqual(try run(["restore", "--from", drive, "--to", directory.appendingPathComponent("bad").path]), 11,
+                       "a file that does not match the manifest is not placed and the restore is incomplete")
         let missing = "folder:" + directory.appendingPathComponent("missing").path
         XCTAssertEqual(try run(["restore", "--from", missing, "--to", empty.path]), 1, "offline drive")
     }

@@ -51,10 +51,12 @@ public final class WebDAVStorage: CloudStorage {
             let response = try await perform(request, .list)
             if response.status == 404 { continue }
             for entry in try WebDAVMultistatus.parse(response.body) {
-                let path = URL(string: entry.href)?.path ?? entry.href
-                guard path.hasPrefix(basePath) else { continue }
-                let components = path.dropFirst(basePath.count).split(separator: "/").map(String.init)
-                guard !components.isEmpty, components != folder else { continue }
+                let path = Self.hrefPath(entry.href)
+                guard path.bytesHavePrefix(basePath) else { continue }
+                let relative = String(decoding: path.utf8.dropFirst(basePath.utf8.count), as: UTF8.self)
+                let components = relative.split(separator: "/").map(String.init)
+                guard !components.isEmpty, !components.joined(separator: "/").bytesEqual(folder.joined(separator: "/"))
+                else { continue }
                 if entry.isCollection {
                     folders.append(components)
                 } else {
@@ -62,7 +64,14 @@ public final class WebDAVStorage: CloudStorage {
                 }
             }
         }
-        return files.sorted { $0.path < $1.path }
+        return files.sorted { $0.path.bytesPrecede($1.path) }
+    }
+
+    /// The decoded path of an href (absolute URL or absolute path), bytes kept exactly.
+    private static func hrefPath(_ href: String) -> String {
+        guard let scheme = href.range(of: "://") else { return href }
+        let afterHost = href[scheme.upperBound...].drop { $0 != "/" }
+        return String(afterHost)
     }
 
     /// The server URL and user, without the password.

@@ -1,12 +1,17 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Backs a snapshot of files up to a cloud storage, keeping every promise of the SyncEngine
 /// contract (see `docs/cloud-anchor.md`).
 ///
 /// Invariant: `sync` calls run one at a time in call order; the storage listing is the truth and
-/// the state file a cache of it; every put is recorded in the state file before the next step,
-/// with an intent saved before it so a put that completed before a crash is recognised and never
-/// repeated; nothing is written while a write hold is set or a guard stops the run.
+/// the state file a cache of it, trusted for a file only while the listed size and content tag
+/// are the ones recorded after its put (paths compared byte for byte); every put is recorded in
+/// the state file before the next step, with an intent saved before it so a put that completed
+/// before a crash is recognised and never repeated, and a file that changed while it was sent is
+/// never recorded; nothing is written while a write hold is set or a guard stops the run.
 public actor SyncEngine {
     private let storage: any CloudStorage
     private let availability: any AvailabilitySource
@@ -33,7 +38,8 @@ public actor SyncEngine {
     /// after every put and delete.
     ///
     /// Returns `.unavailable` when a gate or guard stops the run; throws the `CloudError` of a
-    /// failed put or listing (a failed delete never fails the run), or any non-cloud error as is.
+    /// failed put or listing (a failed delete never fails the run), a `FileProblem` naming a
+    /// `.file` entry whose local file could not be read, or any other error as is.
     public func sync(_ snapshot: SyncSnapshot,
                      onProgress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in })
         async throws -> SyncOutcome {
@@ -62,41 +68,47 @@ public actor SyncEngine {
         if try await state.hold() != .none { return .unavailable(.writeHeld) }
         let markerPath = policy.markerPath
         let listing = try await storage.list()
-        let remote = Dictionary(listing.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let remote = Dictionary(listing.map { (ExactPath($0.path), $0) }, uniquingKeysWith: { first, _ in first })
         let key = try await storage.identityKey()
         var current = try await state.loadSync()
         if let intent = current.intent {
             current.intent = nil
-            if intent.completed(by: remote[intent.path]) {
-                current.entries[intent.path] = StoredEntry(size: intent.size, hash: intent.hash)
+            if intent.completed(by: remote[ExactPath(intent.path)]) {
+                current.entries[ExactPath(intent.path)] = StoredEntry(size: intent.size, hash: intent.hash,
+                                                                      tag: remote[ExactPath(intent.path)]?.contentTag)
                 if intent.path == markerPath {
                     current.markerDirty = false
-                    if key == nil, current.identity.isEmpty, let id = remote[markerPath]?.remoteId {
+                    if key == nil, current.identity.isEmpty, let id = remote[ExactPath(markerPath)]?.remoteId {
                         current.identity = id
                     }
                 }
             }
         }
-        let identity = key ?? remote[markerPath]?.remoteId ?? ""
+        let identity = key ?? remote[ExactPath(markerPath)]?.remoteId ?? ""
         if identity != current.identity {
             if !current.identity.isEmpty || !current.entries.isEmpty {
                 log("cloudanchor: the storage identity changed; the state is reset and everything uploads again")
             }
             current = SyncState(identity: identity)
         }
-        current.entries = current.entries.filter { remote[$0.key] != nil }
-        for file in listing where current.entries[file.path] == nil {
-            current.entries[file.path] = StoredEntry(size: file.size, hash: nil)
+        var verified: [ExactPath: StoredEntry] = [:]
+        for (path, stored) in current.entries {
+            if let file = remote[path] { verified[path] = stored.verified(by: file) }
         }
+        for file in listing where verified[ExactPath(file.path)] == nil {
+            verified[ExactPath(file.path)] = StoredEntry(size: file.size, hash: nil, tag: file.contentTag)
+        }
+        current.entries = verified
         try await state.replaceSync(current)
 
         if policy.guardEmptyOverExisting, snapshot.isEmpty, current.syncedAt == nil,
-           listing.contains(where: { $0.path != markerPath }) {
+           listing.contains(where: { !$0.path.bytesEqual(markerPath) }) {
             return .unavailable(.restorePending)
         }
-        let diff = SyncDiff(snapshot: snapshot, state: current, remote: remote, markerPath: markerPath)
+        let diff = SyncDiff(snapshot: snapshot, state: current, remote: remote, markerPath: markerPath,
+                            uploadsChangedMarker: policy.uploadsChangedMarker)
         if let shrink = policy.shrinkGuard, !snapshot.allowShrink {
-            let known = current.entries.keys.count { $0 != markerPath }
+            let known = current.entries.keys.count { $0 != ExactPath(markerPath) }
             if known >= shrink.minRemoteEntries, Double(diff.deletes.count) > shrink.maxDeleteFraction * Double(known) {
                 return .unavailable(.shrinkSuspected(deletes: diff.deletes.count, known: known))
             }
@@ -104,21 +116,27 @@ public actor SyncEngine {
 
         var report = SyncReport()
         let total = diff.uploads.count + (diff.uploadsMarker ? 1 : 0) + diff.deletes.count
+        var done = 0
         onProgress(0, total)
         for entry in diff.uploads {
             if try await state.hold() != .none { return .unavailable(.writeHeld) }
-            try await put(entry, before: remote[entry.path], isMarker: false, adoptsIdentity: false)
-            report.uploaded.append(entry.path)
-            onProgress(report.uploaded.count, total)
+            if try await put(entry, before: remote[ExactPath(entry.path)], isMarker: false, adoptsIdentity: false) {
+                report.uploaded.append(entry.path)
+            } else {
+                report.changedWhileReading.append(entry.path)
+            }
+            done += 1
+            onProgress(done, total)
         }
         if diff.uploadsMarker {
             if try await state.hold() != .none { return .unavailable(.writeHeld) }
             let marker = SyncEntry(path: markerPath, size: Int64(snapshot.marker.count),
                                    hash: ContentHash.sha256(snapshot.marker), source: .bytes(snapshot.marker))
-            try await put(marker, before: remote[markerPath], isMarker: true,
-                          adoptsIdentity: key == nil && current.identity.isEmpty)
+            _ = try await put(marker, before: remote[ExactPath(markerPath)], isMarker: true,
+                              adoptsIdentity: key == nil && current.identity.isEmpty)
             report.uploaded.append(markerPath)
-            onProgress(report.uploaded.count, total)
+            done += 1
+            onProgress(done, total)
         }
         for path in diff.deletes {
             if try await state.hold() != .none { return .unavailable(.writeHeld) }
@@ -130,22 +148,41 @@ public actor SyncEngine {
                 log("cloudanchor: a delete failed and is retried next run: \(error)")
                 report.failedDeletes.append(path)
             }
-            onProgress(report.uploaded.count + report.deleted.count + report.failedDeletes.count, total)
+            done += 1
+            onProgress(done, total)
         }
         try await state.finishSync(at: now())
         return .synced(report)
     }
 
-    private func put(_ entry: SyncEntry, before: RemoteFile?, isMarker: Bool, adoptsIdentity: Bool) async throws {
+    /// Puts one entry and records it; returns `false`, recording nothing as backed up, when its
+    /// file changed since it was hashed (checked before the put and after it, against the
+    /// entry's stamp and the size the storage reports).
+    private func put(_ entry: SyncEntry, before: RemoteFile?, isMarker: Bool, adoptsIdentity: Bool) async throws -> Bool {
+        var fileSource: URL?
+        if case .file(let url) = entry.source { fileSource = url }
+        if let fileSource, let stamp = entry.stamp, FileStamp.of(path: fileSource.path) != stamp { return false }
         try await state.beginPut(PutIntent(path: entry.path, size: entry.size, hash: entry.hash,
-                                     tagBefore: before?.contentTag, existedBefore: before != nil))
+                                           tagBefore: before?.contentTag, existedBefore: before != nil))
         let stored: RemoteFile
-        switch entry.source {
-        case .file(let url): stored = try await storage.writeFile(entry.path, from: url)
-        case .bytes(let data): stored = try await storage.writeBytes(entry.path, data)
-        case .absent: return
+        do {
+            switch entry.source {
+            case .file(let url): stored = try await storage.writeFile(entry.path, from: url)
+            case .bytes(let data): stored = try await storage.writeBytes(entry.path, data)
+            case .absent: return true
+            }
+        } catch CloudError.localIO where fileSource != nil {
+            let path = fileSource?.path ?? ""
+            let cause = access(path, R_OK) == 0 ? FileProblem.Cause.ioError : FileProblem.Cause(errno: errno)
+            throw FileProblem(cause, path: entry.path)
         }
-        try await state.completePut(entry.path, StoredEntry(size: entry.size, hash: entry.hash), isMarker: isMarker,
-                              identity: adoptsIdentity ? stored.remoteId : nil)
+        if let fileSource, let stamp = entry.stamp,
+           FileStamp.of(path: fileSource.path) != stamp || stored.size != entry.size {
+            try await state.abandonPut(entry.path)
+            return false
+        }
+        try await state.completePut(entry.path, StoredEntry(size: entry.size, hash: entry.hash, tag: stored.contentTag),
+                                    isMarker: isMarker, identity: adoptsIdentity ? stored.remoteId : nil)
+        return true
     }
 }

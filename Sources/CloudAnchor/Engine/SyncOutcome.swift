@@ -25,11 +25,15 @@ public struct SyncReport: Sendable, Hashable {
     public var deleted: [String] = []
     /// Deletes that failed; they are retried next run.
     public var failedDeletes: [String] = []
+    /// Files that changed while they were read (before or during their put): not recorded as
+    /// backed up, so the next run uploads them again.
+    public var changedWhileReading: [String] = []
 }
 
 /// The result of `SyncEngine.sync`.
 ///
-/// Invariant: `.synced` means the cloud now holds the snapshot, except failed deletes.
+/// Invariant: `.synced` means the cloud now holds the snapshot, except failed deletes and the
+/// files listed in `changedWhileReading`.
 public enum SyncOutcome: Sendable, Hashable {
     /// The run finished.
     case synced(SyncReport)

@@ -25,12 +25,18 @@ public struct SyncPolicy: Sendable, Hashable {
     public var guardEmptyOverExisting: Bool
     /// The shrink guard; `nil` disables it.
     public var shrinkGuard: ShrinkGuard?
+    /// Also uploads the marker when its bytes differ from the ones last uploaded (or its remote
+    /// copy changed since). Off by the contract (a marker change alone does not upload); a
+    /// directory backup turns it on, as its marker is the manifest of everything, links and
+    /// folders included, and must be rewritten by a run that only deletes.
+    public var uploadsChangedMarker: Bool
 
     /// Creates a policy with the contract's defaults.
     public init(markerPath: String = "cloudanchor.marker", guardEmptyOverExisting: Bool = true,
-                shrinkGuard: ShrinkGuard? = ShrinkGuard()) {
+                shrinkGuard: ShrinkGuard? = ShrinkGuard(), uploadsChangedMarker: Bool = false) {
         self.markerPath = markerPath
         self.guardEmptyOverExisting = guardEmptyOverExisting
         self.shrinkGuard = shrinkGuard
+        self.uploadsChangedMarker = uploadsChangedMarker
     }
 }
