@@ -7,6 +7,160 @@ import XCTest
 /// and `restore`) on a `folder:` remote and on a WebDAV server (rclone, started by each test and
 /// stopped when it ends). Each doc comment says what happened before the fix.
 final class IssueRowTests: XCTestCase {
+    // MARK: Row 1: a link to a file in the source
+
+    /// Before: the folder backend copied the link itself (`copyItem`), the size never matched the
+    /// scan's (which followed it), so every backup uploaded it again, and the restore exited 0
+    /// "completed" without the file. Now a link is a manifest entry (never uploaded as a file),
+    /// the second backup uploads nothing, and the restore recreates the link with its target.
+    func testRow01_aLinkToAFileInTheSourceIsKeptAsALinkNeverReuploadedAndRestoredAsALink() async throws {
+        try await forEachDirectoryBackend { rig in
+            try rig.write("real.txt", "the content")
+            try FileManager.default.createSymbolicLink(atPath: rig.source.path + "/alias.txt", withDestinationPath: "real.txt")
+            let first = try await rig.backupCompleted()
+            XCTAssertEqual(first.links, 1, "\(rig)")
+            XCTAssertEqual(first.uploaded, ["real.txt"], "\(rig): only the file is uploaded")
+            let second = try await rig.backupCompleted()
+            XCTAssertEqual(second.uploaded, [], "\(rig): nothing uploads again")
+            guard case .completed = try await rig.restore() else { return XCTFail("\(rig): the restore completes") }
+            XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: rig.target.path + "/alias.txt"), "real.txt")
+            assertSameTree(try tree(rig.target), try tree(rig.source), "\(rig)")
+        }
+    }
+
+    // MARK: Row 2: a link out of the source, and a link loop
+
+    /// Before: links were followed: the content of a folder outside the source was uploaded, and
+    /// a loop (`d/up -> ..`) uploaded 41 nested copies before the path got too long, exit 0. Now
+    /// the walk never follows a link: each is one manifest entry, nothing outside the source
+    /// reaches the remote, and the restore recreates the links verbatim.
+    func testRow02_linksOutOfTheSourceAndLinkLoopsAreNeverFollowed() async throws {
+        try await forEachDirectoryBackend { rig in
+            let outside = rig.directory.appendingPathComponent("outside")
+            try rig.write("secret.txt", Data("outside the source".utf8), in: outside)
+            try rig.write("d/inside.txt", "inside")
+            try FileManager.default.createSymbolicLink(atPath: rig.source.path + "/out", withDestinationPath: outside.path)
+            try FileManager.default.createSymbolicLink(atPath: rig.source.path + "/d/up", withDestinationPath: "..")
+            try FileManager.default.createSymbolicLink(atPath: rig.source.path + "/d/self", withDestinationPath: "self")
+            let summary = try await rig.backupCompleted()
+            XCTAssertEqual(summary.links, 3, "\(rig)")
+            let remote = try await rig.remotePaths()
+            XCTAssertEqual(remote.filter { $0.hasPrefix("files/") }, ["files/d/inside.txt"], "\(rig): only the real file")
+            guard case .completed = try await rig.restore() else { return XCTFail("\(rig): the restore completes") }
+            XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: rig.target.path + "/d/up"), "..")
+            assertSameTree(try tree(rig.target), try tree(rig.source), "\(rig)")
+        }
+    }
+
+    // MARK: Row 3: a FIFO, a socket
+
+    /// Before: the backup opened the FIFO to hash it and hung forever (this test never
+    /// finished). Now entries that are not folders, files or links are never opened: they are
+    /// skipped and named in the summary (the CLI prints a warning for each), and the backup
+    /// completes with everything else.
+    func testRow03_aFIFOAndASocketAreSkippedWithAWarningNamingThemAndNeverOpened() async throws {
+        try await forEachDirectoryBackend { rig in
+            try rig.write("a.txt", "alpha")
+            try FileManager.default.createDirectory(at: rig.source.appendingPathComponent("pipes"), withIntermediateDirectories: true)
+            XCTAssertEqual(mkfifo(rig.source.path + "/pipes/fifo", 0o644), 0)
+            let socketPath = rig.source.path + "/pipes/sock"
+            let socket = try Self.bindSocket(at: socketPath)
+            defer { close(socket) }
+            let summary = try await rig.backupCompleted()
+            XCTAssertEqual(summary.skipped.map(\.description), ["skipped a FIFO: pipes/fifo", "skipped a socket: pipes/sock"],
+                           "\(rig)")
+            guard case .completed = try await rig.restore() else { return XCTFail("\(rig): the restore completes") }
+            var expected = try tree(rig.source)
+            expected[ExactPath("pipes/fifo")] = nil
+            expected[ExactPath("pipes/sock")] = nil
+            assertSameTree(try tree(rig.target), expected, "\(rig)")
+        }
+    }
+
+    // MARK: Row 4: two names that differ only in normalization
+
+    /// Before: the engine keyed its state by Swift `String`, which compares by canonical
+    /// equivalence, so the NFC and NFD names were one entry: every backup uploaded both again and
+    /// the restore failed on a manifest mismatch. Now paths are compared byte for byte
+    /// everywhere: two files, uploaded once, restored as two files.
+    func testRow04_NFCAndNFDNamesAreTwoFilesUploadedOnceAndRestoredByteForByte() async throws {
+        try await forEachDirectoryBackend { rig in
+            try rig.write("caf\u{E9}.txt", "composed")
+            try rig.write("cafe\u{301}.txt", "decomposed")
+            try rig.write("\u{212B}ngstr\u{F6}m/x", "angstrom sign")
+            try rig.write("\u{C5}ngstr\u{F6}m/x", "A with ring")
+            let first = try await rig.backupCompleted()
+            XCTAssertEqual(first.files, 4, "\(rig)")
+            XCTAssertEqual(first.uploaded.count, 4, "\(rig)")
+            let second = try await rig.backupCompleted()
+            XCTAssertEqual(second.uploaded, [], "\(rig): nothing uploads again")
+            guard case .completed = try await rig.restore() else { return XCTFail("\(rig): the restore completes") }
+            let restored = try tree(rig.target)
+            XCTAssertEqual(restored.count, 6, "\(rig): four files and two folders")
+            assertSameTree(restored, try tree(rig.source), "\(rig)")
+        }
+    }
+
+    // MARK: Row 5: names up to the file system's limit
+
+    /// Before: the backup exited 0, but the restore staged each download as
+    /// `<name>.cloudanchor-part`, 17 bytes longer than a 254-byte name, which the file system
+    /// refused. Now staging names are short and never derived from the file's name: names of
+    /// 254 and 255 bytes (the ext4 limit), ASCII and multi-byte, back up and restore.
+    func testRow05_namesUpToTheFileSystemLimitBackUpAndRestore() async throws {
+        try await forEachDirectoryBackend { rig in
+            let long = String(repeating: "n", count: 254)
+            let longest = String(repeating: "m", count: 255)
+            let multiByte = String(repeating: "\u{E9}", count: 127)
+            try rig.write(long, "254 bytes")
+            try rig.write("deep/" + longest, "255 bytes")
+            try rig.write(multiByte + "/" + multiByte, "254 bytes of UTF-8, twice")
+            XCTAssertEqual(multiByte.utf8.count, 254)
+            _ = try await rig.backupCompleted()
+            guard case .completed = try await rig.restore() else { return XCTFail("\(rig): the restore completes") }
+            assertSameTree(try tree(rig.target), try tree(rig.source), "\(rig)")
+        }
+    }
+
+    // MARK: Row 6: user files with the engine's names
+
+    /// Before: the scan skipped every name starting with `.cloudanchor` or ending in
+    /// `.cloudanchor-part`, and a user's `cloudanchor.marker` was overwritten by the manifest;
+    /// the restore said "completed" without them. Now user files live under `files/` in the
+    /// remote, apart from every engine name, and the state files live outside the folder: all
+    /// are backed up and restored, at the top and deeper.
+    func testRow06_userFilesNamedLikeTheEnginesFilesAreBackedUpAndRestored() async throws {
+        try await forEachDirectoryBackend { rig in
+            let names = ["cloudanchor.marker", ".cloudanchor-identity", ".cloudanchor-state.sqlite", ".cloudanchor-tmp-1",
+                         "photo.jpg.cloudanchor-part", ".cloudanchor-restore.sqlite", ".cloudanchor-staging-0", "cloudanchor.lease"]
+            for name in names {
+                try rig.write(name, "user file \(name)")
+                try rig.write("sub/" + name, "nested user file \(name)")
+            }
+            let summary = try await rig.backupCompleted()
+            XCTAssertEqual(summary.files, names.count * 2, "\(rig)")
+            let again = try await rig.backupCompleted()
+            XCTAssertEqual(again.uploaded, [], "\(rig): nothing uploads again")
+            guard case .completed = try await rig.restore() else { return XCTFail("\(rig): the restore completes") }
+            assertSameTree(try tree(rig.target), try tree(rig.source), "\(rig)")
+        }
+    }
+
+    /// A Unix socket bound at `path`.
+    private static func bindSocket(at path: String) throws -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard descriptor >= 0, bound == 0 else { throw CloudError.localIO }
+        return descriptor
+    }
+
     // MARK: Row 7: a damaged manifest
 
     /// Before: a truncated, garbage or emptied manifest was not a manifest to the restore, so it

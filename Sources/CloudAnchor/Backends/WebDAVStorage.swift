@@ -27,7 +27,7 @@ public final class WebDAVStorage: CloudStorage {
     private let transport: any HTTPTransport
     private let sleeper: any Sleeper
     private let maxRetries: Int
-    private let createdFolders = Mutex<Set<String>>([])
+    private let createdFolders = Mutex<Set<ExactPath>>([])
 
     /// Creates a storage over the collection at `baseURL` (created on the first write when missing).
     public init(baseURL: URL, credentials: Credentials? = nil, transport: any HTTPTransport = URLSessionTransport(),
@@ -123,7 +123,7 @@ public final class WebDAVStorage: CloudStorage {
     private func makeFolders(_ components: [String]) async throws {
         for depth in 0...components.count {
             let folder = Array(components.prefix(depth))
-            let key = folder.joined(separator: "/")
+            let key = ExactPath(folder.joined(separator: "/"))
             if createdFolders.withLock({ $0.contains(key) }) { continue }
             _ = try await perform(HTTPRequest(method: "MKCOL", url: url(folder, isFolder: true)), .makeFolder)
             _ = createdFolders.withLock { $0.insert(key) }
