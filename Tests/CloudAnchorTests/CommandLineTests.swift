@@ -53,6 +53,23 @@ final class CommandLineTests: XCTestCase {
         return process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
     }
 
+    /// Runs the CLI to its end; returns the exit status and what it printed on standard output.
+    private func runCapturing(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state-home").path
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     private static func step(of line: Substring) -> Int {
         guard let colon = line.firstIndex(of: ":"), let slash = line.firstIndex(of: "/") else { return -1 }
         return Int(line[line.index(after: colon)..<slash].trimmingCharacters(in: .whitespaces)) ?? -1
@@ -172,7 +189,61 @@ final class CommandLineTests: XCTestCase {
         let missing = "folder:" + directory.appendingPathComponent("missing").path
         XCTAssertEqual(try run(["restore", "--from", missing, "--to", empty.path]), 1, "offline drive")
     }
+
+    /// Issue 14, row 15. Before: `backup` created the `folder:` remote before it looked at the
+    /// source, so a mistyped `--from` left an empty remote folder behind (and exited 1 with a bare
+    /// `local_io`). Now the source is scanned first: exit 1 naming it, no folder created.
+    func testRow15_aBackupFromASourceThatDoesNotExistCreatesNoRemoteFolder() throws {
+        let missing = directory.appendingPathComponent("no-such-source")
+        let drive = directory.appendingPathComponent("drive-never-created")
+        let (status, output) = try runCapturing(["backup", "--from", missing.path, "--to", "folder:" + drive.path])
+        XCTAssertEqual(status, 1)
+        XCTAssertEqual(output, "backup failed: local_io: no such file or folder: \(missing.path)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: drive.path), "the remote folder was created")
+    }
+
+    /// The outcomes of issue 14's rows as the CLI reports them: a FIFO is a warning and exit 0, a
+    /// damaged file names itself with exit 11, a damaged manifest is exit 12 with nothing
+    /// written, conflicts are exit 13 with nothing written and `--overwrite` replaces them.
+    func testTheCommandsNameWhatIsMissingAndSayWhatToDo() throws {
+        let source = directory.appendingPathComponent("source")
+        let driveFolder = directory.appendingPathComponent("drive")
+        let drive = "folder:" + driveFolder.path
+        try FileManager.default.createDirectory(at: source.appendingPathComponent("d"), withIntermediateDirectories: true)
+        try Data("alpha".utf8).write(to: source.appendingPathComponent("a.txt"))
+        try Data("beta".utf8).write(to: source.appendingPathComponent("d/b.txt"))
+        XCTAssertEqual(mkfifo(source.path + "/d/pipe", 0o644), 0)
+        let backup = try runCapturing(["backup", "--from", source.path, "--to", drive])
+        XCTAssertEqual(backup.status, 0, backup.output)
+        XCTAssertTrue(backup.output.hasPrefix("backup: completed: 2 files, 0 links and 1 folders"), backup.output)
+
+        let target = directory.appendingPathComponent("target")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: target.appendingPathComponent("a.txt"))
+        let refused = try runCapturing(["restore", "--from", drive, "--to", target.path])
+        XCTAssertEqual(refused.status, 13, refused.output)
+        XCTAssertTrue(refused.output.contains("restore refused: a.txt holds a different file"), refused.output)
+        XCTAssertEqual(try String(contentsOf: target.appendingPathComponent("a.txt"), encoding: .utf8), "mine")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.appendingPathComponent("d").path), "something was written")
+
+        try Data("BETA".utf8).write(to: driveFolder.appendingPathComponent("files/d/b.txt"))
+        let damaged = try runCapturing(["restore", "--from", drive, "--to", target.path, "--overwrite"])
+        XCTAssertEqual(damaged.status, 11, damaged.output)
+        XCTAssertTrue(damaged.output.contains("restore incomplete: damaged in the backup: d/b.txt"), damaged.output)
+        XCTAssertEqual(try String(contentsOf: target.appendingPathComponent("a.txt"), encoding: .utf8), "alpha")
+        XCTAssertEqual(try runCapturing(["backup", "--from", source.path, "--to", drive]).status, 0)
+        let resumed = try runCapturing(["restore", "--from", drive, "--to", target.path, "--resume"])
+        XCTAssertEqual(resumed.status, 0, resumed.output)
+        XCTAssertEqual(try String(contentsOf: target.appendingPathComponent("d/b.txt"), encoding: .utf8), "beta")
+
+        try Data("garbage".utf8).write(to: driveFolder.appendingPathComponent(markerPath))
+        let other = directory.appendingPathComponent("other")
+        let broken = try runCapturing(["restore", "--from", drive, "--to", other.path])
+        XCTAssertEqual(broken.status, 12, broken.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: other.path), "a damaged manifest wrote something")
+    }
 }
+
 
 /// A causal namespace of the smallest rows, for the restore test's store.
 private enum EpochProbeNamespace: SyncNamespace {

@@ -146,6 +146,157 @@ final class IssueRowTests: XCTestCase {
         }
     }
 
+    // MARK: Row 10: a file changed while it uploads
+
+    /// Before: the engine recorded the hash it computed before the upload, whatever the upload
+    /// sent: the backup exited 0 and the restore failed until the next backup. Now the file's
+    /// stamp (size, times, inode) is compared before and after its put: a file written during its
+    /// upload is never recorded as backed up; the backup scans and sends it again, and completes
+    /// once it holds still, or reports it by name (`.incomplete`) when it never does.
+    func testRow10_aFileChangedWhileItUploadsIsNeverRecordedAsBackedUpAndIsSentAgainOrNamed() async throws {
+        try await forEachDirectoryBackend { rig in
+            let growing = try rig.write("log.txt", "line 1\n")
+            try rig.write("still.txt", "still")
+            let writes = Recorder<String>()
+            let once = FaultInjectingStorage(wrapping: rig.storage)
+            once.onOperation { operation, path in
+                guard operation == .writeFile, path == "files/log.txt" else { return }
+                writes.append(path)
+                if writes.all.count == 1 { try Self.append("line 2\n", to: growing) }
+            }
+            guard case .completed(let summary) = try await rig.backup(through: once) else {
+                return XCTFail("\(rig): a file that changed once is sent again and the backup completes")
+            }
+            XCTAssertEqual(writes.all.count, 2, "\(rig): the changed file was sent twice")
+            XCTAssertEqual(summary.changing, [], "\(rig)")
+            guard case .completed = try await rig.restore() else { return XCTFail("\(rig): the restore completes") }
+            assertSameTree(try tree(rig.target), try tree(rig.source), "\(rig)")
+
+            let always = FaultInjectingStorage(wrapping: rig.storage)
+            always.onOperation { operation, path in
+                if operation == .writeFile, path == "files/log.txt" { try Self.append("more\n", to: growing) }
+            }
+            try Self.append("line 3\n", to: growing)
+            let outcome = try await rig.backup(through: always)
+            guard case .incomplete(let incomplete) = outcome else { return XCTFail("\(rig): expected .incomplete, got \(outcome)") }
+            XCTAssertEqual(incomplete.changing, ["log.txt"], "\(rig): the file is named")
+            let restored = try await rig.restore(into: rig.directory.appendingPathComponent("second"))
+            XCTAssertEqual(restored, .incomplete([RestoreProblem(path: "log.txt", kind: .damaged)]),
+                           "\(rig): the restore does not call the changed file restored either")
+            guard case .completed = try await rig.backup() else { return XCTFail("\(rig): once it holds still it backs up") }
+        }
+    }
+
+    // MARK: Row 11: a backup that only deletes
+
+    /// Before: the marker uploaded only when a file uploaded, so a backup that only deleted (with
+    /// `--allow-shrink`) left the old manifest, listing 10 files where 3 remained, and the
+    /// restore failed. Now the manifest is compared by content and rewritten.
+    func testRow11_aBackupThatOnlyDeletesRewritesTheManifest() async throws {
+        try await forEachDirectoryBackend { rig in
+            for index in 0..<10 { try rig.write("f\(index).txt", "file \(index)") }
+            _ = try await rig.backupCompleted()
+            for index in 3..<10 { try FileManager.default.removeItem(at: rig.source.appendingPathComponent("f\(index).txt")) }
+            guard case .stopped(.shrinkSuspected(deletes: 7, known: 10)) = try await rig.backup() else {
+                return XCTFail("\(rig): the shrink guard still stops it first")
+            }
+            let summary = try await rig.backupCompleted(allowShrink: true)
+            XCTAssertEqual(summary.uploaded, [], "\(rig): no file uploads")
+            XCTAssertEqual(summary.deleted.count, 7, "\(rig)")
+            let manifest = try Manifest(decoding: try await rig.remoteBytes(markerPath))
+            XCTAssertEqual(manifest.files.map(\.path), ["f0.txt", "f1.txt", "f2.txt"], "\(rig): the manifest was rewritten")
+            guard case .completed = try await rig.restore() else { return XCTFail("\(rig): the restore completes") }
+            assertSameTree(try tree(rig.target), try tree(rig.source), "\(rig)")
+        }
+    }
+
+    // MARK: Row 15: a source that does not exist
+
+    /// Before: the CLI created the `folder:` remote before it looked at the source, so a typo in
+    /// `--from` left an empty remote folder behind. Now the scan comes first: a missing source
+    /// throws a `FileProblem` naming it and `prepare` (where the CLI creates the folder) never
+    /// runs, nor does anything touch the storage. The CLI side is
+    /// `CommandLineTests.testRow15_aBackupFromASourceThatDoesNotExistCreatesNoRemoteFolder`.
+    func testRow15_aSourceThatDoesNotExistIsNamedAndNothingIsPreparedOrTouched() async throws {
+        try await forEachDirectoryBackend { rig in
+            let missing = rig.directory.appendingPathComponent("no-such-folder")
+            let journal = FaultInjectingStorage(wrapping: rig.storage)
+            let prepared = Recorder<Bool>()
+            let backup = DirectoryBackup(source: missing, storage: journal, state: try StateStore(path: rig.backupStatePath),
+                                         prepare: { prepared.append(true) })
+            do {
+                _ = try await backup.run()
+                XCTFail("\(rig): a missing source backed up")
+            } catch let problem as FileProblem {
+                XCTAssertEqual(problem, FileProblem(.notFound, path: missing.path))
+                XCTAssertEqual(problem.description, "local_io: no such file or folder: \(missing.path)")
+            }
+            XCTAssertEqual(prepared.all, [], "\(rig)")
+            XCTAssertEqual(journal.journal(), [], "\(rig): the storage was touched")
+        }
+    }
+
+    // MARK: Row 16: an unreadable file
+
+    /// Before: the scan threw a bare `local_io` and the user could not tell which file. Now every
+    /// file and folder that cannot be read is named with its cause
+    /// (`local_io: permission denied: photos/2024/a.jpg`) and nothing is written. (The test runs
+    /// the backup as an unprivileged user when it runs as root, which reads everything.)
+    func testRow16_anUnreadableFileIsNamedWithItsCauseAndNothingIsWritten() async throws {
+        try await forEachDirectoryBackend { rig in
+            try rig.write("photos/2024/ok.jpg", "fine")
+            let locked = try rig.write("photos/2024/a.jpg", "secret")
+            try FileManager.default.createDirectory(at: rig.source.appendingPathComponent("closed"), withIntermediateDirectories: true)
+            try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: locked.path)
+            try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: rig.source.path + "/closed")
+            let journal = FaultInjectingStorage(wrapping: rig.storage)
+            let backup = DirectoryBackup(source: rig.source, storage: journal, state: try StateStore(path: rig.backupStatePath))
+            let outcome = try await Self.asUnprivilegedUser { try await backup.run() }
+            XCTAssertEqual(outcome, .unreadable([FileProblem(.permissionDenied, path: "closed"),
+                                                 FileProblem(.permissionDenied, path: "photos/2024/a.jpg")]), "\(rig)")
+            if case .unreadable(let problems) = outcome {
+                XCTAssertEqual(problems.map(\.description), ["local_io: permission denied: closed",
+                                                             "local_io: permission denied: photos/2024/a.jpg"])
+            }
+            XCTAssertEqual(journal.journal(), [], "\(rig): nothing was written, nothing even listed")
+        }
+    }
+
+    /// Before: a file that could not be read during its upload stopped the backup with a bare
+    /// `local_io`. Now the engine names it (`FileProblem`, path relative to the source).
+    func testRow16_aFileThatCannotBeReadDuringItsUploadIsNamed() async throws {
+        try await forEachDirectoryBackend { rig in
+            let vanishing = try rig.write("photos/b.jpg", "here at the scan")
+            let storage = FaultInjectingStorage(wrapping: rig.storage)
+            storage.onOperation { operation, path in
+                if operation == .writeFile, path == "files/photos/b.jpg" { try FileManager.default.removeItem(at: vanishing) }
+            }
+            do {
+                let outcome = try await rig.backup(through: storage)
+                XCTFail("\(rig): expected a FileProblem, got \(outcome)")
+            } catch let problem as FileProblem {
+                XCTAssertEqual(problem.description, "local_io: no such file or folder: photos/b.jpg", "\(rig)")
+            }
+        }
+    }
+
+    /// Appends `text` to the file at `url`.
+    private static func append(_ text: String, to url: URL) throws {
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
+    }
+
+    /// Runs `body` with the effective user `nobody` when the test runs as root (root reads every
+    /// file whatever its mode), as is otherwise.
+    private static func asUnprivilegedUser<Result>(_ body: () async throws -> Result) async throws -> Result {
+        guard geteuid() == 0 else { return try await body() }
+        guard seteuid(65_534) == 0 else { throw CloudError.localIO }
+        defer { _ = seteuid(0) }
+        return try await body()
+    }
+
     /// A Unix socket bound at `path`.
     private static func bindSocket(at path: String) throws -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
