@@ -175,6 +175,10 @@ enum CloudCommands {
         case .writeHeld:
             print("stopped: a write hold is set")
             return ExitCode.writeHeld.rawValue
+        case .remoteBusy(let owner, let until):
+            let time = until.map { " until \($0.ISO8601Format())" } ?? ""
+            print("stopped: another backup (\(owner)) is writing to this location\(time); nothing was written; try again later")
+            return ExitCode.remoteBusy.rawValue
         }
     }
 

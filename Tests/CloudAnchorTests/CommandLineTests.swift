@@ -108,6 +108,8 @@ final class CommandLineTests: XCTestCase {
             kills.append(try run(backup, killAfter: killAt))
             let landed = try inodes(drive.appendingPathComponent("files"))
             XCTAssertEqual(try run(backup), 0, "round \(round): the backup after the kill at \(killAt)")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: drive.path).filter { $0.hasPrefix(".cloudanchor-tmp") }
+            XCTAssertEqual(leftovers, [], "round \(round): the killed run's temporary files stayed")
             let afterBackup = try inodes(drive.appendingPathComponent("files"))
             for (path, inode) in landed {
                 XCTAssertEqual(afterBackup[path], inode, "round \(round): \(path) was uploaded again")
@@ -200,6 +202,26 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(status, 1)
         XCTAssertEqual(output, "backup failed: local_io: no such file or folder: \(missing.path)\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: drive.path), "the remote folder was created")
+    }
+
+    /// Issue 14, row 12, as the CLI reports it: while another backup holds the remote's lease,
+    /// `backup` exits 10 naming the holder and writes nothing.
+    func testRow12_aBackupIntoARemoteAnotherBackupHoldsExitsTenNamingTheHolder() async throws {
+        let source = directory.appendingPathComponent("source")
+        let drive = directory.appendingPathComponent("drive")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: drive, withIntermediateDirectories: true)
+        try Data("alpha".utf8).write(to: source.appendingPathComponent("a.txt"))
+        let holder = FolderStorage(root: drive)
+        let claim = LeaseClaim(owner: "the other backup", token: "other", duration: 600, now: Date())
+        guard case .granted(let lease) = try await holder.acquireLease(claim) else { return XCTFail("the test's lease") }
+        let busy = try runCapturing(["backup", "--from", source.path, "--to", "folder:" + drive.path])
+        XCTAssertEqual(busy.status, 10, busy.output)
+        XCTAssertTrue(busy.output.contains("another backup (the other backup) is writing to this location"), busy.output)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: drive.path).filter { !$0.hasPrefix(".cloudanchor-") }, [],
+                       "the refused backup wrote something")
+        await holder.releaseLease(lease)
+        XCTAssertEqual(try runCapturing(["backup", "--from", source.path, "--to", "folder:" + drive.path]).status, 0)
     }
 
     /// The outcomes of issue 14's rows as the CLI reports them: a FIFO is a warning and exit 0, a

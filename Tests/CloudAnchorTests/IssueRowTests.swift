@@ -210,6 +210,163 @@ final class IssueRowTests: XCTestCase {
         }
     }
 
+    // MARK: Row 12: two backups into one remote at once
+
+    /// Before: nothing kept two backups apart; in 1 of 5 tries both exited 0, the remote held
+    /// both sources' files (80) and the manifest described one of them, so the restore failed.
+    /// Now a run writes only while it holds the remote's writer lease (a folder's `flock`, a
+    /// WebDAV `LOCK`): the second backup stops with `.remoteBusy` naming the holder and having
+    /// written nothing; once the first is done the second runs normally.
+    func testRow12_twoBackupsIntoOneRemoteAtOnceNeverInterleave() async throws {
+        try await forEachDirectoryBackend { rig in
+            let other = rig.directory.appendingPathComponent("other-source")
+            let otherState = rig.directory.appendingPathComponent("other-state.sqlite").path
+            for index in 0..<5 {
+                try rig.write("a\(index).txt", "first source \(index)")
+                try rig.write("b\(index).txt", Data("second source \(index)".utf8), in: other)
+            }
+            let inside = Signal()
+            let proceed = Signal()
+            let paused = FaultInjectingStorage(wrapping: rig.storage)
+            paused.onOperation { operation, path in
+                guard operation == .writeFile, path == "files/a2.txt" else { return }
+                inside.fire()
+                await proceed.wait()
+            }
+            let first = Task { try await rig.backup(through: paused) }
+            await inside.wait()
+            let second = try await rig.backup(from: other, statePath: otherState)
+            proceed.fire()
+            guard case .stopped(.remoteBusy(let owner, _)) = second else {
+                return XCTFail("\(rig): the second backup was not stopped: \(second)")
+            }
+            XCTAssertTrue(owner.contains("pid \(ProcessInfo.processInfo.processIdentifier)"), "\(rig): the holder is named: \(owner)")
+            guard case .completed = try await first.value else { return XCTFail("\(rig): the first backup completes") }
+            let files = try await rig.remotePaths().filter { $0.hasPrefix("files/") }
+            XCTAssertEqual(files, (0..<5).map { "files/a\($0).txt" }, "\(rig): only the first source's files")
+            guard case .completed = try await rig.restore() else { return XCTFail("\(rig): the restore completes") }
+            assertSameTree(try tree(rig.target), try tree(rig.source), "\(rig)")
+
+            guard case .completed = try await rig.backup(allowShrink: true, from: other, statePath: otherState) else {
+                return XCTFail("\(rig): once the first is done, the second runs")
+            }
+            let second2 = rig.directory.appendingPathComponent("second-target")
+            guard case .completed = try await rig.restore(into: second2, statePath: rig.directory.path + "/r2.sqlite") else {
+                return XCTFail("\(rig): the second source restores")
+            }
+            assertSameTree(try tree(second2), try tree(other), "\(rig)")
+        }
+    }
+
+    // MARK: Row 13: what a killed backup leaves
+
+    /// Before: in 8 of 12 SIGKILLs the folder backend's temporary files (`.cloudanchor-tmp-*`,
+    /// 2-6 MB, written beside their targets) stayed in the remote forever. Now temporary files
+    /// are written in the remote's root only, and the next run (holding the lease) removes every
+    /// one a killed run left; a run killed after a put completes the backup without putting that
+    /// file again, and leaves nothing but the backup in the remote. (The real SIGKILLs are in
+    /// `CommandLineTests.testKillingTheBackupAndRestoreCommandsMidRun…`.)
+    func testRow13_whatAKilledBackupLeftIsCleanedByTheNextRunAndNothingIsPutTwice() async throws {
+        try await forEachDirectoryBackend { rig in
+            for index in 0..<6 { try rig.write("f\(index).bin", Data(repeating: UInt8(index), count: 10_000 * (index + 1))) }
+            let points = CrashPoints(crashAt: 4)
+            let dying = FaultInjectingStorage(wrapping: rig.storage, crashPoints: points)
+            do {
+                _ = try await rig.backup(through: dying)
+                XCTFail("\(rig): the modelled kill did not happen")
+            } catch let crash as CrashPoints.Crash {
+                XCTAssertEqual(crash.label, "after writeFile files/f1.bin", "\(rig)")
+            }
+            if let remoteFolder = rig.remoteFolder {
+                for index in 0..<3 {
+                    try Data(repeating: 7, count: 2_000_000 + index).write(
+                        to: remoteFolder.appendingPathComponent(".cloudanchor-tmp-\(UUID().uuidString.lowercased())"))
+                }
+            }
+            let next = FaultInjectingStorage(wrapping: rig.storage)
+            guard case .completed = try await rig.backup(through: next) else { return XCTFail("\(rig): the next run completes") }
+            XCTAssertEqual(next.completed(.writeFile), (2..<6).map { "files/f\($0).bin" }, "\(rig): f0 and f1 are not put again")
+            if let remoteFolder = rig.remoteFolder {
+                let left = try FileManager.default.contentsOfDirectory(atPath: remoteFolder.path).filter { $0.hasPrefix(".cloudanchor-tmp") }
+                XCTAssertEqual(left, [], "\(rig): temporary files were left")
+                XCTAssertEqual(next.completed(.removeOrphans), [""], "\(rig)")
+            }
+            let remote = try await rig.remotePaths()
+            XCTAssertEqual(remote, [markerPath] + (0..<6).map { "files/f\($0).bin" }, "\(rig): nothing but the backup")
+            guard case .completed = try await rig.restore() else { return XCTFail("\(rig): the restore completes") }
+            assertSameTree(try tree(rig.target), try tree(rig.source), "\(rig)")
+        }
+    }
+
+    /// A run killed while it held a WebDAV lock leaves the lock on the server until it times
+    /// out; the next run over the same state file presents the lock's token (kept in the state)
+    /// and takes it back at once, while a claimant with another state file is refused.
+    func testRow13_aKilledRunsWebDAVLockIsTakenBackByTheNextRunOverTheSameStateOnly() async throws {
+        try await forEachDirectoryBackend([.webdav]) { rig in
+            try rig.write("a.txt", "alpha")
+            let state = try StateStore(path: rig.backupStatePath)
+            let claim = LeaseClaim(owner: "killed run", token: try await state.writerID(), duration: 600, now: Date())
+            guard case .granted(let orphaned) = try await rig.storage.acquireLease(claim) else {
+                return XCTFail("the killed run's lock")
+            }
+            try await state.setLeaseHandle(orphaned.handle)
+            let stranger = try await rig.backup(statePath: rig.directory.appendingPathComponent("stranger.sqlite").path)
+            guard case .stopped(.remoteBusy(owner: "killed run", _)) = stranger else {
+                return XCTFail("another state file is refused while the lock lives: \(stranger)")
+            }
+            guard case .completed = try await rig.backup() else { return XCTFail("the same state file takes its lock back") }
+            let remote = try await rig.remotePaths()
+            XCTAssertEqual(remote, ["cloudanchor.marker", "files/a.txt"], "the lease file is gone with the lock")
+        }
+    }
+
+    // MARK: Row 14: a restore into a folder that is not empty
+
+    /// Before: the restore overwrote same-named files without a word, and a folder where a file
+    /// had to go failed the run after earlier files had been overwritten. Now the target is
+    /// inspected before anything is written: every path where it holds something else is listed
+    /// (`.conflicts`) and nothing is written; files already there with the right content count
+    /// as in place; other files in the folder are left alone. `overwrite` replaces what differs,
+    /// but a non-empty folder in the way stops even that, again before any write.
+    func testRow14_aRestoreIntoAFolderThatIsNotEmptyListsTheConflictsBeforeWritingAnything() async throws {
+        try await forEachDirectoryBackend { rig in
+            try rig.write("a.txt", "alpha")
+            try rig.write("same.txt", "same")
+            try rig.write("d/e.txt", "epsilon")
+            try rig.write("f/g.txt", "gamma")
+            try FileManager.default.createSymbolicLink(atPath: rig.source.path + "/link", withDestinationPath: "a.txt")
+            _ = try await rig.backupCompleted()
+            let target = rig.target
+            try rig.write("a.txt", Data("mine".utf8), in: target)
+            try rig.write("same.txt", Data("same".utf8), in: target)
+            try rig.write("unrelated.txt", Data("keep me".utf8), in: target)
+            try rig.write("d/e.txt/inside", Data("a folder where a file goes".utf8), in: target)
+            try rig.write("f", Data("a file where a folder goes".utf8), in: target)
+            try FileManager.default.createSymbolicLink(atPath: target.path + "/link", withDestinationPath: "elsewhere")
+            let before = try tree(target)
+            let refused = try await rig.restore()
+            XCTAssertEqual(refused, .conflicts([
+                RestoreConflict(path: "a.txt", kind: .fileDiffers, isBlocking: false),
+                RestoreConflict(path: "d/e.txt", kind: .folderInTheWay, isBlocking: true),
+                RestoreConflict(path: "f", kind: .notAFolder, isBlocking: false),
+                RestoreConflict(path: "link", kind: .linkDiffers, isBlocking: false),
+            ]), "\(rig)")
+            assertSameTree(try tree(target), before, "\(rig): something was written")
+            let blocked = try await rig.restore(overwrite: true)
+            XCTAssertEqual(blocked, .conflicts([RestoreConflict(path: "d/e.txt", kind: .folderInTheWay, isBlocking: true)]),
+                           "\(rig): a non-empty folder in the way stops even --overwrite")
+            assertSameTree(try tree(target), before, "\(rig): something was written")
+            try FileManager.default.removeItem(at: target.appendingPathComponent("d/e.txt/inside"))
+            guard case .completed(let summary) = try await rig.restore(overwrite: true) else {
+                return XCTFail("\(rig): with the folder emptied, --overwrite replaces what differs")
+            }
+            XCTAssertEqual(summary.alreadyInPlace, 1, "\(rig): same.txt was verified in place, not downloaded")
+            var expected = try tree(rig.source)
+            expected[ExactPath("unrelated.txt")] = .file(Data("keep me".utf8))
+            assertSameTree(try tree(target), expected, "\(rig)")
+        }
+    }
+
     // MARK: Row 15: a source that does not exist
 
     /// Before: the CLI created the `folder:` remote before it looked at the source, so a typo in

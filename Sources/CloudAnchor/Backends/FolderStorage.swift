@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,6 +16,7 @@ import Glibc
 public struct FolderStorage: CloudStorage {
     /// The folder standing in for the drive.
     public let root: URL
+    private let leases = LeaseDescriptors()
 
     private static let internalPrefix = ".cloudanchor-"
     private static let temporaryPrefix = internalPrefix + "tmp-"
@@ -107,6 +109,55 @@ public struct FolderStorage: CloudStorage {
 
     /// Does nothing: the folder is local.
     public func prefetch(_ paths: [String]) async {}
+
+    /// Claims the writer slot with an exclusive `flock` on `.cloudanchor-lease`, held until
+    /// `releaseLease` or the process's end (a killed holder never blocks its successor); the
+    /// file also holds the `LeaseRecord`, so a refused claimant can say who holds it.
+    public func acquireLease(_ claim: LeaseClaim) async throws -> LeaseAnswer {
+        try requireRoot()
+        let path = root.appendingPathComponent(Self.internalPrefix + "lease").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Self.cloudError(errno: errno) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            let holder = Self.readRecord(descriptor)
+            close(descriptor)
+            guard code == EWOULDBLOCK else { throw Self.cloudError(errno: code) }
+            return .held(owner: holder?.owner ?? "another writer", until: holder?.expiresAt)
+        }
+        guard Self.writeRecord(LeaseRecord(claim), to: descriptor) else {
+            let code = errno
+            close(descriptor)
+            throw Self.cloudError(errno: code)
+        }
+        leases.insert(descriptor, for: claim.token)
+        return .granted(RemoteLease(owner: claim.owner, token: claim.token,
+                                    expiresAt: claim.now.addingTimeInterval(claim.duration)))
+    }
+
+    /// Rewrites the record with the new expiry while the lock is held.
+    public func renewLease(_ lease: RemoteLease, for claim: LeaseClaim) async throws -> LeaseAnswer {
+        guard let descriptor = leases.descriptor(for: lease.token) else { return .held(owner: "another writer", until: nil) }
+        guard Self.writeRecord(LeaseRecord(claim), to: descriptor) else { throw Self.cloudError(errno: errno) }
+        return .granted(RemoteLease(owner: claim.owner, token: claim.token,
+                                    expiresAt: claim.now.addingTimeInterval(claim.duration)))
+    }
+
+    /// Drops the lock.
+    public func releaseLease(_ lease: RemoteLease) async {
+        if let descriptor = leases.remove(lease.token) { close(descriptor) }
+    }
+
+    private static func readRecord(_ descriptor: Int32) -> LeaseRecord? {
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        return count > 0 ? LeaseRecord.decode(Data(buffer.prefix(count))) : nil
+    }
+
+    private static func writeRecord(_ record: LeaseRecord, to descriptor: Int32) -> Bool {
+        let bytes = [UInt8](record.encoded)
+        return ftruncate(descriptor, 0) == 0 && pwrite(descriptor, bytes, bytes.count, 0) == bytes.count
+    }
 
     /// Removes the temporary files of writes a killed process left in the root folder; returns
     /// their names. Call it only while holding the writer lease (a live writer's file would go).
@@ -218,5 +269,24 @@ public struct FolderStorage: CloudStorage {
     private static func remoteFile(_ path: String, _ info: stat) -> RemoteFile {
         let tag = "\(info.st_ino)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_size)"
         return RemoteFile(path: path, size: Int64(info.st_size), remoteId: nil, contentTag: tag)
+    }
+}
+
+/// The descriptors holding a folder's lease locks, by lease token.
+///
+/// Invariant: a descriptor is in the table exactly while its lock is held by this process.
+private final class LeaseDescriptors: Sendable {
+    private let table = Mutex<[String: Int32]>([:])
+
+    func insert(_ descriptor: Int32, for token: String) {
+        table.withLock { $0[token] = descriptor }
+    }
+
+    func descriptor(for token: String) -> Int32? {
+        table.withLock { $0[token] }
+    }
+
+    func remove(_ token: String) -> Int32? {
+        table.withLock { $0.removeValue(forKey: token) }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 /// What the WebDAV backend does with one HTTP response: the error mapping table for WebDAV.
 ///
 /// Invariant: 2xx succeeds; 404 is `.notFound` for reads, success for deletes and listings;
+/// 405, 412, 423 and 501 reach a LOCK's caller as answers;
 /// 401 asks for one retry, then `.authRevoked`; 403 is `.storageFull` when the body names a
 /// quota, else `.authRevoked`; 507 is `.storageFull`; 429 and 503 wait for Retry-After (capped
 /// at `maxRetryAfter`) and retry, then `.transport`; everything else is `.transport`.
@@ -19,6 +20,8 @@ public enum WebDAVStatusPolicy {
         case delete
         /// MKCOL.
         case makeFolder
+        /// LOCK and UNLOCK: 405, 412, 423 and 501 are answers the caller reads, not failures.
+        case lock
     }
 
     /// The decision for one response.
@@ -43,6 +46,7 @@ public enum WebDAVStatusPolicy {
         case 404 where kind == .read: return .fail(.notFound)
         case 404 where kind == .delete || kind == .list: return .success
         case 405 where kind == .makeFolder: return .success
+        case 405, 412, 423, 501 where kind == .lock: return .success
         case 401: return .reauthenticate
         case 403:
             let body = String(decoding: response.body, as: UTF8.self).lowercased()

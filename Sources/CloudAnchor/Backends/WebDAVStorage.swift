@@ -113,6 +113,74 @@ public final class WebDAVStorage: CloudStorage {
     /// Does nothing: WebDAV has no batch fetch.
     public func prefetch(_ paths: [String]) async {}
 
+    /// Claims the writer slot with a WebDAV exclusive write `LOCK` on `cloudanchor.lease`
+    /// (the server enforces its timeout: the lease's expiry), first refreshing the lock a killed
+    /// run of the same claimant left (`previousHandle`); the lock's owner and a `LeaseRecord`
+    /// written under the lock say who holds it. A server without `LOCK` (405, 501) gets the
+    /// file lease.
+    public func acquireLease(_ claim: LeaseClaim) async throws -> LeaseAnswer {
+        if let handle = claim.previousHandle, let lease = try await refresh(handle, claim) { return .granted(lease) }
+        try await makeFolders([])
+        let owner = claim.owner.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+        let body = Data("""
+            <?xml version="1.0" encoding="utf-8"?>
+            <d:lockinfo xmlns:d="DAV:"><d:lockscope><d:exclusive/></d:lockscope><d:locktype><d:write/></d:locktype>\
+            <d:owner>\(owner)</d:owner></d:lockinfo>
+            """.utf8)
+        let response = try await perform(HTTPRequest(method: "LOCK", url: url([LeaseRecord.path]), headers: [
+            "Timeout": "Second-\(Int(claim.duration.rounded(.up)))", "Depth": "0",
+            "Content-Type": "application/xml; charset=utf-8",
+        ], body: .data(body)), .lock)
+        switch response.status {
+        case 200..<300:
+            guard let handle = response.headers["lock-token"] else { throw CloudError.transport }
+            try await writeRecord(LeaseRecord(claim), under: handle)
+            return .granted(RemoteLease(owner: claim.owner, token: claim.token,
+                                        expiresAt: claim.now.addingTimeInterval(claim.duration), handle: handle))
+        case 423:
+            let holder = (try? await readBytes(LeaseRecord.path)).flatMap(LeaseRecord.decode)
+            return .held(owner: holder?.owner ?? "another writer", until: holder?.expiresAt)
+        case 405, 501:
+            return try await FileLease(storage: self).acquire(claim)
+        default:
+            throw CloudError.transport
+        }
+    }
+
+    /// Refreshes the lock; `.held` when the server no longer knows it.
+    public func renewLease(_ lease: RemoteLease, for claim: LeaseClaim) async throws -> LeaseAnswer {
+        guard let handle = lease.handle else { return try await FileLease(storage: self).acquire(claim) }
+        if let renewed = try await refresh(handle, claim) { return .granted(renewed) }
+        return .held(owner: "another writer", until: nil)
+    }
+
+    /// Deletes the lease file under the lock (which ends the lock) and UNLOCKs in case the
+    /// server kept it (or removes the file lease); failures are left to the lock's timeout.
+    public func releaseLease(_ lease: RemoteLease) async {
+        guard let handle = lease.handle else { return await FileLease(storage: self).release(lease) }
+        _ = try? await perform(HTTPRequest(method: "DELETE", url: url([LeaseRecord.path]), headers: ["If": "(\(handle))"]),
+                               .lock)
+        _ = try? await perform(HTTPRequest(method: "UNLOCK", url: url([LeaseRecord.path]), headers: ["Lock-Token": handle]),
+                               .lock)
+    }
+
+    /// Refreshes the lock `handle` for `claim`, or `nil` when the server does not hold it.
+    private func refresh(_ handle: String, _ claim: LeaseClaim) async throws -> RemoteLease? {
+        let response = try await perform(HTTPRequest(method: "LOCK", url: url([LeaseRecord.path]), headers: [
+            "Timeout": "Second-\(Int(claim.duration.rounded(.up)))", "If": "(\(handle))",
+        ]), .lock)
+        guard (200..<300).contains(response.status) else { return nil }
+        try await writeRecord(LeaseRecord(claim), under: handle)
+        return RemoteLease(owner: claim.owner, token: claim.token, expiresAt: claim.now.addingTimeInterval(claim.duration),
+                           handle: handle)
+    }
+
+    private func writeRecord(_ record: LeaseRecord, under handle: String) async throws {
+        _ = try await perform(HTTPRequest(method: "PUT", url: url([LeaseRecord.path]), headers: ["If": "(\(handle))"],
+                                          body: .data(record.encoded)), .write)
+    }
+
     private func put(_ path: String, body: HTTPRequest.Body, size: Int64) async throws -> RemoteFile {
         let components = try RemotePath.components(path)
         try await makeFolders(Array(components.dropLast()))

@@ -11,7 +11,10 @@ import Glibc
 /// are the ones recorded after its put (paths compared byte for byte); every put is recorded in
 /// the state file before the next step, with an intent saved before it so a put that completed
 /// before a crash is recognised and never repeated, and a file that changed while it was sent is
-/// never recorded; nothing is written while a write hold is set or a guard stops the run.
+/// never recorded; nothing is written while a write hold is set or a guard stops the run. A run
+/// writes only while it holds the storage's writer lease (`SyncPolicy.leaseDuration`; a run that
+/// cannot get it returns `.remoteBusy` having written nothing), removes what a killed run left
+/// (`removeOrphans`) first, and releases the lease when it ends, however it ends.
 public actor SyncEngine {
     private let storage: any CloudStorage
     private let availability: any AvailabilitySource
@@ -20,6 +23,7 @@ public actor SyncEngine {
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
     private let gate = AsyncGate()
+    private var lease: RemoteLease?
 
     /// Creates an engine over `storage`, keeping its state in `state`.
     public init(storage: any CloudStorage, availability: any AvailabilitySource = FixedAvailability(),
@@ -66,8 +70,53 @@ public actor SyncEngine {
             return .unavailable(reason)
         }
         if try await state.hold() != .none { return .unavailable(.writeHeld) }
+        guard !snapshot.entries.contains(where: { $0.path.bytesEqual(LeaseRecord.path) }) else { throw CloudError.invalidPath }
+        guard let duration = policy.leaseDuration else { return try await runHoldingLease(snapshot, onProgress: onProgress) }
+        let previousHandle = try await state.leaseHandle()
+        let claim = LeaseClaim(owner: LeaseClaim.thisProcess, token: try await state.writerID(), duration: duration,
+                               now: now(), previousHandle: previousHandle)
+        switch try await storage.acquireLease(claim) {
+        case .held(let owner, let until):
+            return .unavailable(.remoteBusy(owner: owner, until: until))
+        case .granted(let granted):
+            lease = granted
+            defer { lease = nil }
+            do {
+                if granted.handle != previousHandle { try await state.setLeaseHandle(granted.handle) }
+                let outcome = try await runHoldingLease(snapshot, onProgress: onProgress)
+                await storage.releaseLease(lease ?? granted)
+                if granted.handle != nil { try await state.setLeaseHandle(nil) }
+                return outcome
+            } catch {
+                await storage.releaseLease(lease ?? granted)
+                throw error
+            }
+        }
+    }
+
+    /// Renews the lease once half of it has passed; the reason to stop when it was lost.
+    private func keepLease() async throws -> UnavailableReason? {
+        guard let held = lease, let duration = policy.leaseDuration,
+              held.expiresAt.timeIntervalSince(now()) < duration / 2 else { return nil }
+        let claim = LeaseClaim(owner: held.owner, token: held.token, duration: duration, now: now(),
+                               previousHandle: held.handle)
+        switch try await storage.renewLease(held, for: claim) {
+        case .granted(let renewed):
+            lease = renewed
+            return nil
+        case .held(let owner, let until):
+            return .remoteBusy(owner: owner, until: until)
+        }
+    }
+
+    /// One run once the lease is held (or none is used): removes a killed run's orphans, lists,
+    /// verifies the state against the listing, and uploads and deletes what differs.
+    private func runHoldingLease(_ snapshot: SyncSnapshot, onProgress: @Sendable (Int, Int) -> Void) async throws
+        -> SyncOutcome {
+        let orphans = try await storage.removeOrphans()
+        if !orphans.isEmpty { log("cloudanchor: removed \(orphans.count) temporary files a killed run left") }
         let markerPath = policy.markerPath
-        let listing = try await storage.list()
+        let listing = try await storage.list().filter { !$0.path.bytesEqual(LeaseRecord.path) }
         let remote = Dictionary(listing.map { (ExactPath($0.path), $0) }, uniquingKeysWith: { first, _ in first })
         let key = try await storage.identityKey()
         var current = try await state.loadSync()
@@ -120,6 +169,7 @@ public actor SyncEngine {
         onProgress(0, total)
         for entry in diff.uploads {
             if try await state.hold() != .none { return .unavailable(.writeHeld) }
+            if let lost = try await keepLease() { return .unavailable(lost) }
             if try await put(entry, before: remote[ExactPath(entry.path)], isMarker: false, adoptsIdentity: false) {
                 report.uploaded.append(entry.path)
             } else {
@@ -130,6 +180,7 @@ public actor SyncEngine {
         }
         if diff.uploadsMarker {
             if try await state.hold() != .none { return .unavailable(.writeHeld) }
+            if let lost = try await keepLease() { return .unavailable(lost) }
             let marker = SyncEntry(path: markerPath, size: Int64(snapshot.marker.count),
                                    hash: ContentHash.sha256(snapshot.marker), source: .bytes(snapshot.marker))
             _ = try await put(marker, before: remote[ExactPath(markerPath)], isMarker: true,
@@ -140,6 +191,7 @@ public actor SyncEngine {
         }
         for path in diff.deletes {
             if try await state.hold() != .none { return .unavailable(.writeHeld) }
+            if let lost = try await keepLease() { return .unavailable(lost) }
             do {
                 try await storage.delete(path)
                 try await state.removeEntry(path)

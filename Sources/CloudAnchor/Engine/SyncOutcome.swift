@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a sync or a probe did not run.
 ///
 /// Invariant: an unavailable run wrote nothing to the cloud after the reason arose.
@@ -12,6 +14,8 @@ public enum UnavailableReason: Sendable, Hashable {
     case shrinkSuspected(deletes: Int, known: Int)
     /// A write hold is set.
     case writeHeld
+    /// Another writer holds the storage's writer lease (or took it over from this run).
+    case remoteBusy(owner: String, until: Date?)
 }
 
 /// What one sync run did.

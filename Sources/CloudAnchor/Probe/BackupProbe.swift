@@ -15,7 +15,7 @@ struct BackupProbe: Sendable {
             return .unavailable(reason)
         }
         do {
-            let files = try await storage.list()
+            let files = try await storage.list().filter { !$0.path.bytesEqual(LeaseRecord.path) }
             if files.isEmpty { return .none }
             guard let marker = files.first(where: { $0.path.bytesEqual(markerPath) }) else { return .notReady }
             let bytes: Data

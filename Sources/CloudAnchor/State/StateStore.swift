@@ -25,7 +25,9 @@ public actor StateStore {
                 id INTEGER PRIMARY KEY CHECK (id = 1), identity TEXT NOT NULL, hold TEXT,
                 synced_at REAL, marker_dirty INTEGER NOT NULL)
             """)
-        try database.execute("INSERT OR IGNORE INTO sync_meta VALUES (1, '', NULL, NULL, 0)")
+        try database.execute("INSERT OR IGNORE INTO sync_meta(id, identity, hold, synced_at, marker_dirty) VALUES (1, '', NULL, NULL, 0)")
+        try Self.addColumn("writer_id TEXT", to: "sync_meta", in: database)
+        try Self.addColumn("lease_handle TEXT", to: "sync_meta", in: database)
         try database.execute("CREATE TABLE IF NOT EXISTS sync_entry(path TEXT PRIMARY KEY, size INTEGER NOT NULL, hash TEXT)")
         try Self.addColumn("tag TEXT", to: "sync_entry", in: database)
         try database.execute("""
@@ -69,6 +71,33 @@ public actor StateStore {
         }
         try write("setHold") { database in
             try database.run("UPDATE sync_meta SET hold = ? WHERE id = 1", [value])
+        }
+    }
+
+    // MARK: Writer lease
+
+    /// This state file's writer id (random, made on first use): the token of its lease claims,
+    /// so a run that was killed is recognised by the next run over the same state file.
+    func writerID() throws -> String {
+        if let id = try read({ try $0.query("SELECT writer_id FROM sync_meta WHERE id = 1").first?.first?.text }) {
+            return id
+        }
+        let id = UUID().uuidString.lowercased()
+        try write("writerID") { database in
+            try database.run("UPDATE sync_meta SET writer_id = coalesce(writer_id, ?) WHERE id = 1", [.text(id)])
+        }
+        return try read { try $0.query("SELECT writer_id FROM sync_meta WHERE id = 1").first?.first?.text } ?? id
+    }
+
+    /// The backend handle of the lease the last run held, if it did not release it.
+    func leaseHandle() throws -> String? {
+        try read { try $0.query("SELECT lease_handle FROM sync_meta WHERE id = 1").first?.first?.text }
+    }
+
+    /// Records (or clears) the backend handle of the lease held.
+    func setLeaseHandle(_ handle: String?) throws {
+        try write("setLeaseHandle") { database in
+            try database.run("UPDATE sync_meta SET lease_handle = ? WHERE id = 1", [handle.map { .text($0) } ?? .null])
         }
     }
 

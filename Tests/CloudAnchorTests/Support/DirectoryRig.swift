@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import CloudAnchor
 
@@ -201,5 +202,36 @@ extension XCTestCase {
         let detail = paths.prefix(10).map { "\($0): \(actual[$0].map(String.init(describing:)) ?? "absent") "
             + "instead of \(expected[$0].map(String.init(describing:)) ?? "absent")" }
         XCTFail("\(context): trees differ at \(paths.count) paths: \(detail.joined(separator: "; "))", file: file, line: line)
+    }
+}
+
+/// A one-shot signal between a test and a storage hook: `fire` once, any number of `wait`s.
+final class Signal: Sendable {
+    private struct State {
+        var fired = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Wakes every waiter, now and later.
+    func fire() {
+        let waiters = state.withLock { state in
+            state.fired = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once `fire` was called.
+    func wait() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let fired = state.withLock { state in
+                if !state.fired { state.waiters.append(waiter) }
+                return state.fired
+            }
+            if fired { waiter.resume() }
+        }
     }
 }
