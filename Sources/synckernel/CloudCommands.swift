@@ -84,10 +84,12 @@ enum CloudCommands {
     static func restore(_ arguments: [String]) async -> Int32 {
         guard let options = Options(arguments, values: ["--from", "--to", "--state"], flags: ["--resume", "--overwrite"]),
               let from = options.values["--from"], let to = options.values["--to"],
-              let location = Location(from) else { return usageError() }
+              let plain = Location(from) else { return usageError() }
         let target = URL(fileURLWithPath: to).standardizedFileURL
         do {
-            let state = try StateStore(path: try options.values["--state"] ?? defaultStatePath("restore", target, location))
+            let statePath = try options.values["--state"] ?? defaultStatePath("restore", target, plain)
+            let state = try StateStore(path: statePath)
+            let location = Location(from, cacheFolder: URL(fileURLWithPath: statePath + "-cache")) ?? plain
             let restorer = DirectoryRestore(storage: location.storage, state: state, target: target,
                                             overwrite: options.flags.contains("--overwrite"), placement: KernelStoreMarking())
             let progress = Progress(label: "restore")
@@ -225,8 +227,9 @@ private struct Location: Sendable {
     let key: String
     private let folder: URL?
 
-    /// Parses `location`, or `nil` when it names none.
-    init?(_ location: String) {
+    /// Parses `location`, or `nil` when it names none; a WebDAV location downloads through a
+    /// cache in `cacheFolder` when given (prefetched, kept by ETag across runs).
+    init?(_ location: String, cacheFolder: URL? = nil) {
         if location.hasPrefix("folder:") {
             let path = String(location.dropFirst("folder:".count))
             guard !path.isEmpty else { return nil }
@@ -246,7 +249,7 @@ private struct Location: Sendable {
         components.password = nil
         guard let url = components.url else { return nil }
         let credentials = user.map { WebDAVStorage.Credentials(user: $0, password: password ?? "") }
-        storage = WebDAVStorage(baseURL: url, credentials: credentials)
+        storage = WebDAVStorage(baseURL: url, credentials: credentials, cacheFolder: cacheFolder)
         key = "webdav:" + (user.map { $0 + "@" } ?? "") + url.absoluteString
         folder = nil
     }

@@ -22,6 +22,9 @@ public enum WebDAVStatusPolicy {
         case makeFolder
         /// LOCK and UNLOCK: 405, 412, 423 and 501 are answers the caller reads, not failures.
         case lock
+        /// PROPFIND with `Depth: infinity`: 400, 403 and 501 (the server refuses that depth) are
+        /// answers the caller reads (it lists folder by folder instead).
+        case listWholeTree
     }
 
     /// The decision for one response.
@@ -44,9 +47,10 @@ public enum WebDAVStatusPolicy {
         switch response.status {
         case 200..<300: return .success
         case 404 where kind == .read: return .fail(.notFound)
-        case 404 where kind == .delete || kind == .list: return .success
+        case 404 where kind == .delete || kind == .list || kind == .listWholeTree: return .success
+        case let status where kind == .listWholeTree && [400, 403, 501].contains(status): return .success
         case 405 where kind == .makeFolder: return .success
-        case 405, 412, 423, 501 where kind == .lock: return .success
+        case let status where kind == .lock && [405, 412, 423, 501].contains(status): return .success
         case 401: return .reauthenticate
         case 403:
             let body = String(decoding: response.body, as: UTF8.self).lowercased()

@@ -28,10 +28,16 @@ public final class WebDAVStorage: CloudStorage {
     private let sleeper: any Sleeper
     private let maxRetries: Int
     private let createdFolders = Mutex<Set<ExactPath>>([])
+    private let listsWholeTree = Mutex(true)
+    private let knownTags = Mutex<[ExactPath: String]>([:])
+    private let cache: DownloadCache?
 
-    /// Creates a storage over the collection at `baseURL` (created on the first write when missing).
+    /// Creates a storage over the collection at `baseURL` (created on the first write when
+    /// missing); with a `cacheFolder`, `prefetch` downloads into it and reads and downloads of a
+    /// file whose ETag has not changed since the last listing are served from it.
     public init(baseURL: URL, credentials: Credentials? = nil, transport: any HTTPTransport = URLSessionTransport(),
-                sleeper: any Sleeper = TaskSleeper(), maxRetries: Int = 3) {
+                sleeper: any Sleeper = TaskSleeper(), maxRetries: Int = 3, cacheFolder: URL? = nil) {
+        cache = cacheFolder.map(DownloadCache.init(folder:))
         self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appendingPathComponent("", isDirectory: true)
         self.credentials = credentials
         self.transport = transport
@@ -39,11 +45,52 @@ public final class WebDAVStorage: CloudStorage {
         self.maxRetries = maxRetries
     }
 
-    /// Lists every file below the base collection, one PROPFIND (Depth 1) per folder.
+    /// Lists every file below the base collection: one PROPFIND with `Depth: infinity` (a whole
+    /// tree in one request), or, on a server that refuses it, one PROPFIND (`Depth: 1`) per
+    /// folder from then on. Remembers each file's ETag for the download cache, and each listed
+    /// file's folders as existing (no MKCOL for them).
     public func list() async throws -> [RemoteFile] {
+        var files: [RemoteFile]
+        if let whole = try await listWholeTree() {
+            files = whole
+        } else {
+            files = try await listFolderByFolder()
+        }
+        files.sort { $0.path.bytesPrecede($1.path) }
+        let tags = Dictionary(files.compactMap { file in file.contentTag.map { (ExactPath(file.path), $0) } },
+                              uniquingKeysWith: { first, _ in first })
+        knownTags.withLock { $0 = tags }
+        var folders: Set<ExactPath> = []
+        for file in files {
+            let components = file.path.split(separator: "/").map(String.init)
+            for depth in 0..<components.count { folders.insert(ExactPath(components.prefix(depth).joined(separator: "/"))) }
+        }
+        createdFolders.withLock { $0.formUnion(folders) }
+        return files
+    }
+
+    /// The whole tree from one `Depth: infinity` PROPFIND, or `nil` when the server refuses it
+    /// (then never asked again).
+    private func listWholeTree() async throws -> [RemoteFile]? {
+        guard listsWholeTree.withLock({ $0 }) else { return nil }
+        let request = HTTPRequest(method: "PROPFIND", url: url([], isFolder: true),
+                                  headers: ["Depth": "infinity", "Content-Type": "application/xml; charset=utf-8"],
+                                  body: .data(WebDAVMultistatus.request))
+        let response = try await perform(request, .listWholeTree)
+        if response.status == 404 { return [] }
+        guard (200..<300).contains(response.status) else {
+            listsWholeTree.withLock { $0 = false }
+            return nil
+        }
+        return try WebDAVMultistatus.parse(response.body).compactMap { entry in
+            guard !entry.isCollection, let components = relativeComponents(entry.href), !components.isEmpty else { return nil }
+            return RemoteFile(path: components.joined(separator: "/"), size: entry.size, contentTag: entry.etag)
+        }
+    }
+
+    private func listFolderByFolder() async throws -> [RemoteFile] {
         var files: [RemoteFile] = []
         var folders: [[String]] = [[]]
-        let basePath = baseURL.path.hasSuffix("/") ? baseURL.path : baseURL.path + "/"
         while let folder = folders.popLast() {
             let request = HTTPRequest(method: "PROPFIND", url: url(folder, isFolder: true),
                                       headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
@@ -51,11 +98,8 @@ public final class WebDAVStorage: CloudStorage {
             let response = try await perform(request, .list)
             if response.status == 404 { continue }
             for entry in try WebDAVMultistatus.parse(response.body) {
-                let path = Self.hrefPath(entry.href)
-                guard path.bytesHavePrefix(basePath) else { continue }
-                let relative = String(decoding: path.utf8.dropFirst(basePath.utf8.count), as: UTF8.self)
-                let components = relative.split(separator: "/").map(String.init)
-                guard !components.isEmpty, !components.joined(separator: "/").bytesEqual(folder.joined(separator: "/"))
+                guard let components = relativeComponents(entry.href), !components.isEmpty,
+                      !components.joined(separator: "/").bytesEqual(folder.joined(separator: "/"))
                 else { continue }
                 if entry.isCollection {
                     folders.append(components)
@@ -64,7 +108,16 @@ public final class WebDAVStorage: CloudStorage {
                 }
             }
         }
-        return files.sorted { $0.path.bytesPrecede($1.path) }
+        return files
+    }
+
+    /// The components of an href below the base collection, or `nil` when it is not below it.
+    private func relativeComponents(_ href: String) -> [String]? {
+        let basePath = baseURL.path.hasSuffix("/") ? baseURL.path : baseURL.path + "/"
+        let path = Self.hrefPath(href)
+        guard path.bytesHavePrefix(basePath) else { return nil }
+        let relative = String(decoding: path.utf8.dropFirst(basePath.utf8.count), as: UTF8.self)
+        return relative.split(separator: "/").map(String.init)
     }
 
     /// The decoded path of an href (absolute URL or absolute path), bytes kept exactly.
@@ -82,9 +135,17 @@ public final class WebDAVStorage: CloudStorage {
         return "webdav:\(baseURL.scheme ?? "http")://\(user)\(host)\(port)\(baseURL.path)"
     }
 
-    /// GETs a whole file.
+    /// GETs a whole file, or reads it from the cache when its ETag has not changed since the
+    /// last listing (and caches what it GETs).
     public func readBytes(_ path: String) async throws -> Data {
-        try await perform(HTTPRequest(method: "GET", url: url(try RemotePath.components(path))), .read).body
+        let tag = knownTags.withLock { $0[ExactPath(path)] }
+        if let cache, let tag, let cached = cache.read(path, tag: tag) { return cached }
+        let data = try await perform(HTTPRequest(method: "GET", url: url(try RemotePath.components(path))), .read).body
+        if let cache, let tag {
+            let partial = cache.partial(path)
+            if (try? data.write(to: partial)) != nil { cache.store(partial, as: path, tag: tag) }
+        }
+        return data
     }
 
     /// PUTs `data` as `path`, creating missing folders first.
@@ -99,8 +160,10 @@ public final class WebDAVStorage: CloudStorage {
         return try await put(path, body: .file(localURL), size: size)
     }
 
-    /// GETs `path` into `localURL`.
+    /// GETs `path` into `localURL`, or moves the cached copy there when the file's ETag has not
+    /// changed since the last listing.
     public func downloadFile(_ path: String, to localURL: URL) async throws {
+        if let cache, let tag = knownTags.withLock({ $0[ExactPath(path)] }), cache.take(path, tag: tag, to: localURL) { return }
         let request = HTTPRequest(method: "GET", url: url(try RemotePath.components(path)), downloadTo: localURL)
         _ = try await perform(request, .read)
     }
@@ -110,8 +173,29 @@ public final class WebDAVStorage: CloudStorage {
         _ = try await perform(HTTPRequest(method: "DELETE", url: url(try RemotePath.components(path))), .delete)
     }
 
-    /// Does nothing: WebDAV has no batch fetch.
-    public func prefetch(_ paths: [String]) async {}
+    /// With a cache, downloads `paths` not cached at their listed ETag into it, eight per batch,
+    /// two batches in flight (`BatchedPrefetch`; WebDAV has no multi-GET, so a batch is eight
+    /// GETs in turn); never throws (a failed fetch is fetched again by its download). Without a
+    /// cache it does nothing.
+    public func prefetch(_ paths: [String]) async {
+        guard let cache else { return }
+        let tags = knownTags.withLock { $0 }
+        let wanted = paths.compactMap { path in tags[ExactPath(path)].map { (path, $0) } }
+            .filter { !cache.contains($0.0, tag: $0.1) }
+        let tagged = Dictionary(wanted.map { (ExactPath($0.0), $0.1) }, uniquingKeysWith: { first, _ in first })
+        await BatchedPrefetch.run(wanted.map(\.0)) { batch in
+            for path in batch {
+                guard let tag = tagged[ExactPath(path)], let components = try? RemotePath.components(path) else { continue }
+                let partial = cache.partial(path)
+                let request = HTTPRequest(method: "GET", url: self.url(components), downloadTo: partial)
+                if (try? await self.perform(request, .read)) != nil {
+                    cache.store(partial, as: path, tag: tag)
+                } else {
+                    try? FileManager.default.removeItem(at: partial)
+                }
+            }
+        }
+    }
 
     /// Claims the writer slot with a WebDAV exclusive write `LOCK` on `cloudanchor.lease`
     /// (the server enforces its timeout: the lease's expiry), first refreshing the lock a killed

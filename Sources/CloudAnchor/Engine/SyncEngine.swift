@@ -116,9 +116,9 @@ public actor SyncEngine {
         let orphans = try await storage.removeOrphans()
         if !orphans.isEmpty { log("cloudanchor: removed \(orphans.count) temporary files a killed run left") }
         let markerPath = policy.markerPath
-        let listing = try await storage.list().filter { !$0.path.bytesEqual(LeaseRecord.path) }
-        let remote = Dictionary(listing.map { (ExactPath($0.path), $0) }, uniquingKeysWith: { first, _ in first })
         let key = try await storage.identityKey()
+        let listing = try await listRemote(identity: key ?? "").filter { !$0.path.bytesEqual(LeaseRecord.path) }
+        let remote = Dictionary(listing.map { (ExactPath($0.path), $0) }, uniquingKeysWith: { first, _ in first })
         var current = try await state.loadSync()
         if let intent = current.intent {
             current.intent = nil
@@ -205,6 +205,33 @@ public actor SyncEngine {
         }
         try await state.finishSync(at: now())
         return .synced(report)
+    }
+
+    /// The storage's listing through its change feed: the changes since the persisted checkpoint
+    /// applied to the listing saved with it (token and records saved together). A checkpoint of
+    /// another identity is discarded; one the storage can no longer serve resets the checkpoint
+    /// and the listing is fetched from the beginning, once. A storage without a feed is listed
+    /// whole and nothing is persisted.
+    private func listRemote(identity: String) async throws -> [RemoteFile] {
+        let saved = try await state.loadCheckpoint()
+        var base = saved?.identity == identity ? saved : nil
+        if saved != nil, base == nil { log("cloudanchor: the change checkpoint belongs to another account; listing everything") }
+        var changes: RemoteChanges
+        do {
+            changes = try await storage.changes(since: base?.token)
+        } catch CloudError.changeTokenExpired where base != nil {
+            log("cloudanchor: the change checkpoint can no longer be used; listing everything once")
+            base = nil
+            changes = try await storage.changes(since: nil)
+        }
+        if changes.checkpoint == nil && saved == nil { return changes.changed }
+        var files = changes.isComplete ? [:] : base?.files ?? [:]
+        for path in changes.deleted { files[ExactPath(path)] = nil }
+        for file in changes.changed { files[ExactPath(file.path)] = file }
+        if base == nil, !changes.isComplete { changes = RemoteChanges(isComplete: true, changed: Array(files.values),
+                                                                      checkpoint: changes.checkpoint) }
+        try await state.saveCheckpoint(identity: identity, changes)
+        return files.values.sorted { $0.path.bytesPrecede($1.path) }
     }
 
     /// Puts one entry and records it; returns `false`, recording nothing as backed up, when its

@@ -20,16 +20,30 @@ public actor StateStore {
     /// with the transaction's name; a hook that throws aborts the transaction (tests model a crash).
     package init(path: String, commitHook: (@Sendable (String) throws -> Void)?) throws(CloudError) {
         let database = try SQLiteConnection<CloudError>(path: path, busyTimeoutMilliseconds: 5_000)
+        if try database.query("PRAGMA user_version").first?.first?.integer != Self.schemaVersion {
+            try database.transaction(writing: true) { () throws(CloudError) in try Self.createSchema(in: database) }
+        }
+        self.database = database
+        self.commitHook = commitHook
+    }
+
+    /// The schema this build writes (`PRAGMA user_version`); 0 is a file of an earlier build.
+    private static let schemaVersion: Int64 = 2
+
+    /// Creates the tables a new file needs, or adds what a file of an earlier build lacks, and
+    /// gives the file its writer id; one transaction.
+    private static func createSchema(in database: SQLiteConnection<CloudError>) throws(CloudError) {
         try database.execute("""
             CREATE TABLE IF NOT EXISTS sync_meta(
                 id INTEGER PRIMARY KEY CHECK (id = 1), identity TEXT NOT NULL, hold TEXT,
                 synced_at REAL, marker_dirty INTEGER NOT NULL)
             """)
         try database.execute("INSERT OR IGNORE INTO sync_meta(id, identity, hold, synced_at, marker_dirty) VALUES (1, '', NULL, NULL, 0)")
-        try Self.addColumn("writer_id TEXT", to: "sync_meta", in: database)
-        try Self.addColumn("lease_handle TEXT", to: "sync_meta", in: database)
+        try addColumn("writer_id TEXT", to: "sync_meta", in: database)
+        try addColumn("lease_handle TEXT", to: "sync_meta", in: database)
+        try database.run("UPDATE sync_meta SET writer_id = ? WHERE writer_id IS NULL", [.text(UUID().uuidString.lowercased())])
         try database.execute("CREATE TABLE IF NOT EXISTS sync_entry(path TEXT PRIMARY KEY, size INTEGER NOT NULL, hash TEXT)")
-        try Self.addColumn("tag TEXT", to: "sync_entry", in: database)
+        try addColumn("tag TEXT", to: "sync_entry", in: database)
         try database.execute("""
             CREATE TABLE IF NOT EXISTS sync_intent(
                 id INTEGER PRIMARY KEY CHECK (id = 1), path TEXT NOT NULL, size INTEGER NOT NULL,
@@ -46,11 +60,16 @@ public actor StateStore {
                 required INTEGER NOT NULL, grp TEXT, size INTEGER, phase TEXT NOT NULL,
                 attempts INTEGER NOT NULL)
             """)
-        try Self.addColumn("sha256 TEXT", to: "restore_file", in: database)
-        try Self.addColumn("last_error TEXT", to: "restore_file", in: database)
-        try Self.addColumn("staging TEXT", to: "restore_meta", in: database)
-        self.database = database
-        self.commitHook = commitHook
+        try addColumn("sha256 TEXT", to: "restore_file", in: database)
+        try addColumn("last_error TEXT", to: "restore_file", in: database)
+        try addColumn("staging TEXT", to: "restore_meta", in: database)
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS listing_meta(id INTEGER PRIMARY KEY CHECK (id = 1), identity TEXT NOT NULL, token TEXT NOT NULL)
+            """)
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS listing_entry(path TEXT PRIMARY KEY, size INTEGER NOT NULL, tag TEXT, remote_id TEXT)
+            """)
+        try database.execute("PRAGMA user_version = \(schemaVersion)")
     }
 
     // MARK: Write hold
@@ -76,17 +95,13 @@ public actor StateStore {
 
     // MARK: Writer lease
 
-    /// This state file's writer id (random, made on first use): the token of its lease claims,
-    /// so a run that was killed is recognised by the next run over the same state file.
+    /// This state file's writer id (random, given when the file was made): the token of its lease
+    /// claims, so a run that was killed is recognised by the next run over the same state file.
     func writerID() throws -> String {
-        if let id = try read({ try $0.query("SELECT writer_id FROM sync_meta WHERE id = 1").first?.first?.text }) {
-            return id
+        guard let id = try read({ try $0.query("SELECT writer_id FROM sync_meta WHERE id = 1").first?.first?.text }) else {
+            throw CloudError.localIO
         }
-        let id = UUID().uuidString.lowercased()
-        try write("writerID") { database in
-            try database.run("UPDATE sync_meta SET writer_id = coalesce(writer_id, ?) WHERE id = 1", [.text(id)])
-        }
-        return try read { try $0.query("SELECT writer_id FROM sync_meta WHERE id = 1").first?.first?.text } ?? id
+        return id
     }
 
     /// The backend handle of the lease the last run held, if it did not release it.
@@ -98,6 +113,46 @@ public actor StateStore {
     func setLeaseHandle(_ handle: String?) throws {
         try write("setLeaseHandle") { database in
             try database.run("UPDATE sync_meta SET lease_handle = ? WHERE id = 1", [handle.map { .text($0) } ?? .null])
+        }
+    }
+
+    // MARK: Change checkpoint
+
+    /// The persisted change checkpoint: the identity it belongs to, the storage's token and the
+    /// listing as of that token; `nil` when none was saved.
+    func loadCheckpoint() throws -> ListingCheckpoint? {
+        try read { database in
+            guard let meta = try database.query("SELECT identity, token FROM listing_meta WHERE id = 1").first,
+                  let identity = meta[0].text, let token = meta[1].text else { return nil }
+            var files: [ExactPath: RemoteFile] = [:]
+            for row in try database.query("SELECT path, size, tag, remote_id FROM listing_entry") {
+                guard let path = row[0].text, let size = row[1].integer else { throw CloudError.localIO }
+                files[ExactPath(path)] = RemoteFile(path: path, size: size, remoteId: row[3].text, contentTag: row[2].text)
+            }
+            return ListingCheckpoint(identity: identity, token: token, files: files)
+        }
+    }
+
+    /// Saves a checkpoint: the token and the records it covers, in one transaction. A complete
+    /// listing replaces the stored one; otherwise `changed` and `deleted` are applied to it.
+    /// A `nil` token clears the checkpoint.
+    func saveCheckpoint(identity: String, _ changes: RemoteChanges) throws {
+        try write("saveCheckpoint") { database in
+            guard let token = changes.checkpoint else {
+                try database.run("DELETE FROM listing_meta")
+                try database.run("DELETE FROM listing_entry")
+                return
+            }
+            if changes.isComplete { try database.run("DELETE FROM listing_entry") }
+            for path in changes.deleted {
+                try database.run("DELETE FROM listing_entry WHERE path = ?", [.text(path)])
+            }
+            for file in changes.changed {
+                try database.run("INSERT OR REPLACE INTO listing_entry VALUES (?, ?, ?, ?)",
+                                 [.text(file.path), .integer(file.size), file.contentTag.map { .text($0) } ?? .null,
+                                  file.remoteId.map { .text($0) } ?? .null])
+            }
+            try database.run("INSERT OR REPLACE INTO listing_meta VALUES (1, ?, ?)", [.text(identity), .text(token)])
         }
     }
 

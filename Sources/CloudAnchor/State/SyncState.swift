@@ -62,3 +62,15 @@ struct SyncState: Sendable, Hashable {
     /// The put in flight when the last run stopped, if any.
     var intent: PutIntent?
 }
+
+/// A persisted change checkpoint and the listing it stands for.
+///
+/// Invariant: `files` is the storage's listing as of `token`, for the storage identity `identity`.
+struct ListingCheckpoint: Sendable, Hashable {
+    /// The identity the checkpoint belongs to (a checkpoint of another account is discarded).
+    var identity: String
+    /// The storage's token.
+    var token: String
+    /// The listing as of the token.
+    var files: [ExactPath: RemoteFile]
+}

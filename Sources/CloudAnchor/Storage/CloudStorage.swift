@@ -26,6 +26,10 @@ import Foundation
 ///   with an atomic lock override them.
 /// - `removeOrphans` removes what killed writes of this backend left (temporary uploads) and is
 ///   called only by a lease holder; the default removes nothing.
+/// - `changes(since:)` answers what changed since a checkpoint the storage handed out, or the
+///   whole listing (`isComplete`) for `nil`; a checkpoint it can no longer serve (expired, its
+///   zone missing or deleted) throws `CloudError.changeTokenExpired`. The default is the whole
+///   `list()` with no checkpoint (a storage without a change feed).
 public protocol CloudStorage: Sendable {
     /// Lists every file the storage holds.
     func list() async throws -> [RemoteFile]
@@ -51,6 +55,8 @@ public protocol CloudStorage: Sendable {
     func releaseLease(_ lease: RemoteLease) async
     /// Removes what killed writes left behind; returns the names removed.
     func removeOrphans() async throws -> [String]
+    /// What changed since `checkpoint` (everything for `nil`).
+    func changes(since checkpoint: String?) async throws -> RemoteChanges
 }
 
 extension CloudStorage {
@@ -72,5 +78,10 @@ extension CloudStorage {
     /// Nothing to remove.
     public func removeOrphans() async throws -> [String] {
         []
+    }
+
+    /// The whole listing, with no checkpoint.
+    public func changes(since checkpoint: String?) async throws -> RemoteChanges {
+        RemoteChanges(isComplete: true, changed: try await list())
     }
 }
