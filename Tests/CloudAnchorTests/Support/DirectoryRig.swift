@@ -36,6 +36,8 @@ struct DirectoryRig: CustomStringConvertible {
     let storage: any CloudStorage
     /// The remote folder, for the folder backend.
     let remoteFolder: URL?
+    /// The server, for the WebDAV backend.
+    let server: WebDAVServer?
 
     var description: String { backend.rawValue }
     var backupStatePath: String { directory.appendingPathComponent("backup-state.sqlite").path }
@@ -52,12 +54,13 @@ struct DirectoryRig: CustomStringConvertible {
             try FileManager.default.createDirectory(at: remote, withIntermediateDirectories: true)
             return DirectoryRig(backend: backend, directory: directory, source: source,
                                 target: directory.appendingPathComponent("target"),
-                                storage: FolderStorage(root: remote), remoteFolder: remote)
+                                storage: FolderStorage(root: remote), remoteFolder: remote, server: nil)
         case .webdav:
             let server = try await WebDAVServer.running(for: testCase)
             return DirectoryRig(backend: backend, directory: directory, source: source,
                                 target: directory.appendingPathComponent("target"),
-                                storage: server.storage(collection: "backup-\(UUID().uuidString)"), remoteFolder: nil)
+                                storage: server.storage(collection: "backup-\(UUID().uuidString)"), remoteFolder: nil,
+                                server: server)
         }
     }
 
