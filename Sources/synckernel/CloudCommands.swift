@@ -212,7 +212,7 @@ enum CloudCommands {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw FileProblem(.permissionDenied, path: directory)
+            throw FileProblem(FileProblem.Cause(error), path: directory)
         }
         let key = ContentHash.sha256(Data((folder.path + "\n" + location.key).utf8)).prefix(32)
         return directory + "/cloudanchor-\(command)-\(key).sqlite"

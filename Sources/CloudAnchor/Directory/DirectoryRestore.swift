@@ -166,7 +166,7 @@ public struct DirectoryRestore: Sendable {
         do {
             try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
         } catch {
-            throw FileProblem(.permissionDenied, path: target.path)
+            throw FileProblem(FileProblem.Cause(error), path: target.path)
         }
         for conflict in inspection.conflicts {
             let path = local(conflict.path).path

@@ -26,8 +26,6 @@ public enum CloudError: Error, Sendable, Hashable, CaseIterable, CustomStringCon
     case contentMismatch
     /// The backup's manifest fails its own check (truncated, emptied, garbage, or a wrong hash).
     case manifestDamaged
-    /// A file changed while it was read, so what was sent is not what was hashed.
-    case changedWhileReading
     /// A change checkpoint can no longer be used (expired token, missing or deleted zone).
     case changeTokenExpired
 
@@ -45,7 +43,6 @@ public enum CloudError: Error, Sendable, Hashable, CaseIterable, CustomStringCon
         case .invalidPath: "invalid_path"
         case .contentMismatch: "content_mismatch"
         case .manifestDamaged: "manifest_damaged"
-        case .changedWhileReading: "changed_while_reading"
         case .changeTokenExpired: "change_token_expired"
         }
     }
@@ -64,7 +61,6 @@ public enum CloudError: Error, Sendable, Hashable, CaseIterable, CustomStringCon
         case .invalidPath: "a path is not a relative path of plain components"
         case .contentMismatch: "a file's content does not match the backup's record of it"
         case .manifestDamaged: "the backup's manifest is damaged"
-        case .changedWhileReading: "a file changed while it was read"
         case .changeTokenExpired: "the change checkpoint can no longer be used"
         }
         return "\(text) [\(code)]"

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,6 +37,22 @@ public struct FileProblem: Error, Sendable, Hashable, CustomStringConvertible {
             case ENAMETOOLONG: self = .nameTooLong
             case ENOSPC, EDQUOT: self = .noSpace
             default: self = .ioError
+            }
+        }
+
+        /// The cause a Foundation file error names (its POSIX code, directly or underlying).
+        public init(_ error: any Error) {
+            let error = error as NSError
+            if error.domain == NSPOSIXErrorDomain {
+                self.init(errno: Int32(error.code))
+            } else if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+                self.init(errno: Int32(underlying.code))
+            } else {
+                switch error.code {
+                case CocoaError.fileWriteNoPermission.rawValue, CocoaError.fileReadNoPermission.rawValue: self = .permissionDenied
+                case CocoaError.fileWriteOutOfSpace.rawValue: self = .noSpace
+                default: self = .ioError
+                }
             }
         }
     }
