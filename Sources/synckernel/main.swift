@@ -20,6 +20,8 @@ let usage = """
                  [--directory DIR]   where the fleets' SQLite files go (default: the temporary folder)
       backup     back a folder up to a cloud location (see `synckernel backup --help`)
       restore    restore a folder from a cloud location (see `synckernel restore --help`)
+      cloud-bench  count the WebDAV requests of directory backups of a generated tree (`make cloud-bench`)
+                 --webdav URL [--files N] [--folders F] [--finite-depth]
       check      check a store's integrity: SQLite's own check, structures, every row, the quarantine
                  --db PATH [--repair] [--json]   (exit 0 healthy, 1 damage, 2 not a store; see `synckernel check --help`)
       inspect    what a store holds for one key: row, versions, vectors, tombstones, RowClock stamp (read-only)
@@ -46,6 +48,8 @@ case "backup":
     exit(await CloudCommands.backup(Array(arguments.dropFirst())))
 case "restore":
     exit(await CloudCommands.restore(Array(arguments.dropFirst())))
+case "cloud-bench":
+    exit(await CloudBenchCommand.run(Array(arguments.dropFirst())))
 case "check":
     exit(CheckCommand.run(Array(arguments.dropFirst())))
 case "inspect":

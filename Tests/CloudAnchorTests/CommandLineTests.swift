@@ -25,13 +25,17 @@ final class CommandLineTests: XCTestCase {
         return url
     }
 
-    /// Runs the CLI; with `killAfter`, sends SIGKILL once it has reported that many steps.
-    /// Returns the exit status, or minus the signal that ended it.
+    /// Runs the CLI (its default state files in this test's folder); with `killAfter`, sends
+    /// SIGKILL once it has reported that many steps. Returns the exit status, or minus the signal
+    /// that ended it.
     @discardableResult
     private func run(_ arguments: [String], killAfter: Int? = nil) throws -> Int32 {
         let process = Process()
         process.executableURL = try binary()
         process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state-home").path
+        process.environment = environment
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -47,6 +51,23 @@ final class CommandLineTests: XCTestCase {
         }
         process.waitUntilExit()
         return process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
+    }
+
+    /// Runs the CLI to its end; returns the exit status and what it printed on standard output.
+    private func runCapturing(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state-home").path
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     private static func step(of line: Substring) -> Int {
@@ -85,15 +106,18 @@ final class CommandLineTests: XCTestCase {
             let killAt = Int.random(in: 5...100, using: &random)
             let backup = ["backup", "--from", source.path, "--to", "folder:\(drive.path)"]
             kills.append(try run(backup, killAfter: killAt))
-            let landed = try inodes(drive).filter { $0.key != markerPath }
+            let landed = try inodes(drive.appendingPathComponent("files"))
             XCTAssertEqual(try run(backup), 0, "round \(round): the backup after the kill at \(killAt)")
-            let afterBackup = try inodes(drive)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: drive.path).filter { $0.hasPrefix(".cloudanchor-tmp") }
+            XCTAssertEqual(leftovers, [], "round \(round): the killed run's temporary files stayed")
+            let afterBackup = try inodes(drive.appendingPathComponent("files"))
             for (path, inode) in landed {
                 XCTAssertEqual(afterBackup[path], inode, "round \(round): \(path) was uploaded again")
             }
-            var expected = try contents(source)
-            expected[markerPath] = try DirectorySnapshot.scan(source).marker
-            XCTAssertEqual(try contents(drive), expected, "round \(round): the drive differs from the source")
+            XCTAssertEqual(try contents(drive.appendingPathComponent("files")), try contents(source),
+                           "round \(round): the drive differs from the source")
+            XCTAssertEqual(try Data(contentsOf: drive.appendingPathComponent(markerPath)),
+                           try DirectoryScan.scan(source).manifest.encoded(), "round \(round): the manifest")
 
             let restore = ["restore", "--from", "folder:\(drive.path)", "--to", target.path]
             kills.append(try run(restore, killAfter: killAt))
@@ -141,7 +165,8 @@ final class CommandLineTests: XCTestCase {
         try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("drive"), withIntermediateDirectories: true)
         for index in 0..<6 { try Data("file \(index)".utf8).write(to: source.appendingPathComponent("f\(index)")) }
-        let backup = ["backup", "--from", source.path, "--to", drive]
+        let statePath = directory.appendingPathComponent("backup-state.sqlite").path
+        let backup = ["backup", "--from", source.path, "--to", drive, "--state", statePath]
         XCTAssertEqual(try run(["backup", "--from", source.path]), 2, "usage")
         XCTAssertEqual(try run(["restore", "--from", drive, "--to", directory.appendingPathComponent("none").path]), 8,
                        "nothing to restore yet")
@@ -152,7 +177,7 @@ final class CommandLineTests: XCTestCase {
         let empty = directory.appendingPathComponent("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         XCTAssertEqual(try run(["backup", "--from", empty.path, "--to", drive]), 4, "empty guard")
-        let state = try StateStore(path: source.appendingPathComponent(".cloudanchor-state.sqlite").path)
+        let state = try StateStore(path: statePath)
         let holdSet = expectation(description: "hold set")
         Task {
             try await state.setHold(.held(reason: "test"))
@@ -160,13 +185,87 @@ final class CommandLineTests: XCTestCase {
         }
         wait(for: [holdSet], timeout: 10)
         XCTAssertEqual(try run(backup), 6, "write hold")
-        try Data("FILE 5".utf8).write(to: directory.appendingPathComponent("drive/f5"))
-        XCTAssertEqual(try run(["restore", "--from", drive, "--to", directory.appendingPathComponent("bad").path]), 1,
-                       "a file that does not match the manifest is rejected")
+        try Data("FILE 5".utf8).write(to: directory.appendingPathComponent("drive/files/f5"))
+        XCTAssertEqual(try run(["restore", "--from", drive, "--to", directory.appendingPathComponent("bad").path]), 11,
+                       "a file that does not match the manifest is not placed and the restore is incomplete")
         let missing = "folder:" + directory.appendingPathComponent("missing").path
         XCTAssertEqual(try run(["restore", "--from", missing, "--to", empty.path]), 1, "offline drive")
     }
+
+    /// Issue 14, row 15. Before: `backup` created the `folder:` remote before it looked at the
+    /// source, so a mistyped `--from` left an empty remote folder behind (and exited 1 with a bare
+    /// `local_io`). Now the source is scanned first: exit 1 naming it, no folder created.
+    func testRow15_aBackupFromASourceThatDoesNotExistCreatesNoRemoteFolder() throws {
+        let missing = directory.appendingPathComponent("no-such-source")
+        let drive = directory.appendingPathComponent("drive-never-created")
+        let (status, output) = try runCapturing(["backup", "--from", missing.path, "--to", "folder:" + drive.path])
+        XCTAssertEqual(status, 1)
+        XCTAssertEqual(output, "backup failed: local_io: no such file or folder: \(missing.path)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: drive.path), "the remote folder was created")
+    }
+
+    /// Issue 14, row 12, as the CLI reports it: while another backup holds the remote's lease,
+    /// `backup` exits 10 naming the holder and writes nothing.
+    func testRow12_aBackupIntoARemoteAnotherBackupHoldsExitsTenNamingTheHolder() async throws {
+        let source = directory.appendingPathComponent("source")
+        let drive = directory.appendingPathComponent("drive")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: drive, withIntermediateDirectories: true)
+        try Data("alpha".utf8).write(to: source.appendingPathComponent("a.txt"))
+        let holder = FolderStorage(root: drive)
+        let claim = LeaseClaim(owner: "the other backup", token: "other", duration: 600, now: Date())
+        guard case .granted(let lease) = try await holder.acquireLease(claim) else { return XCTFail("the test's lease") }
+        let busy = try runCapturing(["backup", "--from", source.path, "--to", "folder:" + drive.path])
+        XCTAssertEqual(busy.status, 10, busy.output)
+        XCTAssertTrue(busy.output.contains("another backup (the other backup) is writing to this location"), busy.output)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: drive.path).filter { !$0.hasPrefix(".cloudanchor-") }, [],
+                       "the refused backup wrote something")
+        await holder.releaseLease(lease)
+        XCTAssertEqual(try runCapturing(["backup", "--from", source.path, "--to", "folder:" + drive.path]).status, 0)
+    }
+
+    /// The outcomes of issue 14's rows as the CLI reports them: a FIFO is a warning and exit 0, a
+    /// damaged file names itself with exit 11, a damaged manifest is exit 12 with nothing
+    /// written, conflicts are exit 13 with nothing written and `--overwrite` replaces them.
+    func testTheCommandsNameWhatIsMissingAndSayWhatToDo() throws {
+        let source = directory.appendingPathComponent("source")
+        let driveFolder = directory.appendingPathComponent("drive")
+        let drive = "folder:" + driveFolder.path
+        try FileManager.default.createDirectory(at: source.appendingPathComponent("d"), withIntermediateDirectories: true)
+        try Data("alpha".utf8).write(to: source.appendingPathComponent("a.txt"))
+        try Data("beta".utf8).write(to: source.appendingPathComponent("d/b.txt"))
+        XCTAssertEqual(mkfifo(source.path + "/d/pipe", 0o644), 0)
+        let backup = try runCapturing(["backup", "--from", source.path, "--to", drive])
+        XCTAssertEqual(backup.status, 0, backup.output)
+        XCTAssertTrue(backup.output.hasPrefix("backup: completed: 2 files, 0 links and 1 folders"), backup.output)
+
+        let target = directory.appendingPathComponent("target")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: target.appendingPathComponent("a.txt"))
+        let refused = try runCapturing(["restore", "--from", drive, "--to", target.path])
+        XCTAssertEqual(refused.status, 13, refused.output)
+        XCTAssertTrue(refused.output.contains("restore refused: a.txt holds a different file"), refused.output)
+        XCTAssertEqual(try String(contentsOf: target.appendingPathComponent("a.txt"), encoding: .utf8), "mine")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.appendingPathComponent("d").path), "something was written")
+
+        try Data("BETA".utf8).write(to: driveFolder.appendingPathComponent("files/d/b.txt"))
+        let damaged = try runCapturing(["restore", "--from", drive, "--to", target.path, "--overwrite"])
+        XCTAssertEqual(damaged.status, 11, damaged.output)
+        XCTAssertTrue(damaged.output.contains("restore incomplete: damaged in the backup: d/b.txt"), damaged.output)
+        XCTAssertEqual(try String(contentsOf: target.appendingPathComponent("a.txt"), encoding: .utf8), "alpha")
+        XCTAssertEqual(try runCapturing(["backup", "--from", source.path, "--to", drive]).status, 0)
+        let resumed = try runCapturing(["restore", "--from", drive, "--to", target.path, "--resume"])
+        XCTAssertEqual(resumed.status, 0, resumed.output)
+        XCTAssertEqual(try String(contentsOf: target.appendingPathComponent("d/b.txt"), encoding: .utf8), "beta")
+
+        try Data("garbage".utf8).write(to: driveFolder.appendingPathComponent(markerPath))
+        let other = directory.appendingPathComponent("other")
+        let broken = try runCapturing(["restore", "--from", drive, "--to", other.path])
+        XCTAssertEqual(broken.status, 12, broken.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: other.path), "a damaged manifest wrote something")
+    }
 }
+
 
 /// A causal namespace of the smallest rows, for the restore test's store.
 private enum EpochProbeNamespace: SyncNamespace {

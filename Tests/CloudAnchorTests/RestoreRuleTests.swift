@@ -237,4 +237,32 @@ final class RestoreRuleTests: XCTestCase {
             XCTAssertEqual(offline, .failed(.cloud(.offline)))
         }
     }
+
+    // MARK: Verification
+
+    /// Before: a restore placed whatever it downloaded (the CLI's placement checked hashes only
+    /// when the manifest parsed). Now a file whose plan gives a hash is checked before it leaves
+    /// its staging file; a mismatch fails the download with `contentMismatch`, recorded on the
+    /// file, and nothing is placed at its path.
+    func testRestoreVerification_aFileWhoseContentDoesNotMatchItsHashIsNeverPlacedAndIsRecordedAsDamaged() async throws {
+        try await forEachBackend { rig in
+            let found = try await rig.backUp(files)
+            var plan = rig.plan(found, optional: ["a", "b", "c"])
+            plan.files = plan.files.map { file in
+                var file = file
+                let content = files.first { $0.0 == file.remotePath }.map { Data($0.1.utf8) } ?? Data()
+                file.sha256 = ContentHash.sha256(file.remotePath == "b" ? content + Data("x".utf8) : content)
+                return file
+            }
+            let restorer = try rig.restorer()
+            let outcome = try await restorer.start(plan)
+            XCTAssertEqual(outcome, .partial(pending: 1))
+            XCTAssertNil(rig.restored("b"), "a file that does not match its hash was placed")
+            XCTAssertEqual(rig.restored("a"), "alpha")
+            let statuses = try await restorer.statuses()
+            XCTAssertEqual(statuses.map(\.lastError), [nil, .contentMismatch, nil])
+            let staged = try FileManager.default.contentsOfDirectory(atPath: rig.restoredURL("b").deletingLastPathComponent().path)
+            XCTAssertFalse(staged.contains { $0.hasPrefix(".cloudanchor-part") }, "the damaged download was left: \(staged)")
+        }
+    }
 }

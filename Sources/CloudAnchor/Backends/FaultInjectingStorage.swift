@@ -10,6 +10,7 @@ public final class FaultInjectingStorage: CloudStorage {
     /// The operations of `CloudStorage`.
     public enum Operation: String, Sendable, CaseIterable {
         case list, identityKey, readBytes, writeBytes, writeFile, downloadFile, delete, prefetch
+        case acquireLease, renewLease, releaseLease, removeOrphans
     }
 
     /// When an injected error is thrown.
@@ -144,6 +145,27 @@ public final class FaultInjectingStorage: CloudStorage {
         try? await hook?(.prefetch, paths.joined(separator: "\n"))
         await inner.prefetch(paths)
         state.withLock { $0.completed.append((.prefetch, paths.joined(separator: "\n"))) }
+    }
+
+    /// Claims the lease of the wrapped storage.
+    public func acquireLease(_ claim: LeaseClaim) async throws -> LeaseAnswer {
+        try await perform(.acquireLease, "") { try await inner.acquireLease(claim) }
+    }
+
+    /// Renews the lease of the wrapped storage.
+    public func renewLease(_ lease: RemoteLease, for claim: LeaseClaim) async throws -> LeaseAnswer {
+        try await perform(.renewLease, "") { try await inner.renewLease(lease, for: claim) }
+    }
+
+    /// Releases the lease of the wrapped storage; never throws.
+    public func releaseLease(_ lease: RemoteLease) async {
+        await inner.releaseLease(lease)
+        state.withLock { $0.completed.append((.releaseLease, "")) }
+    }
+
+    /// Removes the wrapped storage's orphans.
+    public func removeOrphans() async throws -> [String] {
+        try await perform(.removeOrphans, "") { try await inner.removeOrphans() }
     }
 
     private func assignId(_ file: RemoteFile) -> RemoteFile {

@@ -1,19 +1,25 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The embedded default storage: a local directory standing in for a cloud drive.
 ///
-/// Invariant: writes go to a temporary file in the target's folder and are renamed over the
-/// target, so a reader sees the old or the new content and a crash leaves no torn file; the
-/// backend's own files start with `.cloudanchor-` and are never listed. A missing root folder
-/// reads as `CloudError.offline` (the drive is not mounted).
+/// Invariant: writes go to a temporary file `.cloudanchor-tmp-<uuid>` in the root folder and are
+/// renamed over the target, so a reader sees the old or the new content and a crash leaves no
+/// torn file (a killed run's temporary files are removed by `removeOrphans()`); the backend's
+/// own files are the root's names starting with `.cloudanchor-`, never listed and never
+/// addressable, while such names below the root are ordinary files. Temporary names are short
+/// and never derived from the target's name. A missing root folder reads as `CloudError.offline`
+/// (the drive is not mounted).
 public struct FolderStorage: CloudStorage {
     /// The folder standing in for the drive.
     public let root: URL
+    private let leases = LeaseDescriptors()
 
     private static let internalPrefix = ".cloudanchor-"
+    private static let temporaryPrefix = internalPrefix + "tmp-"
 
     /// Creates a storage over `root`, which must exist before the first call.
     public init(root: URL) {
@@ -25,7 +31,7 @@ public struct FolderStorage: CloudStorage {
         try requireRoot()
         var files: [RemoteFile] = []
         try collect(relative: [], into: &files)
-        return files.sorted { $0.path < $1.path }
+        return files.sorted { $0.path.bytesPrecede($1.path) }
     }
 
     /// The drive's identity: a random id kept in the folder, created on first use.
@@ -65,9 +71,11 @@ public struct FolderStorage: CloudStorage {
         try await replace(path) { temporary in try data.write(to: temporary) }
     }
 
-    /// Stores the local file at `localURL` as `path` through a temporary copy and a rename.
+    /// Stores the local regular file at `localURL` as `path` through a temporary copy and a rename;
+    /// anything but a readable regular file (a link, a FIFO) is `.localIO`.
     public func writeFile(_ path: String, from localURL: URL) async throws -> RemoteFile {
-        guard FileManager.default.isReadableFile(atPath: localURL.path) else { throw CloudError.localIO }
+        guard FileStamp.of(path: localURL.path)?.isRegularFile == true,
+              FileManager.default.isReadableFile(atPath: localURL.path) else { throw CloudError.localIO }
         return try await replace(path) { temporary in
             try FileManager.default.copyItem(at: localURL, to: temporary)
         }
@@ -101,6 +109,72 @@ public struct FolderStorage: CloudStorage {
 
     /// Does nothing: the folder is local.
     public func prefetch(_ paths: [String]) async {}
+
+    /// Claims the writer slot with an exclusive `flock` on `.cloudanchor-lease`, held until
+    /// `releaseLease` or the process's end (a killed holder never blocks its successor); the
+    /// file also holds the `LeaseRecord`, so a refused claimant can say who holds it.
+    public func acquireLease(_ claim: LeaseClaim) async throws -> LeaseAnswer {
+        try requireRoot()
+        let path = root.appendingPathComponent(Self.internalPrefix + "lease").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Self.cloudError(errno: errno) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            let holder = Self.readRecord(descriptor)
+            close(descriptor)
+            guard code == EWOULDBLOCK else { throw Self.cloudError(errno: code) }
+            return .held(owner: holder?.owner ?? "another writer", until: holder?.expiresAt)
+        }
+        guard Self.writeRecord(LeaseRecord(claim), to: descriptor) else {
+            let code = errno
+            close(descriptor)
+            throw Self.cloudError(errno: code)
+        }
+        leases.insert(descriptor, for: claim.token)
+        return .granted(RemoteLease(owner: claim.owner, token: claim.token,
+                                    expiresAt: claim.now.addingTimeInterval(claim.duration)))
+    }
+
+    /// Rewrites the record with the new expiry while the lock is held.
+    public func renewLease(_ lease: RemoteLease, for claim: LeaseClaim) async throws -> LeaseAnswer {
+        guard let descriptor = leases.descriptor(for: lease.token) else { return .held(owner: "another writer", until: nil) }
+        guard Self.writeRecord(LeaseRecord(claim), to: descriptor) else { throw Self.cloudError(errno: errno) }
+        return .granted(RemoteLease(owner: claim.owner, token: claim.token,
+                                    expiresAt: claim.now.addingTimeInterval(claim.duration)))
+    }
+
+    /// Drops the lock.
+    public func releaseLease(_ lease: RemoteLease) async {
+        if let descriptor = leases.remove(lease.token) { close(descriptor) }
+    }
+
+    private static func readRecord(_ descriptor: Int32) -> LeaseRecord? {
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        return count > 0 ? LeaseRecord.decode(Data(buffer.prefix(count))) : nil
+    }
+
+    private static func writeRecord(_ record: LeaseRecord, to descriptor: Int32) -> Bool {
+        let bytes = [UInt8](record.encoded)
+        return ftruncate(descriptor, 0) == 0 && pwrite(descriptor, bytes, bytes.count, 0) == bytes.count
+    }
+
+    /// Removes the temporary files of writes a killed process left in the root folder; returns
+    /// their names. Call it only while holding the writer lease (a live writer's file would go).
+    public func removeOrphans() async throws -> [String] {
+        try requireRoot()
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: root.path)
+        } catch {
+            throw Self.cloudError(error)
+        }
+        var removed: [String] = []
+        for name in names.sorted() where name.hasPrefix(Self.temporaryPrefix) {
+            if unlink(root.appendingPathComponent(name).path) == 0 { removed.append(name) }
+        }
+        return removed
+    }
 
     /// Maps a file-system error to a `CloudError`: out of space or quota to `.storageFull`, a
     /// missing file to `.notFound`, a permission refusal to `.authRevoked`, a vanished mount to
@@ -143,14 +217,14 @@ public struct FolderStorage: CloudStorage {
     private func locate(_ path: String) throws -> URL {
         let components = try RemotePath.components(path)
         try requireRoot()
-        guard !components.contains(where: { $0.hasPrefix(Self.internalPrefix) }) else { throw CloudError.invalidPath }
+        guard let first = components.first, !first.hasPrefix(Self.internalPrefix) else { throw CloudError.invalidPath }
         return components.reduce(root) { $0.appendingPathComponent($1) }
     }
 
     private func replace(_ path: String, _ fill: (URL) throws -> Void) async throws -> RemoteFile {
         let url = try locate(path)
         let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(Self.internalPrefix + "tmp-" + UUID().uuidString)
+        let temporary = root.appendingPathComponent(Self.temporaryPrefix + UUID().uuidString.lowercased())
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try fill(temporary)
@@ -174,7 +248,7 @@ public struct FolderStorage: CloudStorage {
         } catch {
             throw Self.cloudError(error)
         }
-        for name in names.sorted() where !name.hasPrefix(Self.internalPrefix) {
+        for name in names.sorted(by: { $0.bytesPrecede($1) }) where !(relative.isEmpty && name.hasPrefix(Self.internalPrefix)) {
             let url = folder.appendingPathComponent(name)
             var info = stat()
             guard lstat(url.path, &info) == 0 else { continue }
@@ -195,5 +269,24 @@ public struct FolderStorage: CloudStorage {
     private static func remoteFile(_ path: String, _ info: stat) -> RemoteFile {
         let tag = "\(info.st_ino)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_size)"
         return RemoteFile(path: path, size: Int64(info.st_size), remoteId: nil, contentTag: tag)
+    }
+}
+
+/// The descriptors holding a folder's lease locks, by lease token.
+///
+/// Invariant: a descriptor is in the table exactly while its lock is held by this process.
+private final class LeaseDescriptors: Sendable {
+    private let table = Mutex<[String: Int32]>([:])
+
+    func insert(_ descriptor: Int32, for token: String) {
+        table.withLock { $0[token] = descriptor }
+    }
+
+    func descriptor(for token: String) -> Int32? {
+        table.withLock { $0[token] }
+    }
+
+    func remove(_ token: String) -> Int32? {
+        table.withLock { $0.removeValue(forKey: token) }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 /// What the WebDAV backend does with one HTTP response: the error mapping table for WebDAV.
 ///
 /// Invariant: 2xx succeeds; 404 is `.notFound` for reads, success for deletes and listings;
+/// 405, 412, 423 and 501 reach a LOCK's caller as answers;
 /// 401 asks for one retry, then `.authRevoked`; 403 is `.storageFull` when the body names a
 /// quota, else `.authRevoked`; 507 is `.storageFull`; 429 and 503 wait for Retry-After (capped
 /// at `maxRetryAfter`) and retry, then `.transport`; everything else is `.transport`.
@@ -19,6 +20,11 @@ public enum WebDAVStatusPolicy {
         case delete
         /// MKCOL.
         case makeFolder
+        /// LOCK and UNLOCK: 405, 412, 423 and 501 are answers the caller reads, not failures.
+        case lock
+        /// PROPFIND with `Depth: infinity`: 400, 403 and 501 (the server refuses that depth) are
+        /// answers the caller reads (it lists folder by folder instead).
+        case listWholeTree
     }
 
     /// The decision for one response.
@@ -41,8 +47,10 @@ public enum WebDAVStatusPolicy {
         switch response.status {
         case 200..<300: return .success
         case 404 where kind == .read: return .fail(.notFound)
-        case 404 where kind == .delete || kind == .list: return .success
+        case 404 where kind == .delete || kind == .list || kind == .listWholeTree: return .success
+        case let status where kind == .listWholeTree && [400, 403, 501].contains(status): return .success
         case 405 where kind == .makeFolder: return .success
+        case let status where kind == .lock && [405, 412, 423, 501].contains(status): return .success
         case 401: return .reauthenticate
         case 403:
             let body = String(decoding: response.body, as: UTF8.self).lowercased()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a sync or a probe did not run.
 ///
 /// Invariant: an unavailable run wrote nothing to the cloud after the reason arose.
@@ -12,6 +14,8 @@ public enum UnavailableReason: Sendable, Hashable {
     case shrinkSuspected(deletes: Int, known: Int)
     /// A write hold is set.
     case writeHeld
+    /// Another writer holds the storage's writer lease (or took it over from this run).
+    case remoteBusy(owner: String, until: Date?)
 }
 
 /// What one sync run did.
@@ -25,11 +29,15 @@ public struct SyncReport: Sendable, Hashable {
     public var deleted: [String] = []
     /// Deletes that failed; they are retried next run.
     public var failedDeletes: [String] = []
+    /// Files that changed while they were read (before or during their put): not recorded as
+    /// backed up, so the next run uploads them again.
+    public var changedWhileReading: [String] = []
 }
 
 /// The result of `SyncEngine.sync`.
 ///
-/// Invariant: `.synced` means the cloud now holds the snapshot, except failed deletes.
+/// Invariant: `.synced` means the cloud now holds the snapshot, except failed deletes and the
+/// files listed in `changedWhileReading`.
 public enum SyncOutcome: Sendable, Hashable {
     /// The run finished.
     case synced(SyncReport)

@@ -14,7 +14,8 @@ public enum SyncSource: Sendable, Hashable {
 
 /// One file of a snapshot.
 ///
-/// Invariant: an entry with `hash == nil` is size-compared, otherwise hash-compared.
+/// Invariant: an entry with `hash == nil` is size-compared, otherwise hash-compared; an entry
+/// with a `stamp` is recorded as uploaded only when its file still has that stamp after the put.
 public struct SyncEntry: Sendable, Hashable {
     /// The relative path in the cloud.
     public var path: String
@@ -24,13 +25,18 @@ public struct SyncEntry: Sendable, Hashable {
     public var hash: String?
     /// Where the content comes from.
     public var source: SyncSource
+    /// For a `.file` source: the stamp the file had when `hash` was computed. The engine compares
+    /// it before and after the put, so a file that changed while it was sent is never recorded as
+    /// backed up (it is reported in `SyncReport.changedWhileReading`).
+    public var stamp: FileStamp?
 
     /// Creates an entry.
-    public init(path: String, size: Int64, hash: String? = nil, source: SyncSource) {
+    public init(path: String, size: Int64, hash: String? = nil, source: SyncSource, stamp: FileStamp? = nil) {
         self.path = path
         self.size = size
         self.hash = hash
         self.source = source
+        self.stamp = stamp
     }
 
     /// An entry for in-memory bytes, hash-compared when `hashed`.

@@ -22,6 +22,12 @@ public enum CloudError: Error, Sendable, Hashable, CaseIterable, CustomStringCon
     case localIO
     /// A path given to the engine or a backend is not a relative path of plain components.
     case invalidPath
+    /// A downloaded file's size or content hash is not the one the backup recorded for it.
+    case contentMismatch
+    /// The backup's manifest fails its own check (truncated, emptied, garbage, or a wrong hash).
+    case manifestDamaged
+    /// A change checkpoint can no longer be used (expired token, missing or deleted zone).
+    case changeTokenExpired
 
     /// A stable, machine-readable code for this error.
     public var code: String {
@@ -35,6 +41,9 @@ public enum CloudError: Error, Sendable, Hashable, CaseIterable, CustomStringCon
         case .needsConsent: "needs_consent"
         case .localIO: "local_io"
         case .invalidPath: "invalid_path"
+        case .contentMismatch: "content_mismatch"
+        case .manifestDamaged: "manifest_damaged"
+        case .changeTokenExpired: "change_token_expired"
         }
     }
 
@@ -50,6 +59,9 @@ public enum CloudError: Error, Sendable, Hashable, CaseIterable, CustomStringCon
         case .needsConsent: "the cloud storage needs the user's consent"
         case .localIO: "a local file or the state file could not be read or written"
         case .invalidPath: "a path is not a relative path of plain components"
+        case .contentMismatch: "a file's content does not match the backup's record of it"
+        case .manifestDamaged: "the backup's manifest is damaged"
+        case .changeTokenExpired: "the change checkpoint can no longer be used"
         }
         return "\(text) [\(code)]"
     }

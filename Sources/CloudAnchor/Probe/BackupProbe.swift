@@ -15,9 +15,9 @@ struct BackupProbe: Sendable {
             return .unavailable(reason)
         }
         do {
-            let files = try await storage.list()
+            let files = try await storage.list().filter { !$0.path.bytesEqual(LeaseRecord.path) }
             if files.isEmpty { return .none }
-            guard let marker = files.first(where: { $0.path == markerPath }) else { return .notReady }
+            guard let marker = files.first(where: { $0.path.bytesEqual(markerPath) }) else { return .notReady }
             let bytes: Data
             do {
                 bytes = try await storage.readBytes(markerPath)
@@ -27,7 +27,7 @@ struct BackupProbe: Sendable {
             let identity = try await storage.identityKey() ?? marker.remoteId ?? ""
             let source = SourceRef(identityKey: identity, markerRemoteId: marker.remoteId,
                                    markerFingerprint: ContentHash.sha256(bytes))
-            let others = files.filter { $0.path != markerPath }.sorted { $0.path < $1.path }
+            let others = files.filter { !$0.path.bytesEqual(markerPath) }.sorted { $0.path.bytesPrecede($1.path) }
             return .found(FoundBackup(marker: bytes, source: source, files: others))
         } catch let error as CloudError {
             return .failed(error)

@@ -2,7 +2,7 @@ import Foundation
 
 /// A backup a probe found: the marker, the ref that pins it, and the files next to it.
 ///
-/// Invariant: `files` holds every listed file except the marker, sorted by path, and
+/// Invariant: `files` holds every listed file except the marker, sorted by path bytes, and
 /// `source.markerFingerprint` is the SHA-256 of `marker`.
 public struct FoundBackup: Sendable, Hashable {
     /// The marker's bytes.

@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Invariant: the record in the state file is saved after every download and every placement,
 /// with downloaded (local, not placed) separate from done (placed); a done file is never
-/// downloaded again and neither is a staged file still on disk. Runs are serialised.
+/// downloaded again and neither is a staged file still on disk that still checks out; a file
+/// whose plan gives a hash reaches its local path only after its content was checked against
+/// it. Every failure is recorded with its code on the file (`statuses()`). Runs are serialised.
 public actor RestoreEngine {
     private let storage: any CloudStorage
     private let availability: any AvailabilitySource
@@ -14,6 +16,7 @@ public actor RestoreEngine {
     private let maxAttempts: Int
     private let now: @Sendable () -> Date
     private let gate = AsyncGate()
+    private var staging: URL?
 
     /// Creates a restore engine; `maxAttempts` failures make an optional file skipped until
     /// `resume(resetAttempts: true)`.
@@ -51,6 +54,17 @@ public actor RestoreEngine {
         }
     }
 
+    /// Every file of the recorded plan, in plan order, with whether it is done and its last
+    /// failure; empty when no plan is recorded.
+    public func statuses() async throws -> [RestoreFileStatus] {
+        guard let record = try await state.loadRecord() else { return [] }
+        return record.files.map { recorded in
+            RestoreFileStatus(file: recorded.file, isDone: recorded.phase == .done, attempts: recorded.attempts,
+                              lastError: recorded.lastError.flatMap { code in CloudError.allCases.first { $0.code == code } },
+                              wasRejected: recorded.lastError == RestoreFileStatus.rejectedCode)
+        }
+    }
+
     /// The failure a probe result means for a restore pinned to `source`, or `nil` to continue.
     static func revalidate(_ probe: ProbeResult, against source: SourceRef) -> RestoreFailure? {
         switch probe {
@@ -65,6 +79,7 @@ public actor RestoreEngine {
 
     private func run(onProgress: @escaping @Sendable (RestoreProgress) -> Void) async throws -> RestoreOutcome {
         guard let record = try await state.loadRecord() else { return .failed(.noPlan) }
+        staging = record.stagingFolder
         var files = record.files
         let groups = Self.groups(files)
         var reporter = ProgressReporter(groups: groups, send: onProgress)
@@ -85,7 +100,7 @@ public actor RestoreEngine {
                 do {
                     try await land(&files[index])
                 } catch let error as CloudError {
-                    try await countFailure(&files[index])
+                    try await countFailure(&files[index], error.code)
                     return .failed(.cloud(error))
                 }
                 reporter.report(files)
@@ -102,8 +117,8 @@ public actor RestoreEngine {
                 do {
                     try await land(&files[index])
                     landed.append(index)
-                } catch is CloudError {
-                    try await countFailure(&files[index])
+                } catch let error as CloudError {
+                    try await countFailure(&files[index], error.code)
                 }
                 reporter.report(files)
             }
@@ -121,30 +136,56 @@ public actor RestoreEngine {
         return .completed(at: completedAt)
     }
 
-    /// Brings one file to its local path: downloads into a staging file next to it, records it
-    /// fetched, moves it into place and records it downloaded. Reuses what a crashed run left.
+    /// Brings one file to its local path: downloads into its staging file, checks size and hash
+    /// when the plan gives them, records it fetched, moves it into place and records it
+    /// downloaded. Reuses what a crashed run left when it still checks out; a download that does
+    /// not check out is removed and fails with `.contentMismatch`.
     private func land(_ recorded: inout RecordedFile) async throws {
         let local = recorded.file.localURL
-        let staging = URL(fileURLWithPath: local.path + ".cloudanchor-part")
+        let staging = stagingURL(recorded)
         if recorded.phase == .downloaded, Self.exists(local) { return }
         if recorded.phase == .fetched, !Self.exists(staging), Self.exists(local) {
             try await record(&recorded, .downloaded)
             return
         }
-        let staged = Self.exists(staging)
+        var staged = Self.exists(staging)
             && (recorded.phase == .fetched || (recorded.file.size != nil && Self.size(of: staging) == recorded.file.size))
+        if staged, !Self.checksOut(staging, recorded.file) {
+            try? FileManager.default.removeItem(at: staging)
+            staged = false
+        }
         if !staged {
             do {
                 try FileManager.default.createDirectory(at: local.deletingLastPathComponent(),
+                                                        withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(at: staging.deletingLastPathComponent(),
                                                         withIntermediateDirectories: true)
             } catch {
                 throw CloudError.localIO
             }
             try await storage.downloadFile(recorded.file.remotePath, to: staging)
+            guard Self.checksOut(staging, recorded.file) else {
+                try? FileManager.default.removeItem(at: staging)
+                throw CloudError.contentMismatch
+            }
         }
         if recorded.phase != .fetched { try await record(&recorded, .fetched) }
         guard rename(staging.path, local.path) == 0 else { throw CloudError.localIO }
         try await record(&recorded, .downloaded)
+    }
+
+    /// Where `recorded` is staged: `<staging folder>/<ordinal>`, or `.cloudanchor-part-<ordinal>`
+    /// beside its file.
+    private func stagingURL(_ recorded: RecordedFile) -> URL {
+        if let staging { return staging.appendingPathComponent(String(recorded.ordinal)) }
+        return recorded.file.localURL.deletingLastPathComponent().appendingPathComponent(".cloudanchor-part-\(recorded.ordinal)")
+    }
+
+    /// Whether the staged file has the plan's size and hash (each only when the plan gives it).
+    private static func checksOut(_ staged: URL, _ file: RestoreFile) -> Bool {
+        if let size = file.size, size != Self.size(of: staged) { return false }
+        guard let expected = file.sha256 else { return true }
+        return (try? ContentHash.sha256(regularFileAt: staged.path).hash) == expected
     }
 
     /// Offers the landed files at `indices` as one group and records the decision.
@@ -157,7 +198,7 @@ public actor RestoreEngine {
             try await state.updateFiles(ordinals, phase: .done)
             for index in indices { files[index].phase = .done }
         case .rejected:
-            try await state.updateFiles(ordinals, phase: .pending, attemptsDelta: 1)
+            try await state.updateFiles(ordinals, phase: .pending, attemptsDelta: 1, failure: RestoreFileStatus.rejectedCode)
             for index in indices {
                 files[index].phase = .pending
                 files[index].attempts += 1
@@ -172,9 +213,10 @@ public actor RestoreEngine {
         recorded.phase = phase
     }
 
-    private func countFailure(_ recorded: inout RecordedFile) async throws {
-        try await state.updateFiles([recorded.ordinal], phase: recorded.phase, attemptsDelta: 1)
+    private func countFailure(_ recorded: inout RecordedFile, _ code: String) async throws {
+        try await state.updateFiles([recorded.ordinal], phase: recorded.phase, attemptsDelta: 1, failure: code)
         recorded.attempts += 1
+        recorded.lastError = code
     }
 
     /// The plan's groups as index lists, in order of first appearance; an ungrouped file is its own group.

@@ -33,3 +33,24 @@ public enum RestoreOutcome: Sendable, Hashable {
     /// The run stopped.
     case failed(RestoreFailure)
 }
+
+/// Where one file of a recorded restore stands, as `RestoreEngine.statuses()` reports it.
+///
+/// Invariant: `lastError` is the error of the file's last failed download (a `.notFound` file is
+/// missing from the cloud, a `.contentMismatch` one damaged there); `wasRejected` says the last
+/// failure was the app's placement rejecting it.
+public struct RestoreFileStatus: Sendable, Hashable {
+    /// The code recorded for a placement rejection.
+    static let rejectedCode = "placement_rejected"
+
+    /// The plan's file.
+    public var file: RestoreFile
+    /// Whether it is placed.
+    public var isDone: Bool
+    /// How many downloads or placements of it failed.
+    public var attempts: Int
+    /// The error of its last failed download, if any.
+    public var lastError: CloudError?
+    /// Whether its last failure was a placement rejection.
+    public var wasRejected: Bool
+}

@@ -22,6 +22,8 @@ struct RecordedFile: Sendable, Hashable {
     var phase: RestorePhase
     /// How many downloads or placements of it failed.
     var attempts: Int
+    /// The code of the last failure (`CloudError.code`, or `placement_rejected`), if any.
+    var lastError: String? = nil
 }
 
 /// The restore record the state file keeps between runs.
@@ -36,4 +38,6 @@ struct RestoreRecord: Sendable, Hashable {
     var completedAt: Date?
     /// The files.
     var files: [RecordedFile]
+    /// The plan's staging folder.
+    var stagingFolder: URL? = nil
 }

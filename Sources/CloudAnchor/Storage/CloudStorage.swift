@@ -19,6 +19,17 @@ import Foundation
 /// - `prefetch` is a hint that never throws and may do nothing.
 /// - `identityKey()` returns a key that names the account or drive, or `nil` when the storage
 ///   has none (the engine then pins the marker's `remoteId`).
+/// - `acquireLease` grants the one writer slot to one claimant at a time (a claim under the token
+///   of a holder that was killed is granted: it is that holder's successor); `renewLease` extends a
+///   lease its holder still has, answering `.held` when it was lost; `releaseLease` never
+///   throws. The defaults keep a `LeaseRecord` in `cloudanchor.lease` (`FileLease`); backends
+///   with an atomic lock override them.
+/// - `removeOrphans` removes what killed writes of this backend left (temporary uploads) and is
+///   called only by a lease holder; the default removes nothing.
+/// - `changes(since:)` answers what changed since a checkpoint the storage handed out, or the
+///   whole listing (`isComplete`) for `nil`; a checkpoint it can no longer serve (expired, its
+///   zone missing or deleted) throws `CloudError.changeTokenExpired`. The default is the whole
+///   `list()` with no checkpoint (a storage without a change feed).
 public protocol CloudStorage: Sendable {
     /// Lists every file the storage holds.
     func list() async throws -> [RemoteFile]
@@ -36,4 +47,41 @@ public protocol CloudStorage: Sendable {
     func delete(_ path: String) async throws
     /// Hints that `paths` will be downloaded soon.
     func prefetch(_ paths: [String]) async
+    /// Claims the storage's one writer slot.
+    func acquireLease(_ claim: LeaseClaim) async throws -> LeaseAnswer
+    /// Extends `lease` for `claim.duration` from `claim.now`.
+    func renewLease(_ lease: RemoteLease, for claim: LeaseClaim) async throws -> LeaseAnswer
+    /// Gives `lease` up.
+    func releaseLease(_ lease: RemoteLease) async
+    /// Removes what killed writes left behind; returns the names removed.
+    func removeOrphans() async throws -> [String]
+    /// What changed since `checkpoint` (everything for `nil`).
+    func changes(since checkpoint: String?) async throws -> RemoteChanges
+}
+
+extension CloudStorage {
+    /// The file lease (`FileLease`).
+    public func acquireLease(_ claim: LeaseClaim) async throws -> LeaseAnswer {
+        try await FileLease(storage: self).acquire(claim)
+    }
+
+    /// Claims again under the same token (`FileLease`).
+    public func renewLease(_ lease: RemoteLease, for claim: LeaseClaim) async throws -> LeaseAnswer {
+        try await FileLease(storage: self).acquire(claim)
+    }
+
+    /// Removes the lease record when it is still `lease`'s.
+    public func releaseLease(_ lease: RemoteLease) async {
+        await FileLease(storage: self).release(lease)
+    }
+
+    /// Nothing to remove.
+    public func removeOrphans() async throws -> [String] {
+        []
+    }
+
+    /// The whole listing, with no checkpoint.
+    public func changes(since checkpoint: String?) async throws -> RemoteChanges {
+        RemoteChanges(isComplete: true, changed: try await list())
+    }
 }

@@ -72,3 +72,35 @@ final class CountingTransport: HTTPTransport {
         return response
     }
 }
+
+/// A transport that records every request it passes on (method and path) and the most requests
+/// it ever had in flight at once.
+final class RecordingTransport: HTTPTransport {
+    let inner: any HTTPTransport
+    let sent = Recorder<String>()
+    private let flight = Mutex((now: 0, most: 0))
+
+    init(_ inner: any HTTPTransport = URLSessionTransport()) {
+        self.inner = inner
+    }
+
+    /// The most requests in flight at once so far.
+    var mostInFlight: Int {
+        flight.withLock { $0.most }
+    }
+
+    /// The recorded requests of `method`.
+    func requests(_ method: String) -> [String] {
+        sent.all.filter { $0.hasPrefix(method + " ") }
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        sent.append("\(request.method) \(request.url.path)")
+        flight.withLock { flight in
+            flight.now += 1
+            flight.most = max(flight.most, flight.now)
+        }
+        defer { flight.withLock { $0.now -= 1 } }
+        return try await inner.send(request)
+    }
+}
