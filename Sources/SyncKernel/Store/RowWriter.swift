@@ -78,6 +78,15 @@ final class RowWriter {
         try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes, version: version)
     }
 
+    /// Stores `row` under a key the caller checked in this transaction holds nothing (no row,
+    /// no kept version: `Bookkeeping.isAbsent`), with its RowVersion when given, and adds its
+    /// item (a device-derived row has none); unlike `put`, it reads no stored leaf first.
+    func insert(_ namespace: String, row: InspectedRow, version: RowVersion?) throws(SyncKernelError) {
+        let leaf = row.isDeviceDerived ? nil : row.leaf.hash
+        try move(namespace, row.key, from: nil, to: leaf)
+        try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes, version: version)
+    }
+
     /// Deletes the row `key` of `namespace` and removes its item.
     func remove(_ namespace: String, key: [UInt8]) throws(SyncKernelError) {
         let old = try leafHash(namespace, key)
