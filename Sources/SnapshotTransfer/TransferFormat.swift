@@ -57,7 +57,8 @@ package enum TransferFormat {
             throw SyncKernelError(.unsupportedTransferMessage, "another magic or version")
         }
         guard try reader.byte() == expected.rawValue else { throw SyncKernelError(.unsupportedTransferMessage, "another kind") }
-        return (reader, try reader.read(requestIDBytes))
+        let requestID = try reader.read(requestIDBytes)
+        return (reader, requestID)
     }
 
     /// The kind named by the head of `bytes`, nil when they do not start with this format's
