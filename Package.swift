@@ -79,10 +79,10 @@ let package = Package(
         .testTarget(name: "SnapshotTransferTests", dependencies: ["SnapshotTransfer", "SyncEnvelope", "SyncKernel", "SyncKernelSimulator",
                                                                   "NotebookNamespace", "FleetSimulation"],
                     path: "Tests/SnapshotTransferTests", exclude: ["Fixtures"]),
-        .target(name: "NatsRelay", dependencies: ["SyncKernel", "CNats"], path: "Sources/NatsRelay"),
+        .target(name: "NatsRelay", dependencies: ["SyncKernel", "CNats", "SnapshotTransfer"], path: "Sources/NatsRelay"),
         .target(name: "TestServers", path: "Sources/TestServers"),
         .testTarget(name: "NatsRelayTests", dependencies: ["NatsRelay", "SyncKernel", "SyncKernelSimulator", "NotebookNamespace",
-                                                            "TestServers"],
+                                                            "TestServers", "SnapshotTransfer"],
                     path: "Tests/NatsRelayTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -6,25 +6,25 @@ import SyncKernel
 ///
 /// Invariant: `finish()` is SHA-256 of every byte passed to `update`, in order, whatever the
 /// pieces; the state is a value, so a copy hashes on independently.
-struct StreamingSHA256 {
+package struct StreamingSHA256 {
     private var state = crypto_hash_sha256_state()
     /// Bytes hashed so far.
-    private(set) var count: Int64 = 0
+    package private(set) var count: Int64 = 0
 
     /// A fresh hash.
-    init() {
+    package init() {
         precondition(SHA256.ready, "libsodium failed to initialise")
         crypto_hash_sha256_init(&state)
     }
 
     /// Hashes `bytes` next.
-    mutating func update(_ bytes: [UInt8]) {
+    package mutating func update(_ bytes: [UInt8]) {
         crypto_hash_sha256_update(&state, bytes, UInt64(bytes.count))
         count += Int64(bytes.count)
     }
 
     /// The digest of everything hashed (the hash is spent afterwards).
-    mutating func finish() -> [UInt8] {
+    package mutating func finish() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: SHA256.byteCount)
         crypto_hash_sha256_final(&state, &out)
         return out

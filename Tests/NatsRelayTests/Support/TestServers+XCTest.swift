@@ -2,12 +2,13 @@ import TestServers
 import XCTest
 
 extension XCTestCase {
-    /// Starts a `nats-server` for this test on a free loopback port, stopped when the test ends
-    /// (pass or fail). A missing `nats-server` fails the test with what to do: these tests never skip.
-    func startNatsServer(config: String? = nil, file: StaticString = #filePath,
+    /// Starts a `nats-server` for this test on a free loopback port (with JetStream when
+    /// `jetStream` is set), stopped when the test ends (pass or fail). A missing `nats-server`
+    /// fails the test with what to do: these tests never skip.
+    func startNatsServer(config: String? = nil, jetStream: Bool = false, file: StaticString = #filePath,
                          line: UInt = #line) async throws -> NatsServerProcess {
         do {
-            let server = try await NatsServerProcess.start(config: config)
+            let server = try await NatsServerProcess.start(config: config, jetStream: jetStream)
             addTeardownBlock { await server.stop() }
             return server
         } catch {
