@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "KernelBench", dependencies: ["SQLiteStore", "SyncKernel", "SyncKernelSimulator"], path: "Sources/KernelBench"),
         .executableTarget(name: "synckernel",
                           dependencies: ["SyncKernel", "SyncKernelSimulator", "NotebookNamespace", "FleetSimulation",
-                                         "KernelBench", "CloudAnchor", "SyncEnvelope"],
+                                         "KernelBench", "CloudAnchor", "SyncEnvelope", "SnapshotTransfer", "NatsRelay", "TestServers"],
                           path: "Sources/synckernel"),
         .executableTarget(name: "synckernel-crashprobe", dependencies: ["SyncKernel", "NotebookNamespace"],
                           path: "Sources/CrashProbe"),

@@ -19,6 +19,8 @@ let usage = """
                  [--directory DIR]   where the fleets' SQLite files go (default: the temporary folder)
       backup     back a folder up to a cloud location (see `synckernel backup --help`)
       restore    restore a folder from a cloud location (see `synckernel restore --help`)
+      bench-absorb  a sibling's snapshot of N notebook rows sealed, stored, fetched and absorbed, step by step
+                 --rows N [--stores folder,jetstream] [--nats URL] [--json]   (see `synckernel bench-absorb --help`)
       check      check a store's integrity: SQLite's own check, structures, every row, the quarantine
                  --db PATH [--repair] [--json]   (exit 0 healthy, 1 damage, 2 not a store; see `synckernel check --help`)
       account    an account's keys and its devices' keys and certificates, in files of mode 0600
@@ -36,6 +38,8 @@ case "backup":
     exit(await CloudCommands.backup(Array(arguments.dropFirst())))
 case "restore":
     exit(await CloudCommands.restore(Array(arguments.dropFirst())))
+case "bench-absorb":
+    exit(await AbsorbBenchCommand.run(Array(arguments.dropFirst())))
 case "check":
     exit(CheckCommand.run(Array(arguments.dropFirst())))
 case "account":
