@@ -54,7 +54,8 @@ public struct SnapshotSender {
         } catch {
             return broken(.seal, error)
         }
-        let (stored, finished) = withoutActuallyEscaping(progress) { progress -> (Result<BlobID, SyncKernelError>, SnapshotSealer<SnapshotExporter>) in
+        typealias Stored = (Result<BlobID, SyncKernelError>, SnapshotSealer<SnapshotExporter>)
+        let (stored, finished) = withoutActuallyEscaping(progress) { progress -> Stored in
             var source = MeteredSource(sealer: sealer, progress: progress)
             do throws(SyncKernelError) {
                 let id = try blobStore.put(&source)

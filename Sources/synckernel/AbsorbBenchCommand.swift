@@ -27,8 +27,9 @@ enum AbsorbBenchCommand {
           --nats URL      a running nats-server with JetStream to use instead of starting one
           --directory     where the stores, blobs and spool go (default: a new folder in the temporary folder)
           --chunk-kib K   plaintext KiB per sealed chunk (default 1024)
-        prints per store: sealed size, export, seal, upload, download, verify and import seconds, the total,
-        the sender's and the receiver's peak resident memory, whether the digests are equal
+        prints per store: sealed size, export, seal, upload, download, verify and import seconds, the total
+        (wall) and the CPU seconds of both sides, the sender's and the receiver's peak resident memory,
+        whether the digests are equal
         """
 
     /// Words the notes are made of.
@@ -146,8 +147,10 @@ enum AbsorbBenchCommand {
         sender.chunkBytes = chunkBytes
         let source = try KernelStore(path: sourcePath, namespaces: namespaces)
         ProcessMemory.resetPeak()
+        let senderCPU = ProcessMemory.cpuSeconds
         let answer = sender.answer(request, store: source, account: account)
         let senderPeak = ProcessMemory.peakMebibytes
+        let senderSeconds = ProcessMemory.cpuSeconds - senderCPU
         source.close()
         guard case .offer(let offer) = answer.message else {
             throw answer.error ?? SyncKernelError(.blobStoreFailed, "no offer")
@@ -157,8 +160,10 @@ enum AbsorbBenchCommand {
         try target.configureDevice(try device(1, seed: 0))
         let receiver = SnapshotReceiver(blobStore: blobStore, spoolDirectory: directory)
         ProcessMemory.resetPeak()
+        let receiverCPU = ProcessMemory.cpuSeconds
         let absorbed = receiver.absorb(offer, into: target, account: account)
         let receiverPeak = ProcessMemory.peakMebibytes
+        let receiverSeconds = ProcessMemory.cpuSeconds - receiverCPU
         let matches = absorbed.ack.ok && target.stateDigest() == digest
         target.close()
         for suffix in ["", "-wal", "-shm", ".lease"] { try? FileManager.default.removeItem(atPath: targetPath + suffix) }
@@ -166,7 +171,8 @@ enum AbsorbBenchCommand {
         if let error = absorbed.error { progress("\(kind): absorb failed: \(error)") }
         return AbsorbBenchResult(store: kind, rows: rows, algorithm: offer.algorithm.description, sealedBytes: offer.size,
                                  send: answer.report, absorb: absorbed.report, senderPeakMebibytes: senderPeak,
-                                 receiverPeakMebibytes: receiverPeak, digestMatches: matches)
+                                 receiverPeakMebibytes: receiverPeak, senderCPUSeconds: senderSeconds, receiverCPUSeconds: receiverSeconds,
+                                 digestMatches: matches)
     }
 
     /// The id of bench device `index`.

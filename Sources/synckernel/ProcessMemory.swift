@@ -5,6 +5,7 @@ import Foundation
 ///
 /// Invariant: `peakMebibytes` is the largest resident size since the last `resetPeak()` (or the
 /// start); reading or resetting never fails loudly (0 where the file cannot be read).
+/// `cpuSeconds` only grows.
 enum ProcessMemory {
     /// The peak resident size since the last reset, in MiB.
     static var peakMebibytes: Double { Double(statusKilobytes("VmHWM")) / 1_024 }
@@ -18,6 +19,14 @@ enum ProcessMemory {
         guard let clear = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return }
         clear.write(Data("5".utf8))
         try? clear.close()
+    }
+
+    /// The CPU time this process used so far (user and system), in seconds: with other programs
+    /// sharing the cores, the measure of work that wall time is not.
+    static var cpuSeconds: Double {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     /// A `kB` line of `/proc/self/status`, or 0.
