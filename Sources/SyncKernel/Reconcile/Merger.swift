@@ -52,9 +52,23 @@ struct Merger {
             }
             return Merged(key: incoming.key, changed: try store(bytes), senderLacks: bytes != incoming.bytes)
         }
+        let shippedVersions = try versions(of: shipped, row: incoming)
+        return try mergeVersions(key: incoming.key, incoming: shippedVersions.versions, context: shippedVersions.context,
+                                 inspected: shippedVersions.inspected)
+    }
+
+    /// The versions a shipped row of a causal namespace carries, already inspected as `row`: its
+    /// content under its content vector and each sibling under its own, the creation placeholders
+    /// (`DeviceID.ownCreation`) replaced by each row's creation dimension; the context is the
+    /// shipped vector. Throws for a sibling that does not read, is device-derived or names
+    /// another key.
+    func versions(of shipped: ShippedRow,
+                  row incoming: InspectedRow) throws(SyncKernelError) -> (versions: [StoredVersion], context: VersionVector,
+                                                                          inspected: [[UInt8]: InspectedRow]) {
         let own = DeviceID.creation(key: incoming.key, leaf: incoming.leaf.hash)
         let context = (shipped.vector ?? VersionVector()).replacing(.ownCreation, with: own)
         var versions = [StoredVersion(vector: shipped.contentVector?.replacing(.ownCreation, with: own) ?? context, row: incoming.bytes)]
+        var inspected = [incoming.bytes: incoming]
         for sibling in shipped.siblings {
             let row = try driver.inspect(sibling.row)
             guard row.key == incoming.key, !row.isDeviceDerived else {
@@ -63,26 +77,42 @@ struct Merger {
             let siblingOwn = DeviceID.creation(key: row.key, leaf: row.leaf.hash)
             versions.append(StoredVersion(vector: (sibling.vector ?? VersionVector()).replacing(.ownCreation, with: siblingOwn),
                                           row: row.bytes))
+            inspected[row.bytes] = row
         }
-        return try mergeVersions(key: incoming.key, incoming: versions, context: context)
+        return (versions, context, inspected)
     }
 
     /// Merges a shipped delete version; `changed` says whether it deleted the visible row.
     func merge(_ tombstone: Tombstone) throws(SyncKernelError) -> Merged {
         try mergeVersions(key: tombstone.key, incoming: [StoredVersion(vector: tombstone.vector, row: nil)],
-                          context: tombstone.vector)
+                          context: tombstone.vector, inspected: [:])
+    }
+
+    /// Reads the key's local versions (quarantining damaged ones) and merges the incoming ones
+    /// into them (`resolve`); `inspected` holds incoming rows already inspected.
+    private func mergeVersions(key: [UInt8], incoming: [StoredVersion], context: VersionVector,
+                               inspected: [[UInt8]: InspectedRow]) throws(SyncKernelError) -> Merged {
+        let localRecord = try writer.usableRecord(key, driver: driver, site: .merge)
+        let local = try writer.usableVersions(key, driver: driver, site: .merge)
+        return try resolve(key: key, localRecord: localRecord, localVersions: local, incoming: incoming, context: context,
+                           inspected: inspected, absent: false)
     }
 
     /// The heart of the causal merge: the key's versions and the incoming ones are reduced to the
     /// antichain of versions no other version dominates (`resolveMerge` over sets), the visible
     /// row becomes the live version the tie-break prefers (add-wins: any live version keeps the
     /// key alive), and the rest are kept beside it. Returns whether the visible row changed.
-    private func mergeVersions(key: [UInt8], incoming: [StoredVersion], context: VersionVector) throws(SyncKernelError) -> Merged {
-        let localRecord = try writer.usableRecord(key, driver: driver, site: .merge)
+    /// With `absent` (the caller checked in this transaction that the store holds nothing under
+    /// the key, and passes no local state), the visible row is inserted with its RowVersion in one
+    /// statement and nothing is cleared first; the outcome is the same as merging into the empty
+    /// key.
+    func resolve(key: [UInt8], localRecord: (record: StoredRecord, row: InspectedRow, version: RowVersion?)?,
+                 localVersions: [StoredVersion], incoming: [StoredVersion], context: VersionVector,
+                 inspected known: [[UInt8]: InspectedRow], absent: Bool) throws(SyncKernelError) -> Merged {
         let localBytes = localRecord?.record.row
         let localVersion = localRecord?.version
-        var local = try writer.usableVersions(key, driver: driver, site: .merge)
-        var inspected: [[UInt8]: InspectedRow] = [:]
+        var local = localVersions
+        var inspected = known
         if let localRecord {
             local.append(StoredVersion(vector: localVersion?.contentVector ?? VersionVector(), row: localRecord.record.row))
             inspected[localRecord.record.row] = localRecord.row
@@ -114,17 +144,24 @@ struct Merger {
         var changed = false
         if let visible = merged.visible, let bytes = visible.row {
             let stored = bytes == localBytes ? bytes : try driver.adopt(inspect(bytes), try localBytes.map(inspect))
-            if stored != localBytes { changed = try store(stored) }
-            try rowClock.record(driver.name, key: key, vector: everything, contentVector: visible.vector,
-                                syncedAt: try inspect(stored).stamp ?? 0)
-        } else {
+            if absent {
+                let row = try inspect(stored)
+                try writer.insert(driver.name, row: row,
+                                  version: RowVersion(vector: everything, syncedAt: row.stamp ?? 0, contentVector: visible.vector))
+                changed = true
+            } else {
+                if stored != localBytes { changed = try store(stored) }
+                try rowClock.record(driver.name, key: key, vector: everything, contentVector: visible.vector,
+                                    syncedAt: try inspect(stored).stamp ?? 0)
+            }
+        } else if !absent {
             if localBytes != nil {
                 try writer.remove(driver.name, key: key)
                 changed = true
             }
             try books.removeVersion(driver.name, key)
         }
-        try books.replaceVersions(driver.name, key, with: merged.others)
+        if !absent || !merged.others.isEmpty { try books.replaceVersions(driver.name, key, with: merged.others) }
         return Merged(key: key, changed: changed, senderLacks: senderLacks, collided: collided, aheadOfStore: aheadOfStore)
     }
 
