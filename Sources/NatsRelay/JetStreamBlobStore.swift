@@ -90,6 +90,7 @@ public final class JetStreamBlobStore: BlobStore {
         return (connection, context, Int(natsConnection_GetMaxPayload(connection)))
     }
 
+    /// How long the server keeps a blob's messages (the stream's MaxAge).
     public var timeToLive: Duration { options.timeToLive }
 
     /// Closes the connection; every later call throws `blobStoreFailed`. Idempotent.
@@ -163,6 +164,7 @@ public final class JetStreamBlobStore: BlobStore {
 
     // MARK: BlobStore
 
+    /// Publishes everything `source` yields as chunks of a fresh blob, then its manifest; purges it on failure.
     public func put<Source: ByteSource>(_ source: inout Source) throws(SyncKernelError) -> BlobID {
         let id = BlobID.random()
         let maxChunks = BlobManifest.maxChunks(messageBytes: chunkBytes)
@@ -194,6 +196,7 @@ public final class JetStreamBlobStore: BlobStore {
         return id
     }
 
+    /// Reads blob `id`'s manifest (`blobNotFound` without one) and returns a reader that checks each chunk against it.
     public func open(_ id: BlobID) throws(SyncKernelError) -> any BlobReader {
         guard let bytes = try lastMessage(on: manifestSubject(id)) else { throw SyncKernelError(.blobNotFound, "no such blob") }
         let manifest = try BlobManifest(decoding: bytes)
@@ -201,6 +204,7 @@ public final class JetStreamBlobStore: BlobStore {
         return JetStreamBlobReader(store: self, id: id, manifest: manifest)
     }
 
+    /// Purges every message of blob `id` from the stream.
     public func delete(_ id: BlobID) throws(SyncKernelError) {
         let (status, code) = try handles.withLock { handles throws(SyncKernelError) -> (natsStatus, jsErrCode) in
             guard let context = handles.context else { throw JetStreamBlobStore.closed }
@@ -216,6 +220,7 @@ public final class JetStreamBlobStore: BlobStore {
     }
 
     @discardableResult
+    /// Removes nothing: the server expires messages itself (MaxAge).
     public func removeExpired() throws(SyncKernelError) -> Int { 0 }
 
     // MARK: messages

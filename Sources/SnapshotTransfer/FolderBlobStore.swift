@@ -62,6 +62,7 @@ public struct FolderBlobStore: BlobStore {
         directory + "/" + id.hex + ".blob"
     }
 
+    /// Stores everything `source` yields as one blob file under a fresh id (whole or not at all).
     public func put<Source: ByteSource>(_ source: inout Source) throws(SyncKernelError) -> BlobID {
         try removeExpired()
         let id = BlobID.random()
@@ -92,6 +93,7 @@ public struct FolderBlobStore: BlobStore {
         return id
     }
 
+    /// Opens blob `id`, removing it instead when it expired (`blobNotFound`).
     public func open(_ id: BlobID) throws(SyncKernelError) -> any BlobReader {
         let file = Glibc.open(path(of: id), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard file >= 0 else {
@@ -117,6 +119,7 @@ public struct FolderBlobStore: BlobStore {
         }
     }
 
+    /// Removes blob `id`'s file, if any.
     public func delete(_ id: BlobID) throws(SyncKernelError) {
         guard unlink(path(of: id)) == 0 || errno == ENOENT else {
             throw SyncKernelError(.blobStoreFailed, "cannot delete a blob (errno \(errno))")
@@ -124,6 +127,7 @@ public struct FolderBlobStore: BlobStore {
     }
 
     @discardableResult
+    /// Removes every expired blob and stale temporary file; returns the blobs removed.
     public func removeExpired() throws(SyncKernelError) -> Int {
         guard let folder = opendir(directory) else { throw SyncKernelError(.blobStoreFailed, "cannot list the blob folder (errno \(errno))") }
         var names: [String] = []

@@ -41,6 +41,7 @@ public struct SnapshotExporter: ByteSource {
         self.pageBytes = max(1, pageBytes)
     }
 
+    /// The next record: the header, then one page per call, then the trailer, then nil.
     public mutating func next() throws(SyncKernelError) -> [UInt8]? {
         let started = ContinuousClock.now
         defer { exportTime += started.duration(to: .now) }
