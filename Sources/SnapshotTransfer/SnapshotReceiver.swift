@@ -22,7 +22,7 @@ import SyncKernel
 /// Invariants: memory is bounded by one chunk, one page and one transaction's rows, whatever the
 /// snapshot's size; a blob that fails steps 1 to 5 leaves the store exactly as it was; a
 /// re-import of the same snapshot changes nothing. Blocks until done.
-public struct SnapshotReceiver {
+public struct SnapshotReceiver: Sendable {
     /// Where offered blobs are fetched from.
     public let blobStore: any BlobStore
     /// Where the spool file is written.

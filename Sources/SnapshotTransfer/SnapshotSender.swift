@@ -11,7 +11,7 @@ import SyncKernel
 /// threw (export, seal, upload) and its code, never with a decline, and leaves no blob behind
 /// (the blob store removes a failed put). The key, nonce and hash leave only inside the offer,
 /// which the caller seals to the requester. Blocks until the blob is stored: a host runs it
-/// where blocking its store is acceptable.
+/// where blocking its store is acceptable. Not `Sendable`: its entropy source belongs to it.
 public struct SnapshotSender {
     /// Where sealed blobs go.
     public let blobStore: any BlobStore
