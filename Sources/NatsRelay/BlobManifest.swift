@@ -36,9 +36,9 @@ struct BlobManifest: Equatable {
     func encoded() -> [UInt8] {
         var bytes = BlobManifest.magic + [1, 0, 0, 0]
         bytes.reserveCapacity(BlobManifest.headBytes + 32 * (chunkHashes.count + 1))
-        appendBigEndian(UInt64(size), width: 8, to: &bytes)
-        appendBigEndian(UInt64(chunkBytes), width: 4, to: &bytes)
-        appendBigEndian(UInt64(chunkHashes.count), width: 4, to: &bytes)
+        bytes.appendBigEndian(UInt64(size), width: 8)
+        bytes.appendBigEndian(UInt64(chunkBytes), width: 4)
+        bytes.appendBigEndian(UInt64(chunkHashes.count), width: 4)
         for hash in chunkHashes { bytes += hash }
         return bytes + BlobManifest.digest(bytes)
     }
@@ -75,9 +75,5 @@ struct BlobManifest: Equatable {
         var hash = StreamingSHA256()
         hash.update(bytes)
         return hash.finish()
-    }
-
-    private func appendBigEndian(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
-        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 }

@@ -39,8 +39,9 @@ struct FixedLayoutReader {
 }
 
 extension Array where Element == UInt8 {
-    /// Appends `value` big-endian in `width` bytes (its low bytes).
-    mutating func appendBigEndian(_ value: UInt64, width: Int) {
+    /// Appends `value` big-endian in `width` bytes (its low bytes), as every hand-written layout
+    /// of the transfer (messages, records, blob headers, manifests) writes its integers.
+    package mutating func appendBigEndian(_ value: UInt64, width: Int) {
         for shift in stride(from: (width - 1) * 8, through: 0, by: -8) { append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 }
