@@ -13,6 +13,10 @@ final class SnapshotRequestSessionTests: XCTestCase {
         world = try SnapshotWorld(seed: 51)
     }
 
+    override func tearDownWithError() throws {
+        world = nil
+    }
+
     private func request(_ byte: UInt8 = 1) throws -> SyncRequest {
         try SyncRequest(requestID: SyncRequestID(bytes: Array(repeating: byte, count: 16)), replyKey: Array(repeating: 9, count: 32),
                         timestamp: start)
