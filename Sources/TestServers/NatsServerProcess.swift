@@ -104,6 +104,13 @@ package final class NatsServerProcess: Sendable {
         await running?.stop()
     }
 
+    /// Stops the server and removes its temporary folder (configuration, JetStream store) now,
+    /// rather than when the object is released, which XCTest delays to the end of the run.
+    package func stopAndRemoveFiles() async {
+        await stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
     /// Stops the server if it runs and starts it again on the same ports, with a fresh state (a
     /// JetStream server keeps its store folder, so its streams survive).
     package func restart() async throws(TestServerError) {

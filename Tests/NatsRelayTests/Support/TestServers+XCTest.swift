@@ -3,13 +3,13 @@ import XCTest
 
 extension XCTestCase {
     /// Starts a `nats-server` for this test on a free loopback port (with JetStream when
-    /// `jetStream` is set), stopped when the test ends (pass or fail). A missing `nats-server`
-    /// fails the test with what to do: these tests never skip.
+    /// `jetStream` is set), stopped and its folder removed when the test ends (pass or fail). A
+    /// missing `nats-server` fails the test with what to do: these tests never skip.
     func startNatsServer(config: String? = nil, jetStream: Bool = false, file: StaticString = #filePath,
                          line: UInt = #line) async throws -> NatsServerProcess {
         do {
             let server = try await NatsServerProcess.start(config: config, jetStream: jetStream)
-            addTeardownBlock { await server.stop() }
+            addTeardownBlock { await server.stopAndRemoveFiles() }
             return server
         } catch {
             XCTFail("\(error)", file: file, line: line)
