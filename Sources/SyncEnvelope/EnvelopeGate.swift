@@ -93,8 +93,8 @@ public final class EnvelopeGate {
         guard inside.recipient == keys.device else { return .dropped(.misaddressed) }
         switch replay.admit(frameID: inside.frameID, timestamp: inside.timestamp, now: now) {
         case .fresh:
-            return .accepted(OpenedEnvelope(sender: certificate.device, frame: inside.frame, frameID: inside.frameID,
-                                            timestamp: inside.timestamp))
+            return .accepted(OpenedEnvelope(sender: certificate.device, account: certificate.userIDHash, frame: inside.frame,
+                                            frameID: inside.frameID, timestamp: inside.timestamp))
         case .replayed: return .dropped(.replayed)
         case .outsideWindow: return .dropped(.outsideWindow)
         case .unavailable: return .dropped(.replayStoreUnavailable)

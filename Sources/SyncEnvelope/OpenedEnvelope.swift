@@ -4,10 +4,13 @@ import SyncKernel
 /// unparsed.
 ///
 /// Invariant: `sender` is the device the issuer-signed certificate inside named, whose key signed
-/// the inside, and a sibling in the roster; `frame` is exactly the bytes it sealed.
+/// the inside, and a sibling in the roster; `account` is the userIDHash that certificate names
+/// (the gate accepts only this device's own); `frame` is exactly the bytes it sealed.
 public struct OpenedEnvelope: Sendable, Hashable {
     /// The sibling that sealed the frame.
     public let sender: DeviceID
+    /// The account (userIDHash, 32 bytes) of the sender's verified certificate.
+    public let account: [UInt8]
     /// The frame's bytes, for `Replica.receive` (or `ReplicaHost.receive`).
     public let frame: [UInt8]
     /// The frame id, now in the seen set.

@@ -6,7 +6,8 @@ import Synchronization
 /// The first start lets the server pick a free port (`-p -1`, and the same for the cluster port)
 /// and reads it back from the log, so no port is guessed; `restart()` starts it again on the
 /// same ports. A node of a cluster (`cluster`) listens for routes and routes to the `routes` it
-/// was given; the cluster gossips the rest.
+/// was given; the cluster gossips the rest. A server started with `jetStream` runs JetStream
+/// (`-js`) with its store in the server's own temporary folder (`-sd`), removed with it.
 ///
 /// Invariants: `url` answers while the server runs; `stop()` leaves no process behind (see
 /// `TestServerProcess`); a server start that fails leaves nothing running either.
@@ -39,6 +40,8 @@ package final class NatsServerProcess: Sendable {
     package let cluster: Cluster?
     /// Settings in the config file (`max_payload`, authorisation), if any.
     package let config: String?
+    /// Whether the server runs JetStream.
+    package let jetStream: Bool
     private let executable: String
     private let directory: URL
     private let process: Mutex<TestServerProcess?>
@@ -53,9 +56,11 @@ package final class NatsServerProcess: Sendable {
     package var pid: Int32? { process.withLock { $0?.pid } }
 
     /// Starts a server: on a free port unless `port` is given, as a cluster node with `cluster`,
-    /// with `config` (nats-server configuration text, e.g. `max_payload: 65536`) if given.
+    /// with `config` (nats-server configuration text, e.g. `max_payload: 65536`) if given, running
+    /// JetStream when `jetStream` is set.
     package static func start(name: String = "n\(UInt32.random(in: 0 ... .max))", port: Int? = nil,
-                              cluster: Cluster? = nil, config: String? = nil) async throws(TestServerError) -> NatsServerProcess {
+                              cluster: Cluster? = nil, config: String? = nil,
+                              jetStream: Bool = false) async throws(TestServerError) -> NatsServerProcess {
         let executable = try ProgramLocator.locate("nats-server", override: "NATS_SERVER")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("synckernel-nats-\(UUID().uuidString)")
         do {
@@ -65,20 +70,22 @@ package final class NatsServerProcess: Sendable {
             throw .launchFailed(program: "nats-server", reason: "cannot write its directory: \(error)")
         }
         let (process, ports) = try await launch(executable, name: name, port: port ?? -1, clusterPort: cluster.map { _ in -1 },
-                                                cluster: cluster, directory: directory, hasConfig: config != nil)
+                                                cluster: cluster, directory: directory, hasConfig: config != nil,
+                                                jetStream: jetStream)
         return NatsServerProcess(name: name, port: ports.client, clusterPort: ports.cluster, serverID: ports.id,
-                                 cluster: cluster, config: config, executable: executable, directory: directory,
-                                 process: process)
+                                 cluster: cluster, config: config, jetStream: jetStream, executable: executable,
+                                 directory: directory, process: process)
     }
 
     private init(name: String, port: Int, clusterPort: Int?, serverID: String, cluster: Cluster?, config: String?,
-                 executable: String, directory: URL, process: TestServerProcess) {
+                 jetStream: Bool, executable: String, directory: URL, process: TestServerProcess) {
         self.name = name
         self.port = port
         self.clusterPort = clusterPort
         self.serverID = serverID
         self.cluster = cluster
         self.config = config
+        self.jetStream = jetStream
         self.executable = executable
         self.directory = directory
         self.process = Mutex(process)
@@ -97,11 +104,20 @@ package final class NatsServerProcess: Sendable {
         await running?.stop()
     }
 
-    /// Stops the server if it runs and starts it again on the same ports, with a fresh state.
+    /// Stops the server and removes its temporary folder (configuration, JetStream store) now,
+    /// rather than when the object is released, which XCTest delays to the end of the run.
+    package func stopAndRemoveFiles() async {
+        await stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Stops the server if it runs and starts it again on the same ports, with a fresh state (a
+    /// JetStream server keeps its store folder, so its streams survive).
     package func restart() async throws(TestServerError) {
         await stop()
         let (started, _) = try await Self.launch(executable, name: name, port: port, clusterPort: clusterPort,
-                                                 cluster: cluster, directory: directory, hasConfig: config != nil)
+                                                 cluster: cluster, directory: directory, hasConfig: config != nil,
+                                                 jetStream: jetStream)
         process.withLock { $0 = started }
     }
 
@@ -125,9 +141,10 @@ package final class NatsServerProcess: Sendable {
     /// Launches the server and reads its ports and id from its log; on failure stops it and
     /// throws `notReady` with the log's end.
     private static func launch(_ executable: String, name: String, port: Int, clusterPort: Int?, cluster: Cluster?,
-                               directory: URL, hasConfig: Bool) async throws(TestServerError) -> (TestServerProcess, Ports) {
+                               directory: URL, hasConfig: Bool, jetStream: Bool) async throws(TestServerError) -> (TestServerProcess, Ports) {
         var arguments = ["-a", "127.0.0.1", "-p", String(port), "--server_name", name]
         if hasConfig { arguments = ["-c", directory.appendingPathComponent("server.conf").path] + arguments }
+        if jetStream { arguments += ["-js", "-sd", directory.appendingPathComponent("jetstream").path] }
         if let cluster, let clusterPort {
             arguments += ["-D", "--cluster_name", cluster.name, "--cluster", "nats://127.0.0.1:\(clusterPort)"]
             if !cluster.routes.isEmpty { arguments += ["--routes", cluster.routes.joined(separator: ",")] }

@@ -22,6 +22,8 @@ let usage = """
       restore    restore a folder from a cloud location (see `synckernel restore --help`)
       cloud-bench  count the WebDAV requests of directory backups of a generated tree (`make cloud-bench`)
                  --webdav URL [--files N] [--folders F] [--finite-depth]
+      bench-absorb  a sibling's snapshot of N notebook rows sealed, stored, fetched and absorbed, step by step
+                 --rows N [--stores folder,jetstream] [--nats URL] [--json]   (see `synckernel bench-absorb --help`)
       check      check a store's integrity: SQLite's own check, structures, every row, the quarantine
                  --db PATH [--repair] [--json]   (exit 0 healthy, 1 damage, 2 not a store; see `synckernel check --help`)
       inspect    what a store holds for one key: row, versions, vectors, tombstones, RowClock stamp (read-only)
@@ -50,6 +52,8 @@ case "restore":
     exit(await CloudCommands.restore(Array(arguments.dropFirst())))
 case "cloud-bench":
     exit(await CloudBenchCommand.run(Array(arguments.dropFirst())))
+case "bench-absorb":
+    exit(await AbsorbBenchCommand.run(Array(arguments.dropFirst())))
 case "check":
     exit(CheckCommand.run(Array(arguments.dropFirst())))
 case "inspect":

@@ -1,4 +1,5 @@
 import Foundation
+import TestServerSupport
 import TestServers
 import XCTest
 

@@ -4,6 +4,7 @@ import NatsRelay
 import NotebookNamespace
 import SyncEnvelope
 import SyncKernel
+import TestServerSupport
 import TestServers
 import XCTest
 

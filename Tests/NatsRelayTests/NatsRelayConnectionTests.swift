@@ -1,6 +1,7 @@
 import Foundation
 import NatsRelay
 import SyncKernel
+import TestServerSupport
 import TestServers
 import XCTest
 

@@ -1,4 +1,5 @@
 import NatsRelay
+import TestServerSupport
 import TestServers
 import XCTest
 

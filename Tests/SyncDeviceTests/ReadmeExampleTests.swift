@@ -1,5 +1,6 @@
 import Foundation
 import SyncDevice
+import TestServerSupport
 import TestServers
 import XCTest
 

@@ -4,6 +4,7 @@ import NotebookNamespace
 import SyncDevice
 import SyncEnvelope
 import SyncKernel
+import TestServerSupport
 import TestServers
 import XCTest
 

@@ -119,7 +119,8 @@ final class JoinFlowTests: XCTestCase {
         XCTAssertEqual(toLaptop.subject, laptop.inbox)
         let laptopGate = EnvelopeGate(keys: laptop, roster: laptopRoster, replay: try ReplayGuard(path: ":memory:"))
         XCTAssertEqual(laptopGate.open(toLaptop.bytes, now: now + 30_000),
-                       .accepted(OpenedEnvelope(sender: phone.device, frame: frame, frameID: try XCTUnwrap(frameID(toLaptop, laptop)),
+                       .accepted(OpenedEnvelope(sender: phone.device, account: phone.userIDHash, frame: frame,
+                                                frameID: try XCTUnwrap(frameID(toLaptop, laptop)),
                                                 timestamp: now + 30_000)))
         let toPhone = try EnvelopeSealer(keys: laptop, roster: laptopRoster).seal(frame, to: phone.device, now: now + 31_000)
         XCTAssertEqual(toPhone.subject, phone.inbox)

@@ -12,7 +12,8 @@ final class ErrorCodeTests: XCTestCase {
         "SK201": "malformedDigest", "SK202": "schemaMismatch", "SK203": "unsupportedLayout",
         "SK204": "unknownFrameKind", "SK205": "unsupportedPayload", "SK206": "foreignAccount",
         "SK207": "unknownNamespace", "SK208": "unknownSibling", "SK209": "malformedFrame",
-        "SK210": "invalidCertificate",
+        "SK210": "invalidCertificate", "SK211": "snapshotHashMismatch", "SK212": "snapshotUnauthentic",
+        "SK213": "malformedSnapshot", "SK214": "unsupportedTransferMessage", "SK215": "unsupportedAlgorithm",
         "SK301": "deviceIdentityNotConfigured", "SK302": "deviceIdentityAlreadyConfigured",
         "SK303": "invalidDeviceIdentity", "SK304": "counterOutOfRange", "SK305": "deviceEpochUnavailable",
         "SK306": "keyMaterialMissing", "SK307": "keyFileExposed", "SK308": "malformedKeyFile",
@@ -25,7 +26,7 @@ final class ErrorCodeTests: XCTestCase {
         "SK505": "notAStore", "SK506": "foreignDatabase",
         "SK601": "invalidRelayConfiguration", "SK602": "invalidSubject", "SK603": "relayConnectionFailed",
         "SK604": "relayNotConnected", "SK605": "relayClosed", "SK606": "relayPayloadTooLarge",
-        "SK607": "relayPublishFailed",
+        "SK607": "relayPublishFailed", "SK608": "blobNotFound", "SK609": "blobStoreFailed",
         "SK701": "deviceNotRunning",
     ]
 

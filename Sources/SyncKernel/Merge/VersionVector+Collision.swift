@@ -15,6 +15,8 @@ extension VersionVector {
     /// given was marked for yet (an unmarked copy of a version already marked is no news).
     static func separatingCollisions(_ versions: [StoredVersion], key: [UInt8],
                                      content: ([UInt8]) -> [UInt8]) -> (versions: [StoredVersion], separated: Bool) {
+        // One version has nothing to be told apart from.
+        guard versions.count > 1 else { return (versions, false) }
         let marks = versions.map { version in DeviceID.collision(key: key, content: version.row.map(content) ?? []) }
         let bases = zip(versions, marks).map { version, mark in
             version.vector[mark] > 0 ? VersionVector(version.vector.counters.filter { $0.key != mark }) : version.vector

@@ -57,19 +57,26 @@ struct NamespaceDriver: Sendable {
             let row = try migration.decode(CBORReader.decode(bytes))
             return N.rowEncoding(of: row)
         }
-        let adoptChecked: @Sendable (N.Row, N.Row?) throws(SyncKernelError) -> [UInt8] = { incoming, local throws(SyncKernelError) in
+        // The adopted row's bytes; an adopted row that re-encodes to the inspected incoming row's
+        // own bytes is that row (the encoding is canonical), so its leaf is checked only when it
+        // differs. Without an inspected row (a first copy the join normalized) the leaf of
+        // `incoming` as given is the one adopt must keep.
+        let adoptChecked: @Sendable (N.Row, N.Row?, InspectedRow?) throws(SyncKernelError) -> [UInt8] = {
+            incoming, local, inspected throws(SyncKernelError) in
             let adopted = N.adopt(incoming, over: local)
-            guard N.leafEncoding(of: adopted) == N.leafEncoding(of: incoming) else {
+            let bytes = N.rowEncoding(of: adopted)
+            if let inspected, bytes == inspected.bytes { return bytes }
+            guard N.leafEncoding(of: adopted) == (inspected?.leafEncoding ?? N.leafEncoding(of: incoming)) else {
                 throw SyncKernelError(.invalidDeclaration, "\(N.name): adopt changed the leaf of the winning row")
             }
-            return N.rowEncoding(of: adopted)
+            return bytes
         }
         mergeUntracked = { local, incoming throws(SyncKernelError) in
             let incomingRow = try incoming.typedRow(N.self)
             guard let local else {
                 // A first copy still passes the join's normalize (which drops what the rules refuse).
-                guard case .join(let normalize?) = rule.kind else { return try adoptChecked(incomingRow, nil) }
-                return try adoptChecked(normalize(incomingRow), nil)
+                guard case .join(let normalize?) = rule.kind else { return try adoptChecked(incomingRow, nil, incoming) }
+                return try adoptChecked(normalize(incomingRow), nil, nil)
             }
             let localRow = try local.typedRow(N.self)
             switch rule.kind {
@@ -81,14 +88,14 @@ struct NamespaceDriver: Sendable {
             case .singleWriterLWW(let writerStamp, _, _):
                 let (mine, theirs) = (writerStamp(localRow), writerStamp(incomingRow))
                 let incomingWins = theirs != mine ? theirs > mine : try N.incomingWinsTie(incomingRow, over: localRow)
-                return incomingWins ? try adoptChecked(incomingRow, localRow) : nil
+                return incomingWins ? try adoptChecked(incomingRow, localRow, incoming) : nil
             }
         }
         incomingWinsTie = { incoming, local throws(SyncKernelError) in
             try N.incomingWinsTie(try incoming.typedRow(N.self), over: try local.typedRow(N.self))
         }
         adopt = { incoming, local throws(SyncKernelError) in
-            try adoptChecked(try incoming.typedRow(N.self), try local?.typedRow(N.self))
+            try adoptChecked(try incoming.typedRow(N.self), try local?.typedRow(N.self), incoming)
         }
         disagreements = { local, incoming throws(SyncKernelError) in
             N.disagreeingFields(try local.typedRow(N.self), try incoming.typedRow(N.self))

@@ -75,10 +75,26 @@ struct Merger {
             return Merged(key: incoming.key, changed: try store(bytes), senderLacks: bytes != incoming.bytes,
                           refusedOperations: refused, disagreeingFields: disagreeing)
         }
+        let shippedVersions = try versions(of: shipped, row: incoming)
+        var merged = try mergeVersions(key: incoming.key, incoming: shippedVersions.versions, context: shippedVersions.context,
+                                       inspected: shippedVersions.inspected)
+        merged.refusedOperations = refused
+        return merged
+    }
+
+    /// The versions a shipped row of a causal namespace carries, already inspected as `row`: its
+    /// content under its content vector and each sibling under its own (each with the writer it
+    /// names), the creation placeholders (`DeviceID.ownCreation`) replaced by each row's creation
+    /// dimension; the context is the shipped vector. Throws for a sibling that does not read, is
+    /// device-derived or names another key.
+    func versions(of shipped: ShippedRow,
+                  row incoming: InspectedRow) throws(SyncKernelError) -> (versions: [StoredVersion], context: VersionVector,
+                                                                          inspected: [[UInt8]: InspectedRow]) {
         let own = DeviceID.creation(key: incoming.key, leaf: incoming.leaf.hash)
         let context = (shipped.vector ?? VersionVector()).replacing(.ownCreation, with: own)
         var versions = [StoredVersion(vector: shipped.contentVector?.replacing(.ownCreation, with: own) ?? context, row: incoming.bytes,
                                       writer: shipped.writer)]
+        var inspected = [incoming.bytes: incoming]
         for sibling in shipped.siblings {
             let row = try driver.inspect(sibling.row)
             guard row.key == incoming.key, !row.isDeviceDerived else {
@@ -87,31 +103,45 @@ struct Merger {
             let siblingOwn = DeviceID.creation(key: row.key, leaf: row.leaf.hash)
             versions.append(StoredVersion(vector: (sibling.vector ?? VersionVector()).replacing(.ownCreation, with: siblingOwn),
                                           row: row.bytes, writer: sibling.writer))
+            inspected[row.bytes] = row
         }
-        var merged = try mergeVersions(key: incoming.key, incoming: versions, context: context)
-        merged.refusedOperations = refused
-        return merged
+        return (versions, context, inspected)
     }
 
     /// Merges a shipped delete version; `changed` says whether it deleted the visible row.
     func merge(_ tombstone: Tombstone) throws(SyncKernelError) -> Merged {
         try mergeVersions(key: tombstone.key, incoming: [StoredVersion(vector: tombstone.vector, row: nil)],
-                          context: tombstone.vector)
+                          context: tombstone.vector, inspected: [:])
+    }
+
+    /// Reads the key's local versions (quarantining damaged ones) and merges the incoming ones
+    /// into them (`resolve`); `inspected` holds incoming rows already inspected.
+    private func mergeVersions(key: [UInt8], incoming: [StoredVersion], context: VersionVector,
+                               inspected: [[UInt8]: InspectedRow]) throws(SyncKernelError) -> Merged {
+        let localRecord = try writer.usableRecord(key, driver: driver, site: .merge)
+        let local = try writer.usableVersions(key, driver: driver, site: .merge)
+        return try resolve(key: key, localRecord: localRecord, localVersions: local, incoming: incoming, context: context,
+                           inspected: inspected, absent: false)
     }
 
     /// The heart of the causal merge: the key's versions and the incoming ones are reduced to the
     /// antichain of versions no other version dominates (`resolveMerge` over sets), the visible
     /// row becomes the live version the tie-break prefers (add-wins: any live version keeps the
     /// key alive), and the rest are kept beside it. Returns whether the visible row changed.
-    private func mergeVersions(key: [UInt8], incoming: [StoredVersion], context: VersionVector) throws(SyncKernelError) -> Merged {
-        let localRecord = try writer.usableRecord(key, driver: driver, site: .merge)
+    /// With `absent` (the caller checked in this transaction that the store holds nothing under
+    /// the key, and passes no local state), a visible row with no version kept beside it is
+    /// inserted with its RowVersion in one statement and nothing is cleared first; the outcome is
+    /// the same as merging into the empty key.
+    func resolve(key: [UInt8], localRecord: (record: StoredRecord, row: InspectedRow, version: RowVersion?)?,
+                 localVersions: [StoredVersion], incoming: [StoredVersion], context: VersionVector,
+                 inspected known: [[UInt8]: InspectedRow], absent: Bool) throws(SyncKernelError) -> Merged {
         let localBytes = localRecord?.record.row
         let localVersion = localRecord?.version
-        var local = try writer.usableVersions(key, driver: driver, site: .merge)
-        let before = try writer.item(driver.name, key)
+        var local = localVersions
+        let before = absent ? nil : try writer.item(driver.name, key)
         var liveBefore = Set(local.filter(\.isLive).map(\.vector))
         if localRecord != nil { liveBefore.insert(localVersion?.contentVector ?? VersionVector()) }
-        var inspected: [[UInt8]: InspectedRow] = [:]
+        var inspected = known
         if let localRecord {
             local.append(StoredVersion(vector: localVersion?.contentVector ?? VersionVector(), row: localRecord.record.row,
                                        writer: localVersion?.writer))
@@ -141,11 +171,27 @@ struct Merger {
         let everything = versions.reduce(context.merged(with: localVersion?.vector ?? VersionVector())) {
             $0.merged(with: $1.vector)
         }
+        let liveAfter = Set(((merged.visible.map { [$0] } ?? []) + merged.others.filter(\.isLive)).map(\.vector))
+        let conflict: Merged.Conflict? = switch (liveBefore.count > 1, liveAfter.count > 1) {
+        case (_, true) where liveAfter != liveBefore: .opened
+        case (true, false): .resolved
+        default: nil
+        }
+        if absent, merged.others.isEmpty {
+            guard let visible = merged.visible, let bytes = visible.row else {
+                return Merged(key: key, changed: false, senderLacks: senderLacks, collided: collided, aheadOfStore: aheadOfStore)
+            }
+            let row = try inspect(try driver.adopt(inspect(bytes), nil))
+            try writer.insert(driver.name, row: row, version: RowVersion(vector: everything, syncedAt: row.stamp ?? 0,
+                                                                          contentVector: visible.vector, writer: visible.writer))
+            return Merged(key: key, changed: true, senderLacks: senderLacks, collided: collided, aheadOfStore: aheadOfStore,
+                          conflict: conflict)
+        }
         var changed = false
         if let visible = merged.visible, let bytes = visible.row {
             let stored = bytes == localBytes ? bytes : try driver.adopt(inspect(bytes), try localBytes.map(inspect))
             if stored != localBytes {
-                try writer.writeRow(driver.name, row: try driver.inspect(stored))
+                try writer.writeRow(driver.name, row: try inspect(stored))
                 changed = true
             }
             try rowClock.record(driver.name, key: key, vector: everything, contentVector: visible.vector,
@@ -159,12 +205,6 @@ struct Merger {
         }
         try writer.replaceVersions(driver.name, key, with: merged.others)
         try writer.settle(driver.name, key, from: before)
-        let liveAfter = Set(((merged.visible.map { [$0] } ?? []) + merged.others.filter(\.isLive)).map(\.vector))
-        let conflict: Merged.Conflict? = switch (liveBefore.count > 1, liveAfter.count > 1) {
-        case (_, true) where liveAfter != liveBefore: .opened
-        case (true, false): .resolved
-        default: nil
-        }
         return Merged(key: key, changed: changed, senderLacks: senderLacks, collided: collided, aheadOfStore: aheadOfStore,
                       conflict: conflict)
     }

@@ -80,7 +80,7 @@ package struct ReconcileResponse: Sendable, Hashable {
             items += 1
         }
         for tombstone in tombstones {
-            makeRoom(size: tombstone.key.count + 64 * (tombstone.vector.counters.count + 1), excess: ReconcileResponse.decodeExcess(of: tombstone))
+            makeRoom(size: ReconcileResponse.encodedSize(of: tombstone), excess: ReconcileResponse.decodeExcess(of: tombstone))
             part.tombstones.append(tombstone)
         }
         for listing in listings {
@@ -121,8 +121,14 @@ package struct ReconcileResponse: Sendable, Hashable {
             - DecodeBudget.bytesPerInputByte * (key.count + 1)
     }
 
+    /// An estimate of a tombstone's encoded size on the wire, for splitting responses: its key
+    /// plus a bound on its vector's.
+    package static func encodedSize(of tombstone: Tombstone) -> Int {
+        tombstone.key.count + 64 * (tombstone.vector.counters.count + 1)
+    }
+
     /// What decoding a tombstone keeps beyond 4 bytes per wire byte, at most.
-    private static func decodeExcess(of tombstone: Tombstone) -> Int {
+    package static func decodeExcess(of tombstone: Tombstone) -> Int {
         MemoryLayout<Tombstone>.stride + DecodeBudget.arrayBytes(stride: 1, count: tombstone.key.count)
             - DecodeBudget.bytesPerInputByte * (tombstone.key.count + 2) + ShippedRow.decodeExcess(of: tombstone.vector)
     }

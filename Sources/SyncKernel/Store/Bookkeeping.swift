@@ -160,7 +160,7 @@ struct Bookkeeping {
 
     /// The record in columns `first` (row), `first + 1` (leaf), `first + 2` (changed) and the
     /// RowVersion's four columns after them, of the current result row.
-    private static func record(in stored: SQLiteStatement<SyncKernelError>, from first: Int32) -> StoredRecord {
+    static func record(in stored: SQLiteStatement<SyncKernelError>, from first: Int32) -> StoredRecord {
         let leaf = stored.isNull(first + 1) ? nil : stored.blob(first + 1)
         return StoredRecord(row: stored.blob(first), leaf: leaf.flatMap { $0.isEmpty ? nil : $0 },
                             changed: stored.isNull(first + 2) ? nil : UInt64(bitPattern: stored.int64(first + 2)),

@@ -105,6 +105,17 @@ final class RowWriter {
         remember(namespace, row.key, leaf)
     }
 
+    /// Stores `row` under a key the caller checked in this transaction holds nothing (no row,
+    /// no kept version: `Bookkeeping.isAbsent`), with its RowVersion when given, and adds its
+    /// item (its leaf: a key with no kept version has no conflict item; a device-derived row has
+    /// none); unlike `put`, it reads no stored item first.
+    func insert(_ namespace: String, row: InspectedRow, version: RowVersion?) throws(SyncKernelError) {
+        let leaf = row.isDeviceDerived ? nil : row.leaf.hash
+        try move(namespace, row.key, from: nil, to: leaf)
+        try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes, version: version)
+        remember(namespace, row.key, leaf)
+    }
+
     /// Deletes the row `key` of `namespace` and removes its item (the one the structure holds:
     /// `old`, read now when not given).
     func remove(_ namespace: String, key: [UInt8], replacing old: [UInt8]?? = nil) throws(SyncKernelError) {

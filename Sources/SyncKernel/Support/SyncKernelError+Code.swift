@@ -7,7 +7,7 @@ extension SyncKernelError {
     /// `SK[1-7][0-9][0-9]`, and never change or pass to another reason, so hosts may persist or
     /// match on them; the first digit names the layer (1 encoding, 2 digest, frames and their
     /// envelopes, 3 merge, clock and device identity (keys, their files and joining an account
-    /// included), 4 namespaces, 5 store, 6 relay, 7 the embedded device that runs them all). SK402 (a
+    /// included), 4 namespaces, 5 store, 6 relay and blob store, 7 the embedded device that runs them all). SK402 (a
     /// merge rule and a causal membership that disagreed) is retired: causal tracking is now read off the rule, so the mistake cannot be
     /// written; the code is never reused. `description` holds the code and the name only, never
     /// user data. A struct rather than an enum, so a release can add a code without breaking a
@@ -69,6 +69,22 @@ extension SyncKernelError {
         /// account or other keys than the device presenting it, or has expired (a device does not
         /// seal under an expired certificate of its own).
         public static let invalidCertificate = Code("SK210", "invalidCertificate")
+        /// A snapshot blob whose bytes do not match the SHA-256 or the size its offer carries:
+        /// checked before anything is decrypted, so nothing of it was imported.
+        public static let snapshotHashMismatch = Code("SK211", "snapshotHashMismatch")
+        /// A sealed snapshot that does not authenticate under its offer's key: a chunk altered,
+        /// missing, reordered or cut short, a header that is not the sealed format. Every chunk is
+        /// checked before anything is imported.
+        public static let snapshotUnauthentic = Code("SK212", "snapshotUnauthentic")
+        /// A snapshot that authenticates but whose records are not the snapshot format: a record
+        /// out of place or of an unknown type, a length out of bounds, a page that is not a
+        /// `reconcile_resp` of rows and deletes, a trailer whose counts disagree.
+        public static let malformedSnapshot = Code("SK213", "malformedSnapshot")
+        /// Bytes that are not a transfer message this build reads: another magic, version or kind.
+        public static let unsupportedTransferMessage = Code("SK214", "unsupportedTransferMessage")
+        /// A sealing algorithm this build does not know, or that this machine cannot run
+        /// (AES-256-GCM without the CPU's AES instructions).
+        public static let unsupportedAlgorithm = Code("SK215", "unsupportedAlgorithm")
 
         // MARK: Merge and clock (3xx)
 
@@ -175,6 +191,12 @@ extension SyncKernelError {
         /// The relay client refused a publish (its buffer full, an I/O error); chunks of the
         /// payload sent before it are dropped by the receiver when they expire.
         public static let relayPublishFailed = Code("SK607", "relayPublishFailed")
+        /// No blob under that id in the blob store: never stored, deleted, or expired (an expired
+        /// blob is removed when it is asked for).
+        public static let blobNotFound = Code("SK608", "blobNotFound")
+        /// The blob store failed: a file or server operation did not complete, or what it holds
+        /// under a blob id is not a whole blob. A partly written blob is removed.
+        public static let blobStoreFailed = Code("SK609", "blobStoreFailed")
 
         // MARK: Device (7xx)
 
@@ -187,7 +209,8 @@ extension SyncKernelError {
             truncatedInput, nonCanonicalEncoding, unsupportedEncoding, limitExceeded, trailingBytes, invalidText,
             unexpectedType, missingField, duplicateMapKey,
             malformedDigest, schemaMismatch, unsupportedLayout, unknownFrameKind, unsupportedPayload, foreignAccount,
-            unknownNamespace, unknownSibling, malformedFrame, invalidCertificate,
+            unknownNamespace, unknownSibling, malformedFrame, invalidCertificate, snapshotHashMismatch, snapshotUnauthentic,
+            malformedSnapshot, unsupportedTransferMessage, unsupportedAlgorithm,
             deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, counterOutOfRange,
             deviceEpochUnavailable, keyMaterialMissing, keyFileExposed, malformedKeyFile, keyFileUnavailable,
             joinRejected, joinTimedOut, approvalNotPending, conflictChanged,
@@ -195,7 +218,7 @@ extension SyncKernelError {
             rowRejected, notTheAuthor,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase,
             invalidRelayConfiguration, invalidSubject, relayConnectionFailed, relayNotConnected, relayClosed,
-            relayPayloadTooLarge, relayPublishFailed,
+            relayPayloadTooLarge, relayPublishFailed, blobNotFound, blobStoreFailed,
             deviceNotRunning,
         ]
     }

@@ -1,3 +1,4 @@
+import TestServerSupport
 import Foundation
 import NatsRelay
 import NotebookNamespace

@@ -1,3 +1,4 @@
+import TestServers
 import XCTest
 
 /// The servers a test starts, stopped when it ends.
@@ -5,13 +6,14 @@ import XCTest
 /// Invariant: every server started here has its stop registered as a teardown block before it is
 /// returned, so it is stopped whether the test passed, failed or threw.
 extension XCTestCase {
-    /// Starts a `nats-server` for this test on a free loopback port, stopped when the test ends
-    /// (pass or fail). A missing `nats-server` fails the test with what to do: these tests never skip.
-    package func startNatsServer(config: String? = nil, file: StaticString = #filePath,
+    /// Starts a `nats-server` for this test on a free loopback port (with JetStream when
+    /// `jetStream` is set), stopped and its folder removed when the test ends (pass or fail). A
+    /// missing `nats-server` fails the test with what to do: these tests never skip.
+    package func startNatsServer(config: String? = nil, jetStream: Bool = false, file: StaticString = #filePath,
                                  line: UInt = #line) async throws -> NatsServerProcess {
         do {
-            let server = try await NatsServerProcess.start(config: config)
-            addTeardownBlock { await server.stop() }
+            let server = try await NatsServerProcess.start(config: config, jetStream: jetStream)
+            addTeardownBlock { await server.stopAndRemoveFiles() }
             return server
         } catch {
             XCTFail("\(error)", file: file, line: line)

@@ -1,0 +1,14 @@
+import SyncKernel
+
+/// The requester's outcome of absorbing one offer: the ack to send back, what happened, and the
+/// error behind a failure.
+///
+/// Invariant: `ack.ok` exactly when `error` is nil; a failed ack's reason is `SyncAck.Reason(error)`.
+public struct SnapshotAbsorbResult: Sendable, Hashable {
+    /// The ack to seal back to the sibling that offered.
+    public let ack: SyncAck
+    /// What the absorb did.
+    public let report: SnapshotAbsorbReport
+    /// The failure, if any.
+    public let error: SyncKernelError?
+}

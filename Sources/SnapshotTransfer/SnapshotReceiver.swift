@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SyncEnvelope
+import SyncKernel
+
+/// The requester's side of the snapshot transfer: absorbs an offer into its store.
+///
+/// The steps, in order; the first that fails ends the absorb with `ack.ok == false`:
+/// 1. the offer's size is at most `maxBlobBytes` (`limitExceeded`, before anything is fetched) and
+///    its algorithm runs here (`unsupportedAlgorithm`);
+/// 2. the blob is opened by id and its stored size must be the offer's (`snapshotHashMismatch`);
+/// 3. the blob is fetched into a spool file (mode 0600, in `spoolDirectory`, removed at the end
+///    whatever happens) while it is hashed; more bytes than the offer's size stop the fetch;
+/// 4. the SHA-256 and size of what was fetched must be the offer's, compared in constant time
+///    (`snapshotHashMismatch`): BEFORE anything is decrypted, so bytes the offer does not vouch
+///    for are never decrypted and nothing of them is imported;
+/// 5. every chunk is authenticated (`snapshotUnauthentic`), still importing nothing;
+/// 6. the chunks are decrypted again and imported insert-if-absent (`SnapshotImporter`), in
+///    transactions of about `rowsPerTransaction` rows.
+///
+/// Invariants: memory is bounded by one chunk, one page and one transaction's rows, whatever the
+/// snapshot's size; a blob that fails steps 1 to 5 leaves the store exactly as it was; a
+/// re-import of the same snapshot changes nothing. Blocks until done.
+public struct SnapshotReceiver: Sendable {
+    /// Where offered blobs are fetched from.
+    public let blobStore: any BlobStore
+    /// Where the spool file is written.
+    public let spoolDirectory: String
+    /// The largest sealed blob this device fetches.
+    public var maxBlobBytes: Int64 = 64 << 30
+    /// Rows and deletes per import transaction.
+    public var rowsPerTransaction = 20_000
+
+    /// A receiver fetching from `blobStore` through a spool file in `spoolDirectory`.
+    public init(blobStore: any BlobStore, spoolDirectory: String) {
+        self.blobStore = blobStore
+        self.spoolDirectory = spoolDirectory
+    }
+
+    /// Absorbs the snapshot `offer` describes into `store` for `account` (this device's
+    /// userIDHash); `progress` hears every piece fetched, checked and imported.
+    public func absorb(_ offer: SyncOffer, into store: KernelStore, account: [UInt8],
+                       progress: (SnapshotProgress) -> Void = { _ in }) -> SnapshotAbsorbResult {
+        let started = ContinuousClock.now
+        var report = SnapshotAbsorbReport()
+        do throws(SyncKernelError) {
+            guard offer.size <= maxBlobBytes else { throw SyncKernelError(.limitExceeded, "an offered blob above this device's bound") }
+            let cipher = try SnapshotCipher(algorithm: offer.algorithm, key: offer.key, nonce: offer.nonce)
+            let spool = try SpoolFile(directory: spoolDirectory)
+            try fetch(offer, into: spool, report: &report, progress: progress)
+            let verifying = ContinuousClock.now
+            var check = SnapshotOpener(sealed: try spool.reader(), size: offer.size, cipher: cipher)
+            while try check.next() != nil {
+                progress(SnapshotProgress(phase: .verifying, bytes: check.bytesRead, totalBytes: offer.size, rows: 0))
+            }
+            report.verifyTime = verifying.duration(to: .now)
+            let importing = ContinuousClock.now
+            var opener = SnapshotOpener(sealed: try spool.reader(), size: offer.size, cipher: cipher)
+            var importer = SnapshotImporter(store: store, account: account, rowsPerTransaction: rowsPerTransaction)
+            defer {
+                report.pages = importer.pages
+                report.rows = importer.rows
+                report.deletes = importer.deletes
+                report.outcome = importer.outcome
+                report.importTime = importing.duration(to: .now)
+            }
+            while let plaintext = try opener.next() {
+                try importer.consume(plaintext)
+                progress(SnapshotProgress(phase: .importing, bytes: opener.bytesRead, totalBytes: offer.size, rows: importer.rows))
+            }
+            _ = try importer.finish()
+        } catch {
+            report.totalTime = started.duration(to: .now)
+            return SnapshotAbsorbResult(ack: .failed(offer.requestID, SyncAck.Reason(error)), report: report, error: error)
+        }
+        report.totalTime = started.duration(to: .now)
+        return SnapshotAbsorbResult(ack: .absorbed(offer.requestID), report: report, error: nil)
+    }
+
+    /// Fetches the offered blob into `spool`, hashing it, and checks its size and SHA-256 against
+    /// the offer's.
+    private func fetch(_ offer: SyncOffer, into spool: SpoolFile, report: inout SnapshotAbsorbReport,
+                       progress: (SnapshotProgress) -> Void) throws(SyncKernelError) {
+        let started = ContinuousClock.now
+        defer { report.downloadTime = started.duration(to: .now) }
+        var reader = try blobStore.open(offer.blobID)
+        guard reader.size == offer.size else { throw SyncKernelError(.snapshotHashMismatch, "the stored blob's size is not the offer's") }
+        var hash = StreamingSHA256()
+        while let piece = try reader.next() {
+            guard hash.count + Int64(piece.count) <= offer.size else {
+                throw SyncKernelError(.snapshotHashMismatch, "the blob is longer than the offer's size")
+            }
+            hash.update(piece)
+            try spool.append(piece)
+            report.sealedBytes = hash.count
+            progress(SnapshotProgress(phase: .downloading, bytes: hash.count, totalBytes: offer.size, rows: 0))
+        }
+        guard hash.count == offer.size, Sodium.constantTimeEqual(hash.finish(), offer.sha256) else {
+            throw SyncKernelError(.snapshotHashMismatch, "the blob's SHA-256 or size is not the offer's")
+        }
+    }
+}

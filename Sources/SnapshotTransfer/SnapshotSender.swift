@@ -1,0 +1,96 @@
+import SyncKernel
+
+/// A sibling's side of the snapshot transfer: answers a `SyncRequest` by exporting its store,
+/// sealing it under a fresh random key and nonce, storing the sealed blob, and offering it.
+///
+/// Invariants: every answer draws its own key and base nonce (`entropy`, the operating system's
+/// random bytes unless a test injects a seeded source), so no two snapshots share a key; the
+/// algorithm is AES-256-GCM only when this machine runs it and the requester opens it
+/// (`SealingAlgorithm.choose`); the store is read, sealed and stored in one stream (memory bounded
+/// by one page and one chunk); a failure is answered with `SyncBroken` naming the step that
+/// threw (export, seal, upload) and its code, never with a decline, and leaves no blob behind
+/// (the blob store removes a failed put). The key, nonce and hash leave only inside the offer,
+/// which the caller seals to the requester. Blocks until the blob is stored: a host runs it
+/// where blocking its store is acceptable. Not `Sendable`: its entropy source belongs to it.
+public struct SnapshotSender {
+    /// Where sealed blobs go.
+    public let blobStore: any BlobStore
+    /// Plaintext bytes per sealed chunk.
+    public var chunkBytes = SealedBlobFormat.defaultChunkBytes
+    /// Keys per page.
+    public var pageKeys = 4_096
+    /// Bytes per page, about.
+    public var pageBytes = 1 << 20
+    /// Whether this machine seals with AES-256-GCM when the requester opens it.
+    public var aesAvailable = SealingAlgorithm.aesGCMAvailable
+    private let entropy: EntropySource
+
+    /// A sender storing blobs in `blobStore`, drawing keys and nonces from `entropy`.
+    public init(blobStore: any BlobStore, entropy: EntropySource = .system) {
+        self.blobStore = blobStore
+        self.entropy = entropy
+    }
+
+    /// Answers `request` with a snapshot of `store` for `account` (this device's userIDHash):
+    /// an offer, or a `SyncBroken` when a step failed. `progress` hears every sealed piece stored.
+    public func answer(_ request: SyncRequest, store: KernelStore, account: [UInt8],
+                       progress: (SnapshotProgress) -> Void = { _ in }) -> SnapshotSendResult {
+        let started = ContinuousClock.now
+        var report = SnapshotSendReport()
+        let algorithm = SealingAlgorithm.choose(accepted: request.accepts, aesAvailable: aesAvailable)
+        report.algorithm = algorithm
+        let key = entropy.bytes(SealingAlgorithm.keyBytes)
+        let nonce = entropy.bytes(algorithm.nonceBytes)
+        func broken(_ stage: SyncBroken.Stage, _ error: SyncKernelError) -> SnapshotSendResult {
+            report.totalTime = started.duration(to: .now)
+            return SnapshotSendResult(message: .broken(SyncBroken(requestID: request.requestID, stage: stage, error: error)),
+                                      report: report, error: error)
+        }
+        let exporter = SnapshotExporter(store: store, account: account, pageKeys: pageKeys, pageBytes: pageBytes)
+        let sealer: SnapshotSealer<SnapshotExporter>
+        do throws(SyncKernelError) {
+            sealer = try SnapshotSealer(plaintext: exporter, cipher: SnapshotCipher(algorithm: algorithm, key: key, nonce: nonce),
+                                        chunkBytes: chunkBytes)
+        } catch {
+            return broken(.seal, error)
+        }
+        typealias Stored = (Result<BlobID, SyncKernelError>, SnapshotSealer<SnapshotExporter>)
+        let (stored, finished) = withoutActuallyEscaping(progress) { progress -> Stored in
+            var source = MeteredSource(sealer: sealer, progress: progress)
+            do throws(SyncKernelError) {
+                let id = try blobStore.put(&source)
+                return (.success(id), source.sealer)
+            } catch {
+                return (.failure(error), source.sealer)
+            }
+        }
+        let exported = finished.source
+        report.pages = exported.pages
+        report.rows = exported.rows
+        report.deletes = exported.deletes
+        report.keysLeftOut = exported.keysLeftOut
+        report.plaintextBytes = exported.bytes
+        report.sealedBytes = finished.size
+        report.exportTime = exported.exportTime
+        report.sealTime = finished.sealTime
+        let total = started.duration(to: .now)
+        report.uploadTime = total - exported.exportTime - finished.sealTime
+        switch stored {
+        case .failure(let error):
+            return broken(finished.sourceFailure != nil ? .export : finished.sealFailure != nil ? .seal : .upload, error)
+        case .success(let id):
+            do throws(SyncKernelError) {
+                guard let sha256 = finished.sha256 else {
+                    throw SyncKernelError(.blobStoreFailed, "the blob store stopped reading before the end")
+                }
+                let offer = try SyncOffer(requestID: request.requestID, blobID: id, algorithm: algorithm, key: key, nonce: nonce,
+                                          sha256: sha256, size: finished.size)
+                report.totalTime = started.duration(to: .now)
+                return SnapshotSendResult(message: .offer(offer), report: report, error: nil)
+            } catch {
+                try? blobStore.delete(id)
+                return broken(.upload, error)
+            }
+        }
+    }
+}

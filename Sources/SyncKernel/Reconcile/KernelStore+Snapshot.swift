@@ -1,0 +1,166 @@
+/// The kernel's half of a whole-store snapshot: paging a namespace out as `reconcile_resp`
+/// shares, and importing such pages insert-if-absent.
+///
+/// Invariants: a page is read in one read transaction and holds every key's whole share (row,
+/// vectors, kept concurrent versions, deletes), checked by `StoredRowCheck` as the ship path
+/// checks it (a damaged row is left out and quarantined once the page is read, as `respond`
+/// does); device-derived rows are never paged out. An import runs in one transaction through the
+/// store's single `RowWriter`, so rows and structure move together; it writes a key only when the
+/// store holds nothing under it (no row, no kept version), merging the key's versions exactly as
+/// `apply` merges them into a key with no local versions, and leaves every other key alone, so
+/// importing the same pages again changes nothing.
+extension KernelStore {
+    /// The page of `namespace` after key `cursor` (from its first key when nil): the shares of at
+    /// most `maxKeys` consecutive keys, stopping before a key whose share would take the page past
+    /// `maxBytes` of estimated wire bytes or `ReconcileResponse.decodeExcessPerFrame` of modelled
+    /// decoding excess (the first key always goes in).
+    package func snapshotPage(namespace: String, after cursor: [UInt8]?, maxKeys: Int,
+                              maxBytes: Int) throws(SyncKernelError) -> SnapshotPage {
+        let driver = try namespaces.driver(named: namespace)
+        let limit = max(1, maxKeys)
+        var damaged: [DamagedRow] = []
+        let page = try db.transaction(writing: false) { () throws(SyncKernelError) -> SnapshotPage in
+            let records = try books.records(driver.name, after: cursor, limit: limit)
+            let deleted = driver.isCausal ? try books.deletedKeys(driver.name, after: cursor, limit: limit) : []
+            var (nextRecord, nextDeleted) = (0, 0)
+            var rows: [ShippedRow] = []
+            var tombstones: [Tombstone] = []
+            var (covered, leftOut, bytes, excess) = (0, 0, 0, 0)
+            var lastKey: [UInt8]?
+            var full = false
+            while covered < limit {
+                let recordKey = nextRecord < records.count ? records[nextRecord].key : nil
+                let deletedKey = nextDeleted < deleted.count ? deleted[nextDeleted] : nil
+                let key: [UInt8]
+                var record: StoredRecord?
+                if let recordKey, deletedKey.map({ ![UInt8].keyPrecedes($0, recordKey) }) ?? true {
+                    key = recordKey
+                    record = records[nextRecord].record
+                } else if let deletedKey {
+                    key = deletedKey
+                } else {
+                    break
+                }
+                var found: [DamagedRow] = []
+                let share = try snapshotShare(key, record: record, driver: driver, damaged: &found)
+                let size = (share.row?.encodedSize ?? 0) + share.tombstones.reduce(0) { $0 + ReconcileResponse.encodedSize(of: $1) }
+                let cost = (share.row?.decodeExcess ?? 0) + share.tombstones.reduce(0) { $0 + ReconcileResponse.decodeExcess(of: $1) }
+                if covered > 0, bytes + size > maxBytes || excess + cost > ReconcileResponse.decodeExcessPerFrame {
+                    full = true
+                    break
+                }
+                if record != nil { nextRecord += 1 }
+                if deletedKey == key { nextDeleted += 1 }
+                covered += 1
+                lastKey = key
+                bytes += size
+                excess += cost
+                damaged += found
+                if let row = share.row { rows.append(row) }
+                tombstones += share.tombstones
+                if share.row == nil && share.tombstones.isEmpty { leftOut += 1 }
+            }
+            let exhausted = !full && nextRecord == records.count && records.count < limit
+                && nextDeleted == deleted.count && deleted.count < limit
+            return SnapshotPage(response: ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones),
+                                lastKey: lastKey, isLast: exhausted, keysLeftOut: leftOut)
+        }
+        try quarantine(damaged, site: .ship)
+        return page
+    }
+
+    /// One key's share of a snapshot: its visible row as the ship path ships it (vectors, kept
+    /// concurrent versions, creation dimension; none for a device-derived or damaged row, the
+    /// latter going to `damaged`) and its delete versions (damaged kept versions go to `damaged`).
+    private func snapshotShare(_ key: [UInt8], record: StoredRecord?, driver: NamespaceDriver,
+                               damaged: inout [DamagedRow]) throws(SyncKernelError) -> (row: ShippedRow?, tombstones: [Tombstone]) {
+        if let record, record.leaf == nil { return (nil, []) }
+        let kept = driver.isCausal ? try keptVersions(key, driver: driver, damaged: &damaged) : []
+        let tombstones = kept.filter { !$0.isLive }.map { Tombstone(key: key, vector: $0.vector) }
+        guard let record, let leaf = record.leaf else { return (nil, tombstones) }
+        let version: RowVersion?
+        switch StoredRowCheck.visible(key, record, driver: driver) {
+        case .usable(let usable):
+            version = usable.version
+        case .damaged(let reason):
+            damaged.append(DamagedRow(namespace: driver.name, key: key, row: record.row, reason: reason))
+            return (nil, tombstones)
+        }
+        guard driver.isCausal else { return (ShippedRow(row: record.row, vector: nil), []) }
+        let vector = version?.vector ?? VersionVector()
+        let content = version?.contentVector ?? vector
+        let siblings = kept.compactMap { sibling in sibling.row.map { ShippedRow(row: $0, vector: sibling.vector) } }
+        let row = ShippedRow(row: record.row, vector: vector, contentVector: content == vector ? nil : content, siblings: siblings,
+                             creation: DeviceID.creation(key: key, leaf: leaf))
+        return (row, tombstones)
+    }
+
+    /// Imports snapshot pages insert-if-absent, all in one transaction: each key the pages carry
+    /// (a shipped row with its delete versions, or delete versions alone) is stored when this
+    /// store holds nothing under it and left alone otherwise (`keysPresent`); a key whose share
+    /// does not read (a row the namespace refuses, a vector out of range, a sibling version of
+    /// another key) is refused before anything of it is written (`keysRefused`), and the rest go
+    /// on. A row whose bytes do not read cannot name its key: its delete versions, if any, are
+    /// imported alone. Throws, writing nothing of the call, for an unknown namespace or a failure
+    /// while writing (a namespace hook's error, SQLite). As `apply`, a vector that counts this
+    /// device's current dimension takes a fresh epoch in the same transaction.
+    package func importAbsent(_ pages: [ReconcileResponse]) throws(SyncKernelError) -> SnapshotImportOutcome {
+        let writer = makeWriter()
+        let (counted, fresh) = try db.transaction { () throws(SyncKernelError) -> (SnapshotImportOutcome, EpochLedger.Record?) in
+            var outcome = SnapshotImportOutcome()
+            var ahead = false
+            for page in pages {
+                let driver = try namespaces.driver(named: page.namespace)
+                let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(writer: writer, clock: clock))
+                var deletes = driver.isCausal ? Dictionary(grouping: page.tombstones, by: \.key) : [:]
+                func importKey(_ key: [UInt8], shipped: ShippedRow?, row: InspectedRow?, tombstones: [Tombstone]) throws(SyncKernelError) {
+                    guard try books.isAbsent(driver.name, key) else {
+                        outcome.keysPresent += 1
+                        return
+                    }
+                    let absent: Merger.AbsentKey
+                    do {
+                        absent = try merger.prepareAbsent(key: key, shipped: shipped, row: row, tombstones: tombstones)
+                    } catch {
+                        outcome.keysRefused += 1
+                        return
+                    }
+                    let merged = try merger.insertAbsent(absent)
+                    outcome.keysImported += 1
+                    if merged.changed { outcome.rowsImported += 1 }
+                    outcome.deletesImported += tombstones.count
+                    if merged.aheadOfStore { ahead = true }
+                }
+                for shipped in page.rows {
+                    let row: InspectedRow
+                    do {
+                        row = try driver.inspect(shipped.row)
+                    } catch {
+                        outcome.keysRefused += 1
+                        continue
+                    }
+                    try importKey(row.key, shipped: shipped, row: row, tombstones: deletes.removeValue(forKey: row.key) ?? [])
+                }
+                for key in deletes.keys.sorted(by: [UInt8].keyPrecedes) {
+                    try importKey(key, shipped: nil, row: nil, tombstones: deletes[key] ?? [])
+                }
+            }
+            try persist(writer)
+            var fresh: EpochLedger.Record?
+            if ahead, let device = clock.device {
+                let record = nextRecord(device: device, after: try ledger.record())
+                try ledger.store(record)
+                fresh = record
+            }
+            return (outcome, fresh)
+        }
+        adopt(writer)
+        var outcome = counted
+        if let fresh {
+            let change = EpochChange(reason: .peerEvidence, epoch: fresh.epoch)
+            try settle(fresh, change: change, strict: false)
+            outcome.epochChange = change
+        }
+        return outcome
+    }
+}

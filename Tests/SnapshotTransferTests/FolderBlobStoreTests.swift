@@ -1,0 +1,103 @@
+import Foundation
+@testable import SnapshotTransfer
+import SyncKernel
+import XCTest
+
+/// The embedded blob store: whole blobs or none, 0600 files in a 0700 folder, expiry on a
+/// virtual clock, failed puts leaving nothing.
+final class FolderBlobStoreTests: XCTestCase {
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "synckernel-blobs-\(UUID().uuidString)"
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func files() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+    }
+
+    func testABlobIsStoredWholeAndReadBack() throws {
+        let store = try FolderBlobStore(directory: directory, clock: VirtualWallClock())
+        let bytes = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        var source = PieceSource(bytes, pieceBytes: 65_536)
+        let id = try store.put(&source)
+        XCTAssertEqual(try files(), [id.hex + ".blob"])
+        var reader = try store.open(id)
+        XCTAssertEqual(reader.size, Int64(bytes.count))
+        XCTAssertEqual(try PieceSource.drain(&reader), bytes)
+        let folder = try FileManager.default.attributesOfItem(atPath: directory)
+        let file = try FileManager.default.attributesOfItem(atPath: store.path(of: id))
+        XCTAssertEqual((folder[.posixPermissions] as? NSNumber)?.intValue, 0o700)
+        XCTAssertEqual((file[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        try store.delete(id)
+        try store.delete(id)
+        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobNotFound) }
+    }
+
+    func testAnUnknownIdIsNotFound() throws {
+        let store = try FolderBlobStore(directory: directory, clock: VirtualWallClock())
+        XCTAssertThrowsError(try store.open(BlobID.random())) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobNotFound) }
+    }
+
+    func testABlobExpiresAfterItsTimeToLiveAndIsRemoved() throws {
+        let clock = VirtualWallClock()
+        let store = try FolderBlobStore(directory: directory, clock: clock)
+        XCTAssertEqual(store.timeToLive, .seconds(86_400))
+        var first = PieceSource([[1, 2, 3]])
+        let old = try store.put(&first)
+        clock.advance(by: .seconds(86_399))
+        XCTAssertEqual(try store.open(old).size, 3, "a second before its time it is still there")
+        var second = PieceSource([[4, 5]])
+        let young = try store.put(&second)
+        clock.advance(by: .seconds(1))
+        XCTAssertThrowsError(try store.open(old)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobNotFound) }
+        XCTAssertEqual(try files(), [young.hex + ".blob"], "opening an expired blob removed it")
+        clock.advance(by: .seconds(86_399))
+        XCTAssertEqual(try store.removeExpired(), 1)
+        XCTAssertEqual(try files(), [])
+    }
+
+    func testAPutSweepsExpiredBlobs() throws {
+        let clock = VirtualWallClock()
+        let store = try FolderBlobStore(directory: directory, timeToLive: .seconds(60), clock: clock)
+        for _ in 0..<3 {
+            var source = PieceSource([[9]])
+            _ = try store.put(&source)
+        }
+        clock.advance(by: .seconds(60))
+        var source = PieceSource([[7]])
+        let kept = try store.put(&source)
+        XCTAssertEqual(try files(), [kept.hex + ".blob"])
+    }
+
+    func testAFailedPutLeavesNothing() throws {
+        let store = try FolderBlobStore(directory: directory, clock: VirtualWallClock(), maxBlobBytes: 10)
+        var failing = PieceSource([[1, 2], [3, 4], [5]], failAfter: 2)
+        XCTAssertThrowsError(try store.put(&failing)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .storeClosed) }
+        var large = PieceSource([[UInt8](repeating: 1, count: 8), [UInt8](repeating: 2, count: 8)])
+        XCTAssertThrowsError(try store.put(&large)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .limitExceeded) }
+        XCTAssertEqual(try files(), [])
+    }
+
+    func testRejectAFileThatIsNotABlob() throws {
+        let store = try FolderBlobStore(directory: directory, clock: VirtualWallClock())
+        let id = BlobID.random()
+        _ = FileManager.default.createFile(atPath: store.path(of: id), contents: Data("not a blob at all".utf8))
+        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobStoreFailed) }
+        let short = BlobID.random()
+        _ = FileManager.default.createFile(atPath: store.path(of: short), contents: Data([1, 2, 3]))
+        XCTAssertThrowsError(try store.open(short)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobStoreFailed) }
+    }
+
+    func testRejectAFolderThatIsAFile() throws {
+        _ = FileManager.default.createFile(atPath: directory, contents: Data([1]))
+        XCTAssertThrowsError(try FolderBlobStore(directory: directory)) { error in
+            XCTAssertEqual((error as? SyncKernelError)?.code, .blobStoreFailed)
+        }
+        XCTAssertThrowsError(try FolderBlobStore(directory: directory + "-x", timeToLive: .zero))
+    }
+}
