@@ -37,15 +37,16 @@ final class SoakOracle {
     /// Every way the synced rows of `other` (device `index`) differ from the oracle's, one
     /// failure per kind with up to three example keys: a row the oracle holds and the device
     /// lacks (`writeLost`), a row the device holds that the oracle deleted (`deleteUndone`) or
-    /// never saw (`unexpectedRow`), a row both hold in different versions (`versionDiffers`),
-    /// and equal rows under different roots (`structure`).
+    /// never saw (`unexpectedRow`), a row both hold in different versions or with different
+    /// concurrent versions kept beside it (`versionDiffers`), and equal rows under different roots
+    /// otherwise (`structure`).
     func mismatches(_ other: KernelStore, device index: Int) throws(SyncKernelError) -> [SoakFailure] {
         var examples: [SoakFailure.Kind: [String]] = [:]
         var counts: [SoakFailure.Kind: Int] = [:]
-        func note(_ kind: SoakFailure.Kind, _ namespace: String, _ key: [UInt8]) {
+        func note(_ kind: SoakFailure.Kind, _ namespace: String, _ key: [UInt8], _ detail: String? = nil) {
             counts[kind, default: 0] += 1
             if examples[kind, default: []].count < 3 {
-                examples[kind, default: []].append("\(namespace) key \(Hex.short(key))")
+                examples[kind, default: []].append("\(namespace) key \(Hex.short(key))" + (detail.map { " \($0)" } ?? ""))
             }
         }
         for namespace in store.namespaces.names {
@@ -64,8 +65,20 @@ final class SoakOracle {
             }
         }
         if counts.isEmpty, other.stateDigest().roots != store.stateDigest().roots {
-            counts[.structure] = 1
-            examples[.structure] = ["equal rows under different roots"]
+            for namespace in store.namespaces.causalEntities {
+                let mine = Set(try store.conflictedKeys(namespace: namespace))
+                let theirs = Set(try other.conflictedKeys(namespace: namespace))
+                for key in mine.union(theirs).sorted(by: [UInt8].keyPrecedes) {
+                    let expected = try store.conflictVersions(namespace: namespace, key: key).map(\.vector)
+                    let actual = try other.conflictVersions(namespace: namespace, key: key).map(\.vector)
+                    guard Set(expected) != Set(actual) else { continue }
+                    note(.versionDiffers, namespace, key, "kept versions: oracle \(expected.count), device \(actual.count)")
+                }
+            }
+            if counts.isEmpty {
+                counts[.structure] = 1
+                examples[.structure] = ["equal rows under different roots"]
+            }
         }
         return counts.keys.sorted { $0.rawValue < $1.rawValue }.map { kind in
             SoakFailure(kind: kind, detail: "device \(index): \(counts[kind] ?? 0) keys, e.g. "
