@@ -1,3 +1,5 @@
+import SQLiteStore
+
 /// The one place every write to a namespace's rows goes through, local saves and merge applies alike.
 ///
 /// Invariants: a row write and the matching change to its namespace's structure happen together
@@ -12,7 +14,11 @@
 /// not grow with the rows a transaction writes. A damaged row met inside the transaction is
 /// quarantined through `quarantine` (its item leaves the structure as its record leaves the
 /// table, and the quarantine entry is written, all in the caller's transaction); the store
-/// reports it only once the transaction commits (`quarantined`).
+/// reports it only once the transaction commits (`quarantined`). A transaction that writes more
+/// than `bulkRows` rows lets the connection's page cache grow to
+/// `SQLiteConnection.bulkPageCacheKibibytes` until the writer is released (after its
+/// transaction ended), when it is set back to `pageCacheKibibytes`: a bulk load or a large
+/// apply spends memory for fewer page evictions, and steady-state memory stays as before.
 final class RowWriter {
     /// A row's identity across the namespaces one transaction may touch.
     private struct StagedKey: Hashable {
@@ -38,10 +44,18 @@ final class RowWriter {
     private(set) var quarantined: [QuarantinedRow] = []
     /// Time spent moving items in the working structures (the structure's share of each write).
     private(set) var moveTime: Duration = .zero
+    /// The rows after which a transaction counts as a bulk write and the page cache grows.
+    static let bulkRows = 65_536
+    /// Whether this writer grew the connection's page cache (set back when it is released).
+    private var grewPageCache = false
 
     init(books: Bookkeeping, committed: @escaping (_ namespace: String) -> NamespaceStructure) {
         self.books = books
         self.committed = committed
+    }
+
+    deinit {
+        if grewPageCache { try? books.db.setPageCache(kibibytes: SQLiteConnection<SyncKernelError>.pageCacheKibibytes) }
     }
 
     /// The leaf hash of row `key` as this transaction sees it (staged changes first), without
@@ -76,6 +90,10 @@ final class RowWriter {
         let leaf = row.isDeviceDerived ? nil : row.leaf.hash
         try move(namespace, row.key, from: old, to: leaf)
         try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes, version: version)
+        if rowsWritten == RowWriter.bulkRows, !grewPageCache {
+            try books.db.setPageCache(kibibytes: SQLiteConnection<SyncKernelError>.bulkPageCacheKibibytes)
+            grewPageCache = true
+        }
     }
 
     /// Deletes the row `key` of `namespace` and removes its item.
