@@ -107,7 +107,8 @@ extension KernelStore {
     }
 
     /// The transfer half of `answer(_:mark:)`: the rows of `offered` this store holds, the delete
-    /// versions of every key in either list, and the keys to ship back (`want`).
+    /// versions of every key in either list, and the keys to ship back (`want`), none of them a
+    /// key whose row this answer ships.
     ///
     /// An offered key whose row last moved at or before `mark` (this store's change counter at its
     /// last equal roots with the peer, `ChangeMarks.myCounter`) is wanted instead of offered: the
@@ -121,6 +122,7 @@ extension KernelStore {
         let driver = try namespaces.driver(named: namespace)
         var want = Set(wanted)
         var rows: [ShippedRow] = []
+        var shippedKeys: [[UInt8]] = []
         var damaged: [DamagedRow] = []
         for key in offered {
             guard let stored = try books.record(driver.name, key), stored.leaf != nil else { continue }
@@ -130,6 +132,7 @@ extension KernelStore {
             }
             if let row = try shippedRow(key, stored: stored, driver: driver, damaged: &damaged) {
                 rows.append(row)
+                shippedKeys.append(key)
             } else {
                 want.insert(key)
             }
@@ -139,6 +142,10 @@ extension KernelStore {
             tombstones += try deleteVersions(key, driver: driver, damaged: &damaged)
         }
         try quarantine(damaged, site: .ship)
+        // A key whose row ships here is not wanted too: the peer merges the row and ships its
+        // own back exactly when the row does not cover it (`ApplyOutcome.keysToShipBack`), and
+        // it ignores a wanted key whose row arrived with it anyway.
+        want.subtract(shippedKeys)
         let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones,
                                          want: want.sorted(by: [UInt8].keyPrecedes))
         return response.isEmpty ? [] : response.split()
