@@ -1,5 +1,6 @@
 import Foundation
 @testable import SyncKernel
+import SyncKernelSimulator
 import XCTest
 
 /// The compact frame form two sketch replicas use once each has announced
@@ -34,6 +35,10 @@ final class CompactFrameTests: XCTestCase {
             ("compact_reconcile_req", frame(.reconcileRequest(ReconcileRequest(namespace: "records", buckets: [], keys: [[0x01]])))),
             ("compact_reconcile_resp", frame(.reconcileResponse(response))),
             ("compact_sketch_req", frame(.sketch(SketchRequest(namespace: "records", root: [UInt8](repeating: 0x5a, count: 32), symbols: symbols)))),
+            ("compact_sketch_req_residues", frame(.sketch(SketchRequest(
+                namespace: "records", root: [UInt8](repeating: 0x5a, count: 32),
+                symbols: symbols + [CodedSymbol(count: 5, keySum: [], tagSum: 0), CodedSymbol(count: -128, keySum: [0x01, 0x02], tagSum: 1)],
+                countResidues: true)))),
             ("compact_range_req", frame(.rangeCompare(compare))),
         ]
     }
@@ -115,6 +120,90 @@ final class CompactFrameTests: XCTestCase {
         XCTAssertEqual(frame.body, .heartbeat)
         XCTAssertFalse(frame.compactHeader)
         XCTAssertEqual(frame.account, CompactFrameTests.account)
+    }
+
+    func testRejectCompactSketchSymbolsThatAreNotExactlyWhatTheEncoderWrites() throws {
+        let symbols = [CodedSymbol(count: 300, keySum: [0x10, 0x01, 0x02], tagSum: 9), CodedSymbol(count: -1, keySum: [0x03], tagSum: 7)]
+        let good = SketchCodec.encodeCompact(symbols, countResidues: true)
+        func decode(_ bytes: [UInt8], maxSymbols: Int = 16) throws(SyncKernelError) -> [CodedSymbol] {
+            var budget = DecodeBudget(inputBytes: bytes.count)
+            return try SketchCodec.decodeCompact(bytes, in: 0..<bytes.count, maxSymbols: maxSymbols, budget: &budget).symbols
+        }
+        XCTAssertEqual(try decode(good), symbols)
+        var cases: [(String, [UInt8])] = []
+        cases.append(("truncated", Array(good.dropLast())))
+        cases.append(("trailing byte", good + [0]))
+        var form = good
+        form[2] = 2
+        cases.append(("form byte 2", form))
+        var wide = good
+        wide[1] = 4
+        cases.append(("a width past every key sum", wide))
+        var widthOverMax: [UInt8] = [1]
+        LEB128.append(UInt64(CodedSymbol.maxKeySumBytes + 1), to: &widthOverMax)
+        cases.append(("a width past maxKeySumBytes", widthOverMax + [0, 0] + [UInt8](repeating: 1, count: CodedSymbol.maxKeySumBytes + 9)))
+        cases.append(("a non-minimal count", [1, 0, 0, 0x80, 0x00] + [UInt8](repeating: 0, count: 8)))
+        cases.append(("nothing after the count", [1]))
+        for (label, bytes) in cases {
+            XCTAssertThrowsError(try decode(bytes), label) { error in
+                XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame, "\(label): \(error)")
+            }
+        }
+        XCTAssertThrowsError(try decode(good, maxSymbols: 1)) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame) }
+        XCTAssertEqual(try decode([0]), [], "no symbol: nothing else follows")
+        XCTAssertThrowsError(try decode([0, 0])) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame) }
+    }
+
+    /// Residue counts restored against the receiver's own symbols are the sender's counts
+    /// whenever at most `maxResidueItems` items differ, and otherwise never decode to a wrong
+    /// difference: a sketch either decodes to the true one or fails (and the exchange falls back).
+    func testResidueCountsRestoreExactlyForSmallDifferencesAndNeverMisleadForLargeOnes() throws {
+        let seed: UInt64 = 0x0e51_d0e5
+        var random = SeededGenerator(seed: seed)
+        func item() -> SketchItem { SketchItem(key: random.bytes(16), itemHash: random.bytes(32)) }
+        var shared = RatelessSketch(capacity: 512)
+        for _ in 0..<3_000 { shared.apply(item(), direction: 1) }
+        for (remoteOnly, localOnly) in [(0, 1), (1, 0), (60, 67), (127, 0), (0, 127), (200, 0), (0, 400), (150, 150)] {
+            var remote = shared
+            var local = shared
+            var truthRemote: [SketchItem] = []
+            var truthLocal: [SketchItem] = []
+            for _ in 0..<remoteOnly { let next = item(); truthRemote.append(next); remote.apply(next, direction: 1) }
+            for _ in 0..<localOnly { let next = item(); truthLocal.append(next); local.apply(next, direction: 1) }
+            let label = "seed \(seed), \(remoteOnly) remote and \(localOnly) local items"
+            let request = SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 32), symbols: remote.symbols, countResidues: true)
+            let frame = SyncFrame(account: CompactFrameTests.account, schema: CompactFrameTests.schema, body: .sketch(request),
+                                  compactHeader: true)
+            guard case .sketch(let received) = try SyncFrame(decoding: frame.encoded(), account: CompactFrameTests.account).body else {
+                return XCTFail(label)
+            }
+            XCTAssertTrue(received.countResidues, label)
+            let restored = received.restoringCounts(from: local.symbols[...])
+            let decoded = SketchDecoder.decode(remote: restored, local: local.symbols[...])
+            if remoteOnly + localOnly <= SketchRequest.maxResidueItems {
+                XCTAssertEqual(restored, remote.symbols, "\(label): every count restored")
+                XCTAssertEqual(decoded?.remoteOnly.count, remoteOnly, label)
+                XCTAssertEqual(decoded?.localOnly.count, localOnly, label)
+            } else if let decoded {
+                XCTAssertEqual(Set(decoded.remoteOnly), Set(truthRemote), "\(label): a decode is the true difference")
+                XCTAssertEqual(Set(decoded.localOnly), Set(truthLocal), label)
+            }
+        }
+        let plain = SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 32), symbols: shared.symbols)
+        XCTAssertEqual(plain.restoringCounts(from: shared.symbols[...]), shared.symbols, "without residues nothing changes")
+    }
+
+    func testASketchSentInTheSpecsFormCarriesFullCountsWhateverItAsks() throws {
+        var random = SeededGenerator(seed: 3)
+        var sketch = RatelessSketch(capacity: 64)
+        for _ in 0..<1_000 { sketch.apply(SketchItem(key: random.bytes(16), itemHash: random.bytes(32)), direction: 1) }
+        let request = SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 32), symbols: Array(sketch.symbols.prefix(30)), countResidues: true)
+        let spec = SyncFrame(account: CompactFrameTests.account, schema: CompactFrameTests.schema, body: .sketch(request))
+        guard case .sketch(let received) = try SyncFrame(decoding: spec.encoded()).body else { return XCTFail("a sketch") }
+        XCTAssertFalse(received.countResidues)
+        XCTAssertEqual(received.symbols, request.symbols)
+        let compact = SyncFrame(account: CompactFrameTests.account, schema: CompactFrameTests.schema, body: .sketch(request), compactHeader: true)
+        XCTAssertLessThan(compact.encoded().count + 29 * 2, spec.encoded().count, "residues and one key-sum width save bytes on every symbol")
     }
 
     /// A compact frame's bytes: `kind` and `tag` when given, the schema unless `schema` is false,

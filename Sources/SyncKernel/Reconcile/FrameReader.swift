@@ -169,12 +169,14 @@ struct FrameReader {
     private mutating func sketch() throws(SyncKernelError) -> SyncFrame.Body {
         var symbolsField = try required(.symbols)
         let range = try symbolsField.readByteRange()
-        let symbols = try SketchCodec.decode(symbolsField.input, in: range, maxSymbols: RatelessSketch.standardCapacity, budget: &budget)
+        let (symbols, residues) = compact
+            ? try SketchCodec.decodeCompact(symbolsField.input, in: range, maxSymbols: RatelessSketch.standardCapacity, budget: &budget)
+            : (try SketchCodec.decode(symbolsField.input, in: range, maxSymbols: RatelessSketch.standardCapacity, budget: &budget), false)
         var namespace = try required(.ns)
         let name = try namespace.readText(budget: &budget)
         var root = try required(.root)
         return .sketch(SketchRequest(namespace: name, root: try root.readBytes(count: SketchRequest.rootPrefixBytes, budget: &budget),
-                                     symbols: symbols))
+                                     symbols: symbols, countResidues: residues))
     }
 
     private mutating func rangeCompare() throws(SyncKernelError) -> SyncFrame.Body {

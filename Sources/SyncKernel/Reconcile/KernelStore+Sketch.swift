@@ -40,7 +40,9 @@ extension KernelStore {
     /// The first frame of the sketch exchange for a divergent namespace: a sketch of
     /// `sketchSymbols(forExpectedItems:)` symbols, or a request for the whole namespace when it
     /// is reconciled whole, or when the expected difference is more than a full sketch decodes and
-    /// at least half of what this store holds (then the rows are the cheapest description).
+    /// at least half of what this store holds (then the rows are the cheapest description). A
+    /// sketch for at most `SketchRequest.maxResidueItems` expected items asks for its counts to
+    /// travel as residues (in a compact frame).
     ///
     /// `expectedItems` may be as large as `Int.max` (a peer's change counters bound it), so "at
     /// least half" is not computed as `2 * expected >= held`: it holds when `held <= expected`,
@@ -54,7 +56,9 @@ extension KernelStore {
         }
         let count = KernelStore.sketchSymbols(forExpectedItems: expectedItems)
         let structure = structure(namespace)
-        return .sketch(SketchRequest(namespace: namespace, root: structure.root, symbols: Array(structure.sketch.symbols.prefix(count))))
+        let residues = expectedItems.map { $0 <= SketchRequest.maxResidueItems } ?? false
+        return .sketch(SketchRequest(namespace: namespace, root: structure.root, symbols: Array(structure.sketch.symbols.prefix(count)),
+                                     countResidues: residues))
     }
 
     /// Decodes a peer's sketch against this store's and says what to send back; `mark` is this
@@ -90,7 +94,8 @@ extension KernelStore {
             return .answer(.responses(try respond(to: ReconcileRequest(namespace: driver.name, buckets: []))))
         }
         let size = request.symbols.count
-        let decoded = SketchDecoder.decode(remote: request.symbols, local: local.sketch.symbols[0..<size])
+        let decoded = SketchDecoder.decode(remote: request.restoringCounts(from: local.sketch.symbols[0..<size]),
+                                           local: local.sketch.symbols[0..<size])
         if let decoded, decoded.remoteOnly.isEmpty, decoded.localOnly.isEmpty,
            request.root == Array(local.root.prefix(SketchRequest.rootPrefixBytes)) {
             return .differs(wanted: [], offered: [])

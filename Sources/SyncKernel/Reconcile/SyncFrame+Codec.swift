@@ -1,6 +1,8 @@
 extension SyncFrame {
     /// The canonical CBOR encoding of the frame: the spec's keys, or with `compactHeader` the
-    /// compact ones (`FrameKey.compactName`), a kind code and the account's tag.
+    /// compact ones (`FrameKey.compactName`), a kind code, the account's tag and a sketch's
+    /// symbols in `SketchCodec.encodeCompact`'s form (its counts as residues when the request
+    /// says so; the spec's form always carries full counts).
     package func encoded() -> [UInt8] {
         let compact = compactHeader
         func key(_ key: FrameKey) -> String { key.text(compact: compact) }
@@ -65,7 +67,10 @@ extension SyncFrame {
             case .sketch(let sketch):
                 map.entry(key(.ns)) { $0.write(sketch.namespace) }
                 map.entry(key(.root)) { $0.write(bytes: sketch.root) }
-                map.entry(key(.symbols)) { $0.write(bytes: SketchCodec.encode(sketch.symbols)) }
+                map.entry(key(.symbols)) { writer in
+                    writer.write(bytes: compact ? SketchCodec.encodeCompact(sketch.symbols, countResidues: sketch.countResidues)
+                                                : SketchCodec.encode(sketch.symbols))
+                }
             case .rangeCompare(let compare):
                 map.entry(key(.ns)) { $0.write(compare.namespace) }
                 map.entry(key(.nodes)) { writer in
