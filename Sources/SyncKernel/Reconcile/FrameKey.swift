@@ -8,6 +8,7 @@
 /// that holds `type` is read by the spec's names only (its one-letter keys are unknown keys,
 /// skipped as before), one without it by the compact names only.
 package enum FrameKey: Int, CaseIterable, Sendable {
+    /// One field a frame may carry, named after the spec's key (`rawValue` indexes a reader's table).
     case type, account, schema, kind, caps, digest, probe, changes, ns, buckets, keys, devices, rows, tombstones,
          listings, want, final, root, symbols, nodes
 
