@@ -130,26 +130,34 @@ final class CompactFrameTests: XCTestCase {
             return try SketchCodec.decodeCompact(bytes, in: 0..<bytes.count, maxSymbols: maxSymbols, budget: &budget).symbols
         }
         XCTAssertEqual(try decode(good), symbols)
+        XCTAssertEqual(Array(good.prefix(3)), [2, 3, 3], "two symbols, residues and one width (6 bytes, as the lengths take), width 3")
         var cases: [(String, [UInt8])] = []
+        let tag = [UInt8](repeating: 0, count: 8)
         cases.append(("truncated", Array(good.dropLast())))
         cases.append(("trailing byte", good + [0]))
         var form = good
-        form[2] = 2
-        cases.append(("form byte 2", form))
+        form[1] = 7
+        cases.append(("a form byte with a third bit", form))
         var wide = good
-        wide[1] = 4
+        wide[2] = 4
         cases.append(("a width past every key sum", wide))
-        var widthOverMax: [UInt8] = [1]
+        var widthOverMax: [UInt8] = [1, 2]
         LEB128.append(UInt64(CodedSymbol.maxKeySumBytes + 1), to: &widthOverMax)
-        cases.append(("a width past maxKeySumBytes", widthOverMax + [0, 0] + [UInt8](repeating: 1, count: CodedSymbol.maxKeySumBytes + 9)))
-        cases.append(("a non-minimal count", [1, 0, 0, 0x80, 0x00] + [UInt8](repeating: 0, count: 8)))
-        cases.append(("nothing after the count", [1]))
+        cases.append(("a width past maxKeySumBytes", widthOverMax + [0] + [UInt8](repeating: 1, count: CodedSymbol.maxKeySumBytes + 9)))
+        cases.append(("a non-minimal count", [1, 0, 0x80, 0x00, 0] + tag))
+        cases.append(("nothing after the symbol count", [1]))
+        cases.append(("a key sum with its length ending in zero", [1, 0, 0, 1, 0x00] + tag))
+        cases.append(("padding where the lengths are shorter",
+                      [4, 2, 3, 0, 1, 2, 3] + tag + [0, 0, 0, 0] + tag + [0, 0, 0, 0] + tag + [0, 0, 0, 0] + tag))
+        cases.append(("lengths where padding is no longer", [2, 0, 0, 3, 1, 2, 3] + tag + [0, 3, 4, 5, 6] + tag))
         for (label, bytes) in cases {
             XCTAssertThrowsError(try decode(bytes), label) { error in
                 XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame, "\(label): \(error)")
             }
         }
         XCTAssertThrowsError(try decode(good, maxSymbols: 1)) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame) }
+        XCTAssertEqual(try decode([4, 0, 0, 3, 1, 2, 3] + tag + [0, 0] + tag + [0, 0] + tag + [0, 0] + tag).count, 4,
+                       "a sparse sketch in the length form is the canonical one")
         XCTAssertEqual(try decode([0]), [], "no symbol: nothing else follows")
         XCTAssertThrowsError(try decode([0, 0])) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame) }
     }
@@ -191,6 +199,17 @@ final class CompactFrameTests: XCTestCase {
         }
         let plain = SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 32), symbols: shared.symbols)
         XCTAssertEqual(plain.restoringCounts(from: shared.symbols[...]), shared.symbols, "without residues nothing changes")
+    }
+
+    func testASparseSketchKeepsItsEmptyKeySumsEmpty() throws {
+        var random = SeededGenerator(seed: 5)
+        var sketch = RatelessSketch(capacity: 64)
+        for _ in 0..<2 { sketch.apply(SketchItem(key: random.bytes(40), itemHash: random.bytes(32)), direction: 1) }
+        let encoded = SketchCodec.encodeCompact(sketch.symbols, countResidues: false)
+        XCTAssertEqual(encoded[1] & 2, 0, "the length form: most of the 64 key sums are empty")
+        XCTAssertLessThanOrEqual(encoded.count, SketchCodec.encode(sketch.symbols).count + 1, "at most the form byte more")
+        var budget = DecodeBudget(inputBytes: encoded.count)
+        XCTAssertEqual(try SketchCodec.decodeCompact(encoded, in: 0..<encoded.count, maxSymbols: 64, budget: &budget).symbols, sketch.symbols)
     }
 
     func testASketchSentInTheSpecsFormCarriesFullCountsWhateverItAsks() throws {
