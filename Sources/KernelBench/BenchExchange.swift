@@ -11,7 +11,9 @@ import SyncKernel
 /// flight. Every frame is encoded with the `sync_delta` codec and decoded under the wire limits
 /// on the other side, so bytes and refusals are those of the wire. The two replicas are in the
 /// steady state of siblings that synced before (`recordSynced`): each already knows the other
-/// speaks the sketch exchange, so, as `Replica` does then, no frame repeats the capability.
+/// speaks the sketch exchange and reads compact frames, so, as `Replica` does then, no frame
+/// repeats the capabilities and `fast` frames are written with the compact header (`spec` frames
+/// exactly as the spec's).
 ///
 /// Invariants: a frame's depth is one more than the frame it answers, and frames of one depth
 /// travel together, so the deepest frame before the last digest counts the one-way trips of
@@ -179,7 +181,7 @@ final class BenchExchange {
     /// Encodes `body` as a frame, counts it, and returns what the receiver decodes from it.
     private func transmit(_ body: SyncFrame.Body) throws(SyncKernelError) -> SyncFrame.Body {
         let bytes = SyncFrame(account: BenchDevices.account, schema: schema, body: body,
-                              compactVectors: mode == .fast).encoded()
+                              compactVectors: mode == .fast, compactHeader: mode == .fast).encoded()
         frames += 1
         kinds[body.kind, default: 0] += 1
         totalBytes += bytes.count
@@ -188,10 +190,10 @@ final class BenchExchange {
                                                 listings: response.listings, want: response.want)
             rowBytes += bytes.count - SyncFrame(account: BenchDevices.account, schema: schema,
                                                 body: .reconcileResponse(withoutRows),
-                                                compactVectors: mode == .fast).encoded().count
+                                                compactVectors: mode == .fast, compactHeader: mode == .fast).encoded().count
         }
         do {
-            return try SyncFrame(decoding: bytes).body
+            return try SyncFrame(decoding: bytes, account: BenchDevices.account).body
         } catch {
             refusal = "a \(body.kind) frame of \(bytes.count) bytes was refused: \(error)"
             throw error

@@ -24,7 +24,8 @@ struct LoadedStores {
     /// Of those, the seconds spent keeping the persisted structure current (A, then B).
     let upkeepSeconds: [Double]
     /// Wall seconds to insert the same encoded rows into a plain `key, row` SQLite table in one
-    /// transaction, on a connection with the kernel's pragmas.
+    /// transaction, on a connection with the kernel's pragmas and its page cache policy (the
+    /// bulk cache from `KernelStore.bulkWriteRows` rows on, as a kernel write gets).
     let sqliteSeconds: Double
 
     /// Loads `rows` rows of `source` into two stores in `directory`, then the SQLite baseline.
@@ -63,6 +64,9 @@ struct LoadedStores {
                 let row = source.row(.shared, index, stamp: RowSource.loadStamp)
                 try db.statement("INSERT OR REPLACE INTO plain(key, row) VALUES(?, ?)")
                     .bind(1, row.id).bind(2, BenchNamespace.rowEncoding(of: row)).run()
+                if index + 1 == KernelStore.bulkWriteRows {
+                    try db.setPageCache(kibibytes: SQLiteConnection<SyncKernelError>.bulkPageCacheKibibytes)
+                }
             }
         }
         return started.duration(to: .now).seconds

@@ -128,6 +128,17 @@ package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
     /// into tables of a million rows find their B-tree pages cached, small next to the data.
     package static var pageCacheKibibytes: Int { 64 * 1024 }
 
+    /// The page cache a bulk write may fill while it runs, in KiB (`setPageCache`): writes at
+    /// random keys into a table larger than the cache evict a dirty page to the WAL and read one
+    /// back for almost every row; four times the cache halves that for a million rows.
+    package static var bulkPageCacheKibibytes: Int { 256 * 1024 }
+
+    /// Sets the page cache this connection may fill to `kibibytes` KiB (at any time, inside a
+    /// transaction too; a smaller cache than it holds frees the excess pages at once).
+    package func setPageCache(kibibytes: Int) throws(Failure) {
+        try execute("PRAGMA cache_size=-\(max(0, kibibytes))")
+    }
+
     deinit {
         close()
     }

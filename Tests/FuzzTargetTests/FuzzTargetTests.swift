@@ -67,10 +67,16 @@ final class FuzzTargetTests: XCTestCase {
         }
     }
 
-    /// The corpus covers every frame kind, every namespace and both replica siblings' frames.
+    /// The corpus covers every frame kind, in both frame forms, every namespace and both replica
+    /// siblings' frames.
     func testSeedCorpusCoversEveryFrameKindAndNamespace() throws {
-        let kinds = Set(try FuzzCorpus.seeds(for: .frame).compactMap { try? SyncFrame(decoding: $0).body.kind })
+        let frames = try FuzzCorpus.seeds(for: .frame).compactMap { try? SyncFrame(decoding: $0) }
+        let kinds = Set(frames.map(\.body.kind))
         XCTAssertEqual(kinds, ["state_digest", "heartbeat", "reconcile_req", "reconcile_resp", "sketch_req", "range_req"])
+        let compactKinds = Set(frames.filter(\.compactHeader).map(\.body.kind))
+        XCTAssertTrue(compactKinds.isSuperset(of: ["state_digest", "reconcile_resp", "sketch_req"]),
+                      "compact frames of the sketch exchange are seeds too: \(compactKinds.sorted())")
+        XCTAssertTrue(frames.contains { !$0.compactHeader }, "and spec-form frames")
         let namespaces = Set(try FuzzCorpus.seeds(for: .row).compactMap(\.first))
         XCTAssertEqual(namespaces.count, FuzzNamespaces.all.count)
         XCTAssertEqual(FuzzNamespaces.all.count, 13)

@@ -95,18 +95,20 @@ final class NegotiationTests: XCTestCase {
                 XCTAssertTrue(fromSpec.contains(where: isDigest), label)
                 for frame in fromSpec {
                     XCTAssertEqual(frame.frame.capabilities, [], "\(label): frame \(frame.index) announces a capability")
+                    XCTAssertFalse(frame.frame.compactHeader, "\(label): frame \(frame.index) is compact")
                     XCTAssertFalse(["sketch_req", "range_req"].contains(frame.frame.body.kind), "\(label): frame \(frame.index)")
                     if case .stateDigest(let digest, _, let changes) = frame.frame.body {
                         XCTAssertEqual(StateDigest.claimedLayout(of: digest), .merkle, "\(label): frame \(frame.index)")
                         XCTAssertEqual(changes, [], "\(label): frame \(frame.index) carries change counters")
                     }
                 }
-                XCTAssertTrue(toSpec.contains { $0.frame.capabilities == [SyncFrame.sketchCapability] },
+                XCTAssertTrue(toSpec.contains { $0.frame.capabilities == [SyncFrame.compactCapability, SyncFrame.sketchCapability] },
                               "\(label): the sketch replica did announce itself")
                 for frame in toSpec {
                     XCTAssertFalse(["sketch_req", "range_req"].contains(frame.frame.body.kind), "\(label): frame \(frame.index)")
                     XCTAssertNotEqual(frame.digestLayout, .setHash, "\(label): frame \(frame.index) is a set-hash digest")
                     XCTAssertFalse(frame.frame.compactVectors, "\(label): frame \(frame.index) writes compact vectors")
+                    XCTAssertFalse(frame.frame.compactHeader, "\(label): frame \(frame.index) is a compact frame")
                 }
             }
         }
@@ -176,7 +178,9 @@ final class NegotiationTests: XCTestCase {
         let firstDigest = try XCTUnwrap(opening.first(where: isDigest))
         XCTAssertEqual(firstDigest.from, devices[0])
         XCTAssertEqual(firstDigest.digestLayout, .merkle, "the sibling's capability is unknown yet")
-        XCTAssertEqual(firstDigest.frame.capabilities, [SyncFrame.sketchCapability], "and this replica announces its own")
+        XCTAssertEqual(firstDigest.frame.capabilities, [SyncFrame.compactCapability, SyncFrame.sketchCapability],
+                       "and this replica announces its own")
+        XCTAssertFalse(firstDigest.frame.compactHeader, "a frame to a sibling not yet heard from is the spec's")
         let laterDigests = opening.filter { isDigest($0) && $0.index != firstDigest.index }
         XCTAssertFalse(laterDigests.isEmpty)
         for digest in laterDigests {
@@ -215,6 +219,7 @@ final class NegotiationTests: XCTestCase {
         XCTAssertTrue(round.contains(where: isDigest))
         for frame in round {
             XCTAssertEqual(frame.frame.capabilities, [], "frame \(frame.index) (\(frame.frame.body.kind))")
+            XCTAssertTrue(frame.frame.compactHeader, "frame \(frame.index): both siblings read compact frames")
             XCTAssertNotEqual(frame.digestLayout, .merkle, "frame \(frame.index)")
             if case .reconcileRequest(let request) = frame.frame.body {
                 XCTAssertEqual(request.buckets, [], "frame \(frame.index): no spec bucket request between sketch peers")
@@ -242,7 +247,7 @@ final class NegotiationTests: XCTestCase {
         let frames = try sent(fleet)
         let heartbeats = frames.filter { $0.frame.body == .heartbeat }
         XCTAssertEqual(heartbeats.count, 2)
-        XCTAssertTrue(heartbeats.allSatisfy { $0.frame.capabilities == [SyncFrame.sketchCapability] })
+        XCTAssertTrue(heartbeats.allSatisfy { $0.frame.capabilities == [SyncFrame.compactCapability, SyncFrame.sketchCapability] })
         let digests = frames.filter(isDigest)
         XCTAssertFalse(digests.isEmpty)
         XCTAssertTrue(digests.allSatisfy { $0.digestLayout == .setHash }, "\(digests.map { ($0.index, $0.digestLayout) })")
@@ -337,5 +342,44 @@ extension NegotiationTests {
                 XCTAssertEqual(failures(fleet), [], label)
             }
         }
+    }
+
+    /// A sibling of an earlier sketch build (it announces `sketch1` only) gets the spec's frame
+    /// form, set-hash digests and sketches included, never a compact one; once it announces
+    /// `compact1` or sends a compact frame itself, the replica answers it in compact frames.
+    func testASiblingThatNeverAnnouncedCompactFramesReceivesNoCompactFrameUntilItDoes() throws {
+        let world = try TestWorld()
+        let (a, b) = (TestWorld.device(0), TestWorld.device(1))
+        let store = try world.store(device: nil)
+        let replica = try Replica(device: a, account: world.account, siblings: [a, b], store: store)
+        try replica.write(RecordNamespace.self, now: 0) { tx throws(SyncKernelError) in
+            try tx.save(Row(id: "r1", value: "v", updatedAt: 1))
+        }
+        _ = replica.drainActions()
+        func sentFrames() throws -> [SyncFrame] {
+            try replica.drainActions().compactMap { action in
+                guard case .send(_, _, let bytes) = action else { return nil }
+                return try SyncFrame(decoding: bytes, account: world.account)
+            }
+        }
+        let schema = store.namespaces.schema
+        let otherRoot = StateDigest(layout: .setHash, schema: schema, namespaces: store.namespaces.names,
+                                    roots: store.namespaces.names.map { _ in [UInt8](repeating: 0x33, count: 32) })
+        let earlier = [SyncFrame(account: world.account, schema: schema, body: .heartbeat, capabilities: [SyncFrame.sketchCapability]),
+                       SyncFrame(account: world.account, schema: schema,
+                                 body: .stateDigest(digest: otherRoot.encoded(), probe: false, changes: [5]))]
+        for (step, frame) in earlier.enumerated() {
+            replica.receive(frame.encoded(), from: b, now: Int64(step + 1))
+            let answers = try sentFrames()
+            XCTAssertFalse(answers.isEmpty, "step \(step)")
+            for answer in answers {
+                XCTAssertFalse(answer.compactHeader, "step \(step): a \(answer.body.kind) in compact form to an earlier build")
+            }
+        }
+        let compact = SyncFrame(account: world.account, schema: schema, body: .heartbeat, compactHeader: true)
+        replica.receive(compact.encoded(), from: b, now: 10)
+        let answers = try sentFrames()
+        XCTAssertFalse(answers.isEmpty)
+        for answer in answers { XCTAssertTrue(answer.compactHeader, "a \(answer.body.kind) to a sibling that writes compact frames") }
     }
 }

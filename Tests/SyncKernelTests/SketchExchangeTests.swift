@@ -276,7 +276,8 @@ extension SketchExchangeTests {
             return (keys, parts.first?.want ?? [])
         }
         XCTAssertEqual(try shipped(mark).rows, [key("row-00002")], "b's row-00001 last moved before the mark: a replaced it since")
-        XCTAssertEqual(try shipped(mark).want, [key("row-00001"), key("row-00002")])
+        XCTAssertEqual(try shipped(mark).want, [key("row-00001")], "a key whose row ships is not wanted as well")
+        XCTAssertEqual(try shipped(nil).want, [], "every wanted key's row ships: nothing is wanted")
         XCTAssertEqual(try shipped(nil).rows, [key("row-00001"), key("row-00002")], "without a mark every held version is offered")
         XCTAssertEqual(try shipped(before).rows, [key("row-00001"), key("row-00002")],
                        "b's row-00001 moved after an earlier mark: the peer never held it then")

@@ -31,6 +31,33 @@ package indirect enum CodecShape: Sendable, Hashable {
     /// A hand-written codec, identified by its declared name.
     case custom(name: String)
 
+    /// The CBOR items every value of this shape writes (containers, tags and scalars counted)
+    /// and their deepest nesting, or nil when a value decides them (an array, a custom codec).
+    /// A missing optional writes fewer; the count is the most.
+    package var boundedTree: (items: Int, depth: Int)? {
+        switch self {
+        case .bytes, .text, .bool, .dateMilliseconds, .int64, .uint64, .enumeration:
+            return (1, 0)
+        case .date:
+            return (2, 1)
+        case .optional(let wrapped, _):
+            return wrapped.boundedTree
+        case .register(let value):
+            return value.boundedTree.map { (2 + $0.items, 1 + $0.depth) }
+        case .record(let members):
+            var items = 1
+            var depth = 0
+            for member in members {
+                guard let tree = member.boundedTree else { return nil }
+                items += tree.items
+                depth = max(depth, tree.depth)
+            }
+            return (items, 1 + depth)
+        case .array, .custom:
+            return nil
+        }
+    }
+
     /// Writes the shape canonically, for fingerprints.
     package func encode(into writer: inout CanonicalWriter) {
         switch self {

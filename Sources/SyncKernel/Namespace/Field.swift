@@ -43,6 +43,22 @@ public struct Field<Row: Sendable>: Sendable {
     package let disagrees: (@Sendable (_ local: Row, _ incoming: Row) -> Bool)?
     /// The row with sub-second noise added to every date the field holds (which must move no encoding).
     package let perturb: @Sendable (Row) -> Row
+    /// Throws exactly when the field's row item would not read back (its codec's `check`); nil
+    /// when only a round trip can tell: a codec with no check, or a leaf derived from the row.
+    package let check: (@Sendable (Row) throws(SyncKernelError) -> Void)?
+
+    /// The check of every field of `fields` in order, nil when one of them has none.
+    package static func check(of fields: [Field]) -> (@Sendable (Row) throws(SyncKernelError) -> Void)? {
+        var collected: [@Sendable (Row) throws(SyncKernelError) -> Void] = []
+        for field in fields {
+            guard let check = field.check else { return nil }
+            collected.append(check)
+        }
+        let checks = collected
+        return { row throws(SyncKernelError) in
+            for check in checks { try check(row) }
+        }
+    }
 }
 
 extension Field {
@@ -112,7 +128,8 @@ extension Field {
                          guard items.count == count else { throw SyncKernelError(.malformedFrame, "group \(name) has \(count) members") }
                          for (member, entry) in zip(members, items) { try member.read(entry, &row) }
                      },
-                     copy: copyAll, merge: merged, disagrees: nil, perturb: { row in members.reduce(row) { $1.perturb($0) } })
+                     copy: copyAll, merge: merged, disagrees: nil, perturb: { row in members.reduce(row) { $1.perturb($0) } },
+                     check: check(of: members))
     }
 
     private static func make<Value: Sendable>(_ name: String, _ path: WritableKeyPath<Row, Value> & Sendable,
@@ -146,9 +163,13 @@ extension Field {
             row[keyPath: path] = try codec.read(item)
         }
         let copy: @Sendable (Row, inout Row) -> Void = { source, target in target[keyPath: path] = source[keyPath: path] }
+        var check: (@Sendable (Row) throws(SyncKernelError) -> Void)?
+        if leaf == nil, let valueCheck = codec.check {
+            check = { row throws(SyncKernelError) in try valueCheck(row[keyPath: path]) }
+        }
         return Field(name: name, role: role, shape: codec.shape, properties: [name], path: path, mergeName: merge?.name,
                      mergeKind: merge?.kind, leafName: leaf?.name, problems: codec.problems, writeRow: writeRow,
                      writeLeaf: leaf?.write ?? writeOwnLeaf, read: read, copy: copy, merge: merged, disagrees: disagrees,
-                     perturb: perturb)
+                     perturb: perturb, check: check)
     }
 }

@@ -6,6 +6,8 @@ extension FieldCodec where Value == [UInt8] {
         FieldCodec(shape: .bytes(count: count), write: { $1.write(bytes: $0) }, read: { value throws(SyncKernelError) in
             guard let count else { return try value.bytes() }
             return try value.bytes(count: count)
+        }, check: { value throws(SyncKernelError) in
+            if let count, value.count != count { throw SyncKernelError(.malformedFrame, "expected \(count) bytes") }
         })
     }
 }
@@ -13,14 +15,16 @@ extension FieldCodec where Value == [UInt8] {
 extension FieldCodec where Value == String {
     /// A UTF-8 text string, written byte for byte as given (no normalisation).
     public static var text: FieldCodec {
-        FieldCodec(shape: .text, write: { $1.write($0) }, read: { value throws(SyncKernelError) in try value.text() })
+        FieldCodec(shape: .text, write: { $1.write($0) }, read: { value throws(SyncKernelError) in try value.text() },
+                   check: alwaysReadable)
     }
 }
 
 extension FieldCodec where Value == Bool {
     /// A boolean.
     public static var bool: FieldCodec {
-        FieldCodec(shape: .bool, write: { $1.write($0) }, read: { value throws(SyncKernelError) in try value.bool() })
+        FieldCodec(shape: .bool, write: { $1.write($0) }, read: { value throws(SyncKernelError) in try value.bool() },
+                   check: alwaysReadable)
     }
 }
 
@@ -29,7 +33,7 @@ extension FieldCodec where Value == Date {
     /// comes back a hair off from a round trip encodes the same.
     public static var date: FieldCodec {
         FieldCodec(shape: .date, write: { $1.write($0) }, read: { value throws(SyncKernelError) in try value.date() },
-                   perturb: { $0.addingTimeInterval(0.731) })
+                   perturb: { $0.addingTimeInterval(0.731) }, check: alwaysReadable)
     }
 
     /// A date as whole milliseconds since 1970, written as a plain integer: for timestamps that
@@ -47,21 +51,23 @@ extension FieldCodec where Value == Date {
                        }
                        return Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
                    },
-                   perturb: { $0.addingTimeInterval(0.000_4) })
+                   perturb: { $0.addingTimeInterval(0.000_4) }, check: alwaysReadable)
     }
 }
 
 extension FieldCodec where Value == Int64 {
     /// A signed 64-bit integer.
     public static var int64: FieldCodec {
-        FieldCodec(shape: .int64, write: { $1.write($0) }, read: { value throws(SyncKernelError) in try value.int64() })
+        FieldCodec(shape: .int64, write: { $1.write($0) }, read: { value throws(SyncKernelError) in try value.int64() },
+                   check: alwaysReadable)
     }
 }
 
 extension FieldCodec where Value == UInt64 {
     /// An unsigned 64-bit integer.
     public static var uint64: FieldCodec {
-        FieldCodec(shape: .uint64, write: { $1.write($0) }, read: { value throws(SyncKernelError) in try value.uint() })
+        FieldCodec(shape: .uint64, write: { $1.write($0) }, read: { value throws(SyncKernelError) in try value.uint() },
+                   check: alwaysReadable)
     }
 }
 
@@ -69,13 +75,19 @@ extension FieldCodec {
     /// Null or the wrapped value. As a top-level leaf item it is written with a presence marker
     /// instead, so absent and empty never hash alike.
     public static func optional<Wrapped: Sendable>(_ wrapped: FieldCodec<Wrapped>) -> FieldCodec where Value == Wrapped? {
-        FieldCodec(shape: .optional(wrapped.shape, emptyIsAbsent: false), write: { value, writer in
+        var check: (@Sendable (Wrapped?) throws(SyncKernelError) -> Void)?
+        if let wrappedCheck = wrapped.check {
+            check = { value throws(SyncKernelError) in
+                if let value { try wrappedCheck(value) }
+            }
+        }
+        return FieldCodec(shape: .optional(wrapped.shape, emptyIsAbsent: false), write: { value, writer in
             if let value { wrapped.write(value, &writer) } else { writer.writeNull() }
         }, read: { item throws(SyncKernelError) in
             item == .null ? nil : try wrapped.read(item)
         }, writeLeafItem: { value, writer in
             writer.writeOptional(value) { writer, present in wrapped.write(present, &writer) }
-        }, perturb: { $0.map(wrapped.perturb) }, problems: wrapped.problems)
+        }, perturb: { $0.map(wrapped.perturb) }, problems: wrapped.problems, check: check)
     }
 
     /// Null or the wrapped value, where the leaf treats an empty value as absent: for identity
@@ -90,7 +102,7 @@ extension FieldCodec {
                               writer.writeOptional(value.flatMap { $0.isEmpty ? nil : $0 }) { writer, present in
                                   wrapped.write(present, &writer)
                               }
-                          }, perturb: plain.perturb, problems: wrapped.problems)
+                          }, perturb: plain.perturb, problems: wrapped.problems, check: plain.check)
     }
 
     /// An array of elements, in the order held (sort it yourself where order is not meaning).
@@ -116,7 +128,7 @@ extension FieldCodec {
                                   throw SyncKernelError(.malformedFrame, "not a case of the enumeration")
                               }
                               return value
-                          })
+                          }, check: alwaysReadable)
     }
 
     /// A value with named members, written as a positional array in declaration order and read
@@ -133,6 +145,7 @@ extension FieldCodec {
             for (member, entry) in zip(members, items) { try member.read(entry, &value) }
             return value
         }, perturb: { value in members.reduce(value) { $1.perturb($0) } },
-        problems: DeclarationAudit.problems(blank: blank, fields: members, what: "record \(Value.self)"))
+        problems: DeclarationAudit.problems(blank: blank, fields: members, what: "record \(Value.self)"),
+        check: Field.check(of: members))
     }
 }

@@ -5,6 +5,9 @@
 /// trapping; reading what `write` wrote gives a value that writes the same bytes again. The
 /// standard codecs (`.bytes`, `.text`, `.date`, `.optional`, `.array`, `.record`...) keep these
 /// by construction; a `.custom` codec must keep them itself, and the conformance kit checks it.
+/// `check`, when present, refuses exactly the values whose encoding `read` would refuse (so a
+/// local save can skip the decode and re-encode that would find the same); only the standard
+/// codecs have one.
 public struct FieldCodec<Value: Sendable>: Sendable {
     /// The codec's wire shape.
     package let shape: CodecShape
@@ -23,18 +26,31 @@ public struct FieldCodec<Value: Sendable>: Sendable {
     /// Declaration mistakes found while building the codec (a record member missing, say);
     /// `NamespaceSet` refuses a namespace whose schema carries any.
     package let problems: [String]
+    /// Throws (a typed error) exactly when `read` would refuse what `write` writes for the value,
+    /// and reading it back gives a value that writes the same bytes and the same leaf item; nil
+    /// when the codec cannot tell without a round trip (a custom codec).
+    package let check: (@Sendable (Value) throws(SyncKernelError) -> Void)?
 
-    /// Creates a codec; `writeLeafItem` defaults to `write` and `perturb` to the identity.
+    /// Creates a codec; `writeLeafItem` defaults to `write` and `perturb` to the identity; with
+    /// no `check`, a save of a value of this codec is validated by a round trip.
     package init(shape: CodecShape, write: @escaping @Sendable (Value, inout CanonicalWriter) -> Void,
                  read: @escaping @Sendable (CBORValue) throws(SyncKernelError) -> Value,
                  writeLeafItem: (@Sendable (Value, inout CanonicalWriter) -> Void)? = nil,
-                 perturb: (@Sendable (Value) -> Value)? = nil, problems: [String] = []) {
+                 perturb: (@Sendable (Value) -> Value)? = nil, problems: [String] = [],
+                 check: (@Sendable (Value) throws(SyncKernelError) -> Void)? = nil) {
         self.shape = shape
         self.write = write
         self.read = read
         self.writeLeafItem = writeLeafItem ?? write
         self.perturb = perturb ?? { $0 }
         self.problems = problems
+        self.check = check
+    }
+
+    /// A check for a codec whose every written value reads back (`read` refuses nothing `write`
+    /// writes).
+    package static var alwaysReadable: @Sendable (Value) throws(SyncKernelError) -> Void {
+        { _ throws(SyncKernelError) in }
     }
 
     /// A hand-written codec for a value whose wire form is not a composition of the standard

@@ -22,10 +22,16 @@ package struct InspectedRow: Sendable {
     private let row: any Sendable
 
     init<N: SyncNamespace>(row: N.Row, namespace: N.Type, stamp: Int64?) {
+        self.init(row: row, schema: N.schema, namespace: N.self, stamp: stamp)
+    }
+
+    /// Inspects `row` through `schema` (the namespace's, read once by the caller: each read of
+    /// `N.schema` copies the declaration's closures).
+    private init<N: SyncNamespace>(row: N.Row, schema: RowSchema<N.Row>, namespace: N.Type, stamp: Int64?) {
         self.row = row
-        key = N.key(of: row)
-        bytes = N.rowEncoding(of: row)
-        leafEncoding = N.leafEncoding(of: row)
+        key = schema.key(of: row)
+        bytes = schema.encodeRow(row)
+        leafEncoding = schema.encodeLeaf(row)
         leaf = Leaf(key: key, hash: SHA256.hash(domain: N.leafDomain, leafEncoding))
         self.stamp = stamp
         isDeviceDerived = N.isDeviceDerived(row)
@@ -35,24 +41,39 @@ package struct InspectedRow: Sendable {
     /// bytes decode through the namespace's own decoder (so `validate` accepts it), re-encode to
     /// the same bytes, and the decoded row has the same leaf. A namespace bug then surfaces as a
     /// typed error at the save, never as a stored row the store cannot read back.
+    ///
+    /// A schema whose every field has a standard codec and its own leaf item (`RowSchema.checkRow`)
+    /// is checked without the round trip: each value is checked where its codec's reader would
+    /// refuse it, then `validate` runs on the row, which is what the decode would have found
+    /// (the standard codecs read back what they write, to the same bytes and leaf item). Rows
+    /// arriving from a sibling are always decoded in full (the receive path).
     init<N: SyncNamespace>(validating row: N.Row, namespace: N.Type, stamp: Int64?) throws(SyncKernelError) {
-        self.init(row: row, namespace: N.self, stamp: stamp)
+        let schema = N.schema
+        self.init(row: row, schema: schema, namespace: N.self, stamp: stamp)
         guard key.count <= InspectedRow.maxKeyBytes else {
             throw SyncKernelError(.rowRejected, "\(N.name): a row key longer than \(InspectedRow.maxKeyBytes) bytes")
         }
         guard bytes.count <= InspectedRow.maxRowBytes else {
             throw SyncKernelError(.rowRejected, "\(N.name): a row encoding longer than \(InspectedRow.maxRowBytes) bytes")
         }
+        if let checkRow = schema.checkRow {
+            do {
+                try checkRow(row)
+            } catch {
+                throw SyncKernelError(.rowRejected, "\(N.name): the namespace cannot read this row back (\(error.code.rawValue) \(error.detail))")
+            }
+            return
+        }
         let decoded: N.Row
         do {
-            decoded = try N.decodeRow(bytes: bytes)
+            decoded = try schema.decodeRow(CBORReader.decode(bytes))
         } catch {
             throw SyncKernelError(.rowRejected, "\(N.name): the namespace cannot read this row back (\(error.code.rawValue) \(error.detail))")
         }
-        guard N.rowEncoding(of: decoded) == bytes else {
+        guard schema.encodeRow(decoded) == bytes else {
             throw SyncKernelError(.rowRejected, "\(N.name): the row does not re-encode to the same bytes")
         }
-        guard N.leafEncoding(of: decoded) == leafEncoding else {
+        guard schema.encodeLeaf(decoded) == leafEncoding else {
             throw SyncKernelError(.rowRejected, "\(N.name): the row read back has another leaf")
         }
     }

@@ -35,13 +35,18 @@ extension FieldCodec {
     /// A `Register`, written as `[counter, value]` (canonical integers keep counter order bytewise).
     public static func register<Wrapped: Sendable & Hashable>(_ wrapped: FieldCodec<Wrapped>) -> FieldCodec
         where Value == Register<Wrapped> {
-        FieldCodec(shape: .register(wrapped.shape), write: { register, writer in
+        var check: (@Sendable (Register<Wrapped>) throws(SyncKernelError) -> Void)?
+        if let valueCheck = wrapped.check {
+            check = { register throws(SyncKernelError) in try valueCheck(register.value) }
+        }
+        return FieldCodec(shape: .register(wrapped.shape), write: { register, writer in
             writer.writeArrayHeader(count: 2)
             writer.write(register.counter)
             wrapped.write(register.value, &writer)
         }, read: { item throws(SyncKernelError) in
             let items = try item.fields(2, of: "a register")
             return Register(value: try wrapped.read(items[1]), counter: try items[0].uint())
-        }, perturb: { Register(value: wrapped.perturb($0.value), counter: $0.counter) }, problems: wrapped.problems)
+        }, perturb: { Register(value: wrapped.perturb($0.value), counter: $0.counter) }, problems: wrapped.problems,
+        check: check)
     }
 }

@@ -34,6 +34,20 @@ public struct RowSchema<Row: Sendable>: Sendable {
     package let joinFields: @Sendable (_ local: Row, _ incoming: Row) -> Row
     /// The canonical description of the row format (what `encodeRow` writes), for migrations.
     package let rowFormat: [UInt8]
+    /// Throws exactly when `decodeRow` would refuse the row's encoding (a field value its codec
+    /// cannot read back, or `validate` refusing it), without encoding or decoding; nil when only
+    /// a round trip can tell: a custom codec, a derived leaf item, a variant row, or a row whose
+    /// decoded tree the declaration does not bound within `checkedTreeBound` (an array field:
+    /// the reader's container, depth and memory limits then depend on the value).
+    package let checkRow: (@Sendable (Row) throws(SyncKernelError) -> Void)?
+
+    /// The largest decoded tree `checkRow` vouches for: at most 4,096 CBOR items nested at most 16
+    /// deep. `CBORLimits.frame` allows depth 24, and 4,096 items keep the tree's own structure
+    /// (a few dozen bytes an item) far inside `DecodeBudget.slack`, while byte and text strings
+    /// are charged at about their length, within the budget's 4 bytes per input byte; so the
+    /// reader never refuses such a row for its limits (a row's encoding is at most
+    /// `InspectedRow.maxRowBytes`, checked apart).
+    package static var checkedTreeBound: (items: Int, depth: Int) { (4_096, 16) }
 
     /// A struct row keyed by a byte-string field.
     public init(blank: Row, key: KeyPath<Row, [UInt8]> & Sendable, layout: LeafLayout = .sequence,
@@ -84,6 +98,16 @@ public struct RowSchema<Row: Sendable>: Sendable {
         var format = CanonicalWriter()
         CodecShape.record(fields.map(\.shape)).encode(into: &format)
         rowFormat = format.bytes
+        let tree = CodecShape.record(fields.map(\.shape)).boundedTree
+        let bounded = tree.map { $0.items <= RowSchema.checkedTreeBound.items && $0.depth <= RowSchema.checkedTreeBound.depth } ?? false
+        if bounded, let checkFields = Field.check(of: fields) {
+            checkRow = { row throws(SyncKernelError) in
+                try checkFields(row)
+                try validate?(row)
+            }
+        } else {
+            checkRow = nil
+        }
     }
 
     /// A row that is an enum: each case a `RowVariant` with its own tag and fields; `key` derives
@@ -140,6 +164,7 @@ public struct RowSchema<Row: Sendable>: Sendable {
         joinFields = { local, incoming in
             variants.first(where: { $0.matches(local) })?.join(local, incoming) ?? local
         }
+        checkRow = nil
         var format = CanonicalWriter()
         format.writeArray(variants) { writer, variant in
             writer.writeArrayHeader(count: 2)

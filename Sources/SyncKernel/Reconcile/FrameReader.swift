@@ -10,42 +10,19 @@
 /// before it is built, as is one larger than `SyncFrame.maxFrameBytes`; and, given an expected
 /// account, a frame naming another is refused with `foreignAccount` right after its `type` and
 /// `account` are read, before its schema, kind and body. Unknown keys are skipped unread beyond
-/// the check every byte gets.
+/// the check every byte gets. A map without `type` is read as a compact frame (`FrameKey`):
+/// its kind code and account tag first (the tag checked against the expected account's, then
+/// `foreignAccount` as above), then the same fields under their compact names, checked alike; a
+/// map with `type` is read exactly as before, whatever one-letter keys it also holds.
 struct FrameReader {
     /// The keys a frame may carry, in no particular order.
-    private enum Key: Int, CaseIterable {
-        case type, account, schema, kind, caps, digest, probe, changes, ns, buckets, keys, devices, rows, tombstones,
-             listings, want, final, root, symbols, nodes
-
-        var name: StaticString {
-            switch self {
-            case .type: "type"
-            case .account: "account"
-            case .schema: "schema"
-            case .kind: "kind"
-            case .caps: "caps"
-            case .digest: "digest"
-            case .probe: "probe"
-            case .changes: "changes"
-            case .ns: "ns"
-            case .buckets: "buckets"
-            case .keys: "keys"
-            case .devices: "devices"
-            case .rows: "rows"
-            case .tombstones: "tombstones"
-            case .listings: "listings"
-            case .want: "want"
-            case .final: "final"
-            case .root: "root"
-            case .symbols: "symbols"
-            case .nodes: "nodes"
-            }
-        }
-    }
+    private typealias Key = FrameKey
 
     private var budget: DecodeBudget
     /// A cursor at each known key's value, by `Key.rawValue`.
     private var fields: [CBORCursor?]
+    /// Whether the frame is compact (its keys are the compact names).
+    private let compact: Bool
     /// The account the frame must name, when the caller knows it.
     private let expectedAccount: [UInt8]?
 
@@ -57,24 +34,47 @@ struct FrameReader {
         var cursor = try CBORReader.cursor(over: bytes, limits: .frame)
         try budget.chargeArray(of: CBORCursor?.self, count: Key.allCases.count)
         var fields = [CBORCursor?](repeating: nil, count: Key.allCases.count)
+        var compactFields: [CBORCursor?] = []
         try cursor.forEachTextKey { name, value throws(SyncKernelError) in
             if let key = Key.allCases.first(where: { value.text(at: name, is: $0.name) }) { fields[key.rawValue] = value }
+            if let key = Key.allCases.first(where: { $0.compactName.map { value.text(at: name, is: $0) } ?? false }) {
+                if compactFields.isEmpty { compactFields = [CBORCursor?](repeating: nil, count: Key.allCases.count) }
+                compactFields[key.rawValue] = value
+            }
         }
-        var reader = FrameReader(budget: budget, fields: fields, expectedAccount: account)
+        let compact = fields[Key.type.rawValue] == nil && !compactFields.isEmpty
+        if compact { try budget.chargeArray(of: CBORCursor?.self, count: Key.allCases.count) }
+        var reader = FrameReader(budget: budget, fields: compact ? compactFields : fields, compact: compact, expectedAccount: account)
         defer { budget = reader.budget }
         return try reader.frame()
     }
 
     private mutating func frame() throws(SyncKernelError) -> SyncFrame {
-        var type = try required(.type)
-        guard try type.readText(budget: &budget) == SyncFrame.payloadType else { throw SyncKernelError(.unsupportedPayload) }
-        var account = try required(.account)
-        let accountBytes = try account.readBytes(count: 32, budget: &budget)
-        if let expectedAccount, accountBytes != expectedAccount { throw SyncKernelError(.foreignAccount) }
-        var schema = try required(.schema)
-        let fingerprint = SchemaFingerprint(value: try schema.readUInt())
-        var kindField = try required(.kind)
-        let kind = try kindField.readText(budget: &budget)
+        let accountBytes: [UInt8]
+        let kind: String
+        let fingerprint: SchemaFingerprint
+        if compact {
+            var kindField = try required(.kind)
+            let code = try kindField.readUInt()
+            var account = try required(.account)
+            let tag = try account.readBytes(count: SyncFrame.accountTagBytes, budget: &budget)
+            if let expectedAccount, tag != SyncFrame.accountTag(of: expectedAccount) { throw SyncKernelError(.foreignAccount) }
+            accountBytes = expectedAccount ?? tag
+            var schema = try required(.schema)
+            fingerprint = SchemaFingerprint(value: try schema.readUInt())
+            guard let named = SyncFrame.Body.kind(code: code) else { throw SyncKernelError(.unknownFrameKind) }
+            kind = named
+        } else {
+            var type = try required(.type)
+            guard try type.readText(budget: &budget) == SyncFrame.payloadType else { throw SyncKernelError(.unsupportedPayload) }
+            var account = try required(.account)
+            accountBytes = try account.readBytes(count: 32, budget: &budget)
+            if let expectedAccount, accountBytes != expectedAccount { throw SyncKernelError(.foreignAccount) }
+            var schema = try required(.schema)
+            fingerprint = SchemaFingerprint(value: try schema.readUInt())
+            var kindField = try required(.kind)
+            kind = try kindField.readText(budget: &budget)
+        }
         var capabilities: [String] = []
         if var caps = field(.caps) {
             let count = try caps.readArrayHeader()
@@ -105,7 +105,8 @@ struct FrameReader {
         default:
             throw SyncKernelError(.unknownFrameKind)
         }
-        return SyncFrame(account: accountBytes, schema: fingerprint, body: body, capabilities: capabilities, compactVectors: compactVectors)
+        return SyncFrame(account: accountBytes, schema: fingerprint, body: body, capabilities: capabilities, compactVectors: compactVectors,
+                         compactHeader: compact)
     }
 
     private mutating func stateDigest() throws(SyncKernelError) -> SyncFrame.Body {
@@ -168,12 +169,14 @@ struct FrameReader {
     private mutating func sketch() throws(SyncKernelError) -> SyncFrame.Body {
         var symbolsField = try required(.symbols)
         let range = try symbolsField.readByteRange()
-        let symbols = try SketchCodec.decode(symbolsField.input, in: range, maxSymbols: RatelessSketch.standardCapacity, budget: &budget)
+        let (symbols, residues) = compact
+            ? try SketchCodec.decodeCompact(symbolsField.input, in: range, maxSymbols: RatelessSketch.standardCapacity, budget: &budget)
+            : (try SketchCodec.decode(symbolsField.input, in: range, maxSymbols: RatelessSketch.standardCapacity, budget: &budget), false)
         var namespace = try required(.ns)
         let name = try namespace.readText(budget: &budget)
         var root = try required(.root)
         return .sketch(SketchRequest(namespace: name, root: try root.readBytes(count: SketchRequest.rootPrefixBytes, budget: &budget),
-                                     symbols: symbols))
+                                     symbols: symbols, countResidues: residues))
     }
 
     private mutating func rangeCompare() throws(SyncKernelError) -> SyncFrame.Body {
@@ -205,7 +208,7 @@ struct FrameReader {
     /// A cursor at the value of `key`, or `missingField` naming it.
     private func required(_ key: Key) throws(SyncKernelError) -> CBORCursor {
         guard let cursor = fields[key.rawValue] else {
-            throw SyncKernelError(.missingField, key.name.withUTF8Buffer { String(decoding: $0, as: UTF8.self) })
+            throw SyncKernelError(.missingField, key.text(compact: compact))
         }
         return cursor
     }

@@ -40,7 +40,9 @@ extension KernelStore {
     /// The first frame of the sketch exchange for a divergent namespace: a sketch of
     /// `sketchSymbols(forExpectedItems:)` symbols, or a request for the whole namespace when it
     /// is reconciled whole, or when the expected difference is more than a full sketch decodes and
-    /// at least half of what this store holds (then the rows are the cheapest description).
+    /// at least half of what this store holds (then the rows are the cheapest description). A
+    /// sketch for at most `SketchRequest.maxResidueItems` expected items asks for its counts to
+    /// travel as residues (in a compact frame).
     ///
     /// `expectedItems` may be as large as `Int.max` (a peer's change counters bound it), so "at
     /// least half" is not computed as `2 * expected >= held`: it holds when `held <= expected`,
@@ -54,7 +56,9 @@ extension KernelStore {
         }
         let count = KernelStore.sketchSymbols(forExpectedItems: expectedItems)
         let structure = structure(namespace)
-        return .sketch(SketchRequest(namespace: namespace, root: structure.root, symbols: Array(structure.sketch.symbols.prefix(count))))
+        let residues = expectedItems.map { $0 <= SketchRequest.maxResidueItems } ?? false
+        return .sketch(SketchRequest(namespace: namespace, root: structure.root, symbols: Array(structure.sketch.symbols.prefix(count)),
+                                     countResidues: residues))
     }
 
     /// Decodes a peer's sketch against this store's and says what to send back; `mark` is this
@@ -90,7 +94,8 @@ extension KernelStore {
             return .answer(.responses(try respond(to: ReconcileRequest(namespace: driver.name, buckets: []))))
         }
         let size = request.symbols.count
-        let decoded = SketchDecoder.decode(remote: request.symbols, local: local.sketch.symbols[0..<size])
+        let decoded = SketchDecoder.decode(remote: request.restoringCounts(from: local.sketch.symbols[0..<size]),
+                                           local: local.sketch.symbols[0..<size])
         if let decoded, decoded.remoteOnly.isEmpty, decoded.localOnly.isEmpty,
            request.root == Array(local.root.prefix(SketchRequest.rootPrefixBytes)) {
             return .differs(wanted: [], offered: [])
@@ -107,7 +112,8 @@ extension KernelStore {
     }
 
     /// The transfer half of `answer(_:mark:)`: the rows of `offered` this store holds, the delete
-    /// versions of every key in either list, and the keys to ship back (`want`).
+    /// versions of every key in either list, and the keys to ship back (`want`), none of them a
+    /// key whose row this answer ships.
     ///
     /// An offered key whose row last moved at or before `mark` (this store's change counter at its
     /// last equal roots with the peer, `ChangeMarks.myCounter`) is wanted instead of offered: the
@@ -121,6 +127,7 @@ extension KernelStore {
         let driver = try namespaces.driver(named: namespace)
         var want = Set(wanted)
         var rows: [ShippedRow] = []
+        var shippedKeys: [[UInt8]] = []
         var damaged: [DamagedRow] = []
         for key in offered {
             guard let stored = try books.record(driver.name, key), stored.leaf != nil else { continue }
@@ -130,6 +137,7 @@ extension KernelStore {
             }
             if let row = try shippedRow(key, stored: stored, driver: driver, damaged: &damaged) {
                 rows.append(row)
+                shippedKeys.append(key)
             } else {
                 want.insert(key)
             }
@@ -139,6 +147,10 @@ extension KernelStore {
             tombstones += try deleteVersions(key, driver: driver, damaged: &damaged)
         }
         try quarantine(damaged, site: .ship)
+        // A key whose row ships here is not wanted too: the peer merges the row and ships its
+        // own back exactly when the row does not cover it (`ApplyOutcome.keysToShipBack`), and
+        // it ignores a wanted key whose row arrived with it anyway.
+        want.subtract(shippedKeys)
         let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones,
                                          want: want.sorted(by: [UInt8].keyPrecedes))
         return response.isEmpty ? [] : response.split()

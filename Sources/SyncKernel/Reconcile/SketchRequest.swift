@@ -5,7 +5,9 @@
 /// `RatelessSketch` (so symbol 0's count is the sender's item count), at most
 /// `RatelessSketch.standardCapacity` of them (checked when decoding). The exchange is stateless:
 /// a receiver that cannot decode answers with twice as many of its own symbols, so neither side
-/// keeps a session between frames.
+/// keeps a session between frames. With `countResidues`, a compact frame carries the counts of
+/// the symbols after the first modulo 256, which is exact whenever at most `maxResidueItems`
+/// items differ (no symbol's count then differs from the receiver's by more than that).
 package struct SketchRequest: Sendable, Hashable {
     /// The namespace to reconcile.
     package let namespace: String
@@ -17,11 +19,41 @@ package struct SketchRequest: Sendable, Hashable {
     package static let rootPrefixBytes = 16
     /// The sender's first coded symbols.
     package let symbols: [CodedSymbol]
+    /// Whether the symbols after the first travel with their counts modulo 256 in a compact
+    /// frame (the sender expects at most `maxResidueItems` differing items). A request decoded
+    /// from such a frame holds those residues, sign-extended, until `restoringCounts(from:)`
+    /// takes each count from the receiver's own symbol; a request sent in the spec's frame form
+    /// carries its full counts whatever this says.
+    package let countResidues: Bool
+
+    /// The most differing items for which a sketch's counts travel as residues: a symbol's count
+    /// then differs from the receiver's by at most this, which one signed byte holds.
+    package static let maxResidueItems = 127
 
     /// Creates a request.
-    package init(namespace: String, root: [UInt8], symbols: [CodedSymbol]) {
+    package init(namespace: String, root: [UInt8], symbols: [CodedSymbol], countResidues: Bool = false) {
         self.namespace = namespace
         self.root = Array(root.prefix(SketchRequest.rootPrefixBytes))
         self.symbols = symbols
+        self.countResidues = countResidues
+    }
+
+    /// The symbols with their counts restored against `local` (the receiver's symbols from 0):
+    /// each count after the first becomes the local count plus the signed byte its residue
+    /// differs by, which is the sender's count whenever the two differ by at most 127. Without
+    /// `countResidues` the symbols as they are.
+    ///
+    /// Invariant: never traps; a residue from a difference wider than a byte restores to a count
+    /// off by a multiple of 256, which leaves that symbol undecodable (never falsely pure beyond
+    /// the key check), so the decode fails and the exchange falls back as for too few symbols.
+    package func restoringCounts(from local: ArraySlice<CodedSymbol>) -> [CodedSymbol] {
+        guard countResidues else { return symbols }
+        var restored = symbols
+        for (offset, index) in zip(restored.indices.dropFirst(), local.indices.dropFirst()) {
+            let localCount = local[index].count
+            let residue = UInt8(truncatingIfNeeded: restored[offset].count) &- UInt8(truncatingIfNeeded: localCount)
+            restored[offset].count = localCount &+ Int64(Int8(bitPattern: residue))
+        }
+        return restored
     }
 }

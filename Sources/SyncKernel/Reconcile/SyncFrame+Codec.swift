@@ -1,23 +1,34 @@
 extension SyncFrame {
-    /// The canonical CBOR encoding of the frame.
+    /// The canonical CBOR encoding of the frame: the spec's keys, or with `compactHeader` the
+    /// compact ones (`FrameKey.compactName`), a kind code, the account's tag and a sketch's
+    /// symbols in `SketchCodec.encodeCompact`'s form (its counts as residues when the request
+    /// says so; the spec's form always carries full counts).
     package func encoded() -> [UInt8] {
+        let compact = compactHeader
+        func key(_ key: FrameKey) -> String { key.text(compact: compact) }
         var writer = CanonicalWriter(reservingCapacity: 256)
         writer.writeMap { map in
-            map.entry("type") { $0.write(SyncFrame.payloadType) }
-            map.entry("kind") { $0.write(body.kind) }
-            map.entry("account") { $0.write(bytes: account) }
-            map.entry("schema") { $0.write(schema.value) }
+            if compact {
+                map.entry(key(.kind)) { $0.write(body.kindCode) }
+                let tag = account.count == SyncFrame.accountTagBytes ? account : SyncFrame.accountTag(of: account)
+                map.entry(key(.account)) { $0.write(bytes: tag) }
+            } else {
+                map.entry(key(.type)) { $0.write(SyncFrame.payloadType) }
+                map.entry(key(.kind)) { $0.write(body.kind) }
+                map.entry(key(.account)) { $0.write(bytes: account) }
+            }
+            map.entry(key(.schema)) { $0.write(schema.value) }
             if !capabilities.isEmpty {
-                map.entry("caps") { $0.writeArray(capabilities) { $0.write($1) } }
+                map.entry(key(.caps)) { $0.writeArray(capabilities) { $0.write($1) } }
             }
             switch body {
             case .stateDigest(let digest, let probe, let changes):
-                map.entry("digest") { $0.write(bytes: digest) }
-                if probe { map.entry("probe") { $0.write(true) } }
-                if !changes.isEmpty { map.entry("changes") { $0.writeArray(changes) { $0.write($1) } } }
+                map.entry(key(.digest)) { $0.write(bytes: digest) }
+                if probe { map.entry(key(.probe)) { $0.write(true) } }
+                if !changes.isEmpty { map.entry(key(.changes)) { $0.writeArray(changes) { $0.write($1) } } }
             case .reconcileRequest(let request):
-                map.entry("ns") { $0.write(request.namespace) }
-                map.entry("buckets") { writer in
+                map.entry(key(.ns)) { $0.write(request.namespace) }
+                map.entry(key(.buckets)) { writer in
                     writer.writeArray(request.buckets) { writer, bucket in
                         writer.writeArrayHeader(count: 3)
                         writer.write(bytes: bucket.range.lo)
@@ -26,17 +37,17 @@ extension SyncFrame {
                     }
                 }
                 if !request.keys.isEmpty {
-                    map.entry("keys") { $0.writeArray(request.keys) { $0.write(bytes: $1) } }
+                    map.entry(key(.keys)) { $0.writeArray(request.keys) { $0.write(bytes: $1) } }
                 }
             case .reconcileResponse(let response):
                 let table = compactVectors ? DeviceTable(covering: response).ifSmaller(for: response) : nil
-                if let table { map.entry("devices") { table.encode(into: &$0) } }
-                map.entry("ns") { $0.write(response.namespace) }
-                map.entry("rows") { writer in
+                if let table { map.entry(key(.devices)) { table.encode(into: &$0) } }
+                map.entry(key(.ns)) { $0.write(response.namespace) }
+                map.entry(key(.rows)) { writer in
                     writer.writeArray(response.rows) { writer, shipped in SyncFrame.encode(shipped, table: table, into: &writer) }
                 }
                 if !response.tombstones.isEmpty {
-                    map.entry("tombstones") { writer in
+                    map.entry(key(.tombstones)) { writer in
                         writer.writeArray(response.tombstones) { writer, tombstone in
                             writer.writeArrayHeader(count: 2)
                             writer.write(bytes: tombstone.key)
@@ -45,21 +56,24 @@ extension SyncFrame {
                     }
                 }
                 if !response.listings.isEmpty {
-                    map.entry("listings") { SyncFrame.encode(response.listings, into: &$0) }
+                    map.entry(key(.listings)) { SyncFrame.encode(response.listings, into: &$0) }
                 }
                 if !response.want.isEmpty {
-                    map.entry("want") { $0.writeArray(response.want) { $0.write(bytes: $1) } }
+                    map.entry(key(.want)) { $0.writeArray(response.want) { $0.write(bytes: $1) } }
                 }
-                if response.isFinal { map.entry("final") { $0.write(true) } }
+                if response.isFinal { map.entry(key(.final)) { $0.write(true) } }
             case .heartbeat:
                 break
             case .sketch(let sketch):
-                map.entry("ns") { $0.write(sketch.namespace) }
-                map.entry("root") { $0.write(bytes: sketch.root) }
-                map.entry("symbols") { $0.write(bytes: SketchCodec.encode(sketch.symbols)) }
+                map.entry(key(.ns)) { $0.write(sketch.namespace) }
+                map.entry(key(.root)) { $0.write(bytes: sketch.root) }
+                map.entry(key(.symbols)) { writer in
+                    writer.write(bytes: compact ? SketchCodec.encodeCompact(sketch.symbols, countResidues: sketch.countResidues)
+                                                : SketchCodec.encode(sketch.symbols))
+                }
             case .rangeCompare(let compare):
-                map.entry("ns") { $0.write(compare.namespace) }
-                map.entry("nodes") { writer in
+                map.entry(key(.ns)) { $0.write(compare.namespace) }
+                map.entry(key(.nodes)) { writer in
                     writer.writeArray(compare.nodes) { writer, pair in
                         writer.writeArrayHeader(count: 2)
                         writer.write(bytes: pair.node.nibbles)
@@ -67,7 +81,7 @@ extension SyncFrame {
                     }
                 }
                 if !compare.listings.isEmpty {
-                    map.entry("listings") { SyncFrame.encode(compare.listings, into: &$0) }
+                    map.entry(key(.listings)) { SyncFrame.encode(compare.listings, into: &$0) }
                 }
             }
         }

@@ -10,6 +10,10 @@
 /// `capabilities` is how a build announces frames beyond the spec's: a peer that lists
 /// `sketchCapability` reads set-hash digests, `sketch_req` and `range_req`, and a build never sends
 /// those to a peer that has not listed it (a spec-only build ignores the unknown `caps` key).
+/// A frame is written with the compact header (`compactHeader`: one-letter keys, a kind code,
+/// and an 8-byte account tag in place of the 32-byte account, `FrameKey`) only to a peer that
+/// listed `compactCapability` or wrote one itself; every other frame, and every frame to a spec
+/// peer, is written exactly as the spec's.
 package struct SyncFrame: Sendable, Hashable {
     /// The payload variant every frame here travels as.
     package static let payloadType = "sync_delta"
@@ -31,6 +35,31 @@ package struct SyncFrame: Sendable, Hashable {
         /// `range_req`: trie nodes to compare and leaves listed (the sketch's fallback).
         case rangeCompare(RangeCompare)
 
+        /// The code a compact frame writes for the kind (stable: never reused or renumbered).
+        package var kindCode: UInt64 {
+            switch self {
+            case .stateDigest: 1
+            case .reconcileRequest: 2
+            case .reconcileResponse: 3
+            case .heartbeat: 4
+            case .sketch: 5
+            case .rangeCompare: 6
+            }
+        }
+
+        /// The wire `kind` string of a compact frame's kind code, nil for a code no kind has.
+        package static func kind(code: UInt64) -> String? {
+            switch code {
+            case 1: "state_digest"
+            case 2: "reconcile_req"
+            case 3: "reconcile_resp"
+            case 4: "heartbeat"
+            case 5: "sketch_req"
+            case 6: "range_req"
+            default: nil
+            }
+        }
+
         /// The wire `kind` string.
         package var kind: String {
             switch self {
@@ -44,7 +73,9 @@ package struct SyncFrame: Sendable, Hashable {
         }
     }
 
-    /// The sender's account fingerprint (its userIDHash), 32 bytes.
+    /// The sender's account fingerprint (its userIDHash), 32 bytes; in a compact frame decoded
+    /// without an expected account, the `accountTagBytes`-byte tag it carries
+    /// (`accountTag(of:)`), since the account itself is not on the wire.
     package let account: [UInt8]
     /// The sender's schema fingerprint.
     package let schema: SchemaFingerprint
@@ -55,6 +86,9 @@ package struct SyncFrame: Sendable, Hashable {
     /// Whether a `reconcile_resp` writes its vectors against a `DeviceTable` (only to a peer that
     /// announced `sketchCapability`); read back from the frame's own `devices` key.
     package let compactVectors: Bool
+    /// Whether the frame is written with the compact header (only to a peer that announced
+    /// `compactCapability`); read back from the frame's own form.
+    package let compactHeader: Bool
 
     /// The most bytes one symbol of a `sketch_req` takes on the wire: its zigzag count (at most
     /// `LEB128.maxBytes`), its key sum's length (2 bytes for `CodedSymbol.maxKeySumBytes`), the
@@ -81,13 +115,29 @@ package struct SyncFrame: Sendable, Hashable {
     /// The capability of a build that reads set-hash digests, `sketch_req` and `range_req`.
     package static let sketchCapability = "sketch1"
 
+    /// The capability of a build that reads compact frames (`FrameKey.compactName`), announced
+    /// with `sketchCapability`.
+    package static let compactCapability = "compact1"
+
+    /// The bytes of the account tag a compact frame carries.
+    package static let accountTagBytes = 8
+
+    /// The account tag a compact frame carries for `account`: the first `accountTagBytes` bytes
+    /// of SHA-256 under the domain `synckernel.frame.account`. It routes, it does not
+    /// authenticate (the sealed envelope layer does): a frame of another account, misrouted or
+    /// replayed across accounts, is refused (`foreignAccount`) unless 64 bits collide.
+    package static func accountTag(of account: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(domain: Array("synckernel.frame.account".utf8), account).prefix(accountTagBytes))
+    }
+
     /// Creates a frame.
     package init(account: [UInt8], schema: SchemaFingerprint, body: Body, capabilities: [String] = [],
-                 compactVectors: Bool = false) {
+                 compactVectors: Bool = false, compactHeader: Bool = false) {
         self.account = account
         self.schema = schema
         self.body = body
         self.capabilities = Array(Set(capabilities)).sorted()
         if case .reconcileResponse = body { self.compactVectors = compactVectors } else { self.compactVectors = false }
+        self.compactHeader = compactHeader
     }
 }

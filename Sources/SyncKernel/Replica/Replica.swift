@@ -13,9 +13,12 @@
 /// - Applying a response emits the digest to that sibling at once, also when nothing changed,
 ///   unless the response named keys it wants back and rows went back: the sibling applies them
 ///   and sends its digest, which settles the round.
-/// - A `.sketch` replica announces `SyncFrame.sketchCapability` on its heartbeats and digests
-///   until the sibling shows it knows (it sent a set-hash digest, which it sends only to a
-///   replica that announced).
+/// - A `.sketch` replica announces `SyncFrame.sketchCapability` and
+///   `SyncFrame.compactCapability` on its heartbeats and digests until the sibling shows it knows
+///   (it sent a set-hash digest, which it sends only to a replica that announced). It writes
+///   compact frames (`SyncFrame.compactHeader`) only to a sibling that announced
+///   `compactCapability` or sent a compact frame itself, so a sibling of an earlier build, spec
+///   or sketch, never receives one.
 /// - A Merkle digest from a sibling that announced the capability (it did not know ours yet) is
 ///   answered with this replica's set-hash digest as a probe, so the pair switches to the sketch
 ///   exchange without either side scanning its rows.
@@ -73,6 +76,8 @@ public final class Replica {
         var lastDigestSeen: [UInt8]?
         var lastBroadcast: [UInt8]?
         var speaksSketch = false
+        /// The sibling reads compact frames: it listed `SyncFrame.compactCapability` or sent one.
+        var readsCompact = false
         var knowsOurCapability = false
         var pushedSinceDigest = false
         var marks = ChangeMarks()
@@ -238,6 +243,9 @@ public final class Replica {
         }
         if mode == .sketch, frame.capabilities.contains(SyncFrame.sketchCapability) {
             peers[sender]?.speaksSketch = true
+        }
+        if mode == .sketch, frame.compactHeader || frame.capabilities.contains(SyncFrame.compactCapability) {
+            peers[sender]?.readsCompact = true
         }
         switch frame.body {
         case .heartbeat:
@@ -468,10 +476,10 @@ public final class Replica {
         default: false
         }
         let capabilities = mode == .sketch && announces && peers[sibling]?.knowsOurCapability != true
-            ? [SyncFrame.sketchCapability] : []
+            ? [SyncFrame.sketchCapability, SyncFrame.compactCapability] : []
         let compact = mode == .sketch && peers[sibling]?.speaksSketch == true
         let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body, capabilities: capabilities,
-                              compactVectors: compact)
+                              compactVectors: compact, compactHeader: mode == .sketch && peers[sibling]?.readsCompact == true)
         outbox.append(.send(to: sibling, kind: body.kind, frame: frame.encoded()))
     }
 

@@ -596,6 +596,10 @@ public final class KernelStore {
     }
 
     /// A writer over this store's committed structures.
+    /// The rows after which one write or apply counts as a bulk write and runs with
+    /// `SQLiteConnection.bulkPageCacheKibibytes` of page cache until it ends (`RowWriter`).
+    package static var bulkWriteRows: Int { RowWriter.bulkRows }
+
     func makeWriter() -> RowWriter {
         RowWriter(books: books, namespaces: namespaces) { [unowned self] namespace in self.structure(namespace) }
     }

@@ -1,3 +1,5 @@
+import SQLiteStore
+
 /// The one place every write to a namespace's rows goes through, local saves and merge applies alike.
 ///
 /// Invariants: a row write and the matching change to its namespace's structure happen together
@@ -17,6 +19,10 @@
 /// row or kept versions moves the item from the one the structure held before the change began
 /// (the caller reads it with `item` first when it changes kept versions itself) to the one the
 /// stored state gives after, so conflicts are in the digest exactly as the versions are stored.
+/// A transaction that writes more than `bulkRows` rows lets the connection's page cache grow to
+/// `SQLiteConnection.bulkPageCacheKibibytes` until the writer is released (after its
+/// transaction ended), when it is set back to `pageCacheKibibytes`: a bulk load or a large
+/// apply spends memory for fewer page evictions, and steady-state memory stays as before.
 final class RowWriter {
     /// A row's identity across the namespaces one transaction may touch.
     private struct StagedKey: Hashable {
@@ -47,11 +53,19 @@ final class RowWriter {
     private(set) var resolvedConflicts: [String: Set<[UInt8]>] = [:]
     /// Time spent moving items in the working structures (the structure's share of each write).
     private(set) var moveTime: Duration = .zero
+    /// The rows after which a transaction counts as a bulk write and the page cache grows.
+    static let bulkRows = 65_536
+    /// Whether this writer grew the connection's page cache (set back when it is released).
+    private var grewPageCache = false
 
     init(books: Bookkeeping, namespaces: NamespaceSet, committed: @escaping (_ namespace: String) -> NamespaceStructure) {
         self.books = books
         self.namespaces = namespaces
         self.committed = committed
+    }
+
+    deinit {
+        if grewPageCache { try? books.db.setPageCache(kibibytes: SQLiteConnection<SyncKernelError>.pageCacheKibibytes) }
     }
 
     /// The item the structure holds for `key` when the stored state is as this transaction sees
@@ -103,6 +117,7 @@ final class RowWriter {
         try move(namespace, row.key, from: before, to: after)
         try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes, version: version)
         remember(namespace, row.key, leaf)
+        try growPageCacheIfBulk()
     }
 
     /// Stores `row` under a key the caller checked in this transaction holds nothing (no row,
@@ -114,6 +129,7 @@ final class RowWriter {
         try move(namespace, row.key, from: nil, to: leaf)
         try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes, version: version)
         remember(namespace, row.key, leaf)
+        try growPageCacheIfBulk()
     }
 
     /// Deletes the row `key` of `namespace` and removes its item (the one the structure holds:
@@ -134,6 +150,14 @@ final class RowWriter {
         try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes)
         remember(namespace, row.key, leaf)
         rowsWritten += 1
+        try growPageCacheIfBulk()
+    }
+
+    /// Grows the connection's page cache once this transaction has written `bulkRows` rows.
+    private func growPageCacheIfBulk() throws(SyncKernelError) {
+        guard rowsWritten >= RowWriter.bulkRows, !grewPageCache else { return }
+        try books.db.setPageCache(kibibytes: SQLiteConnection<SyncKernelError>.bulkPageCacheKibibytes)
+        grewPageCache = true
     }
 
     /// Deletes the row `key` without moving its item: a step of a change the caller completes

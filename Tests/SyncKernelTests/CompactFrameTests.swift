@@ -1,0 +1,258 @@
+import Foundation
+@testable import SyncKernel
+import SyncKernelSimulator
+import XCTest
+
+/// The compact frame form two sketch replicas use once each has announced
+/// `SyncFrame.compactCapability`: one-letter keys, a kind code and an 8-byte account tag
+/// (`FrameKey`). Every kind round-trips; the encodings are pinned against
+/// `Fixtures/frames/compact_<case>.golden` (generated once from the cases below, never rewritten);
+/// a frame of another account, an unknown kind code or a malformed header is refused with a
+/// typed error before the body is read; and a spec frame reads exactly as before, whatever
+/// one-letter keys it also carries.
+final class CompactFrameTests: XCTestCase {
+    private static let schema = GoldenFrameTests.schema
+    private static let account = GoldenFrameTests.account
+
+    /// The compact golden cases: every kind, with capabilities, a device table and `final`.
+    static func frames() throws -> [(name: String, frame: SyncFrame)] {
+        let (first, second, _) = try GoldenFrameTests.devices()
+        let symbols = [CodedSymbol(count: 300, keySum: [0x10, 0x01, 0x02], tagSum: 0x0102_0304_0506_0708),
+                       CodedSymbol(count: -1, keySum: [0x03], tagSum: 7)]
+        let response = ReconcileResponse(namespace: "records",
+                                         rows: [ShippedRow(row: GoldenFrameTests.rowA(), vector: VersionVector([first: 3, second: 1]))],
+                                         tombstones: [Tombstone(key: [0x05], vector: VersionVector([second: 2]))],
+                                         want: [[0x01, 0x02]], isFinal: true)
+        let compare = RangeCompare(namespace: "records", nodes: [
+            RangeCompare.NodeFingerprint(node: PrefixNode.root.children[3], fingerprint: RangeFingerprint(itemHash: [UInt8](repeating: 9, count: 32))),
+        ])
+        func frame(_ body: SyncFrame.Body, capabilities: [String] = []) -> SyncFrame {
+            SyncFrame(account: account, schema: schema, body: body, capabilities: capabilities, compactVectors: true, compactHeader: true)
+        }
+        return [
+            ("compact_heartbeat", frame(.heartbeat, capabilities: [SyncFrame.sketchCapability, SyncFrame.compactCapability])),
+            ("compact_state_digest", frame(.stateDigest(digest: GoldenFrameTests.digest().encoded(), probe: true, changes: [1, 300]))),
+            ("compact_reconcile_req", frame(.reconcileRequest(ReconcileRequest(namespace: "records", buckets: [], keys: [[0x01]])))),
+            ("compact_reconcile_resp", frame(.reconcileResponse(response))),
+            ("compact_sketch_req", frame(.sketch(SketchRequest(namespace: "records", root: [UInt8](repeating: 0x5a, count: 32), symbols: symbols)))),
+            ("compact_sketch_req_residues", frame(.sketch(SketchRequest(
+                namespace: "records", root: [UInt8](repeating: 0x5a, count: 32),
+                symbols: symbols + [CodedSymbol(count: 5, keySum: [], tagSum: 0), CodedSymbol(count: -128, keySum: [0x01, 0x02], tagSum: 1)],
+                countResidues: true)))),
+            ("compact_range_req", frame(.rangeCompare(compare))),
+        ]
+    }
+
+    func testEveryKindEncodesToItsGoldenCompactBytesAndDecodesBack() throws {
+        let cases = try CompactFrameTests.frames()
+        XCTAssertEqual(Set(cases.map { $0.frame.body.kind }),
+                       ["heartbeat", "state_digest", "reconcile_req", "reconcile_resp", "sketch_req", "range_req"])
+        for (name, frame) in cases {
+            let recorded = try recordedBytes(name)
+            XCTAssertEqual(Hex.encode(frame.encoded()), Hex.encode(recorded), "\(name): encoding differs from the fixture")
+            let decoded = try SyncFrame(decoding: recorded, account: CompactFrameTests.account)
+            XCTAssertEqual(decoded, frame, "\(name): the fixture decodes to another frame")
+            XCTAssertTrue(decoded.compactHeader, name)
+            let untagged = try SyncFrame(decoding: recorded)
+            XCTAssertEqual(untagged.account, SyncFrame.accountTag(of: CompactFrameTests.account), "\(name): decoded with no account, the tag")
+            XCTAssertEqual(untagged.body, frame.body, name)
+            XCTAssertEqual(untagged.encoded(), recorded, "\(name): a frame decoded with no account re-encodes the same")
+        }
+    }
+
+    func testACompactFrameIsSmallerThanTheSpecFormOfTheSameFrame() throws {
+        for (name, frame) in try CompactFrameTests.frames() {
+            let spec = SyncFrame(account: frame.account, schema: frame.schema, body: frame.body, capabilities: frame.capabilities,
+                                 compactVectors: frame.compactVectors)
+            XCTAssertFalse(try SyncFrame(decoding: spec.encoded()).compactHeader, name)
+            XCTAssertLessThanOrEqual(frame.encoded().count + 60, spec.encoded().count, "\(name): the header saves at least 60 bytes")
+        }
+    }
+
+    func testRejectACompactFrameOfAnotherAccountBeforeItsBody() throws {
+        let other = [UInt8](repeating: 0x01, count: 32)
+        for (name, frame) in try CompactFrameTests.frames() {
+            XCTAssertThrowsError(try SyncFrame(decoding: frame.encoded(), account: other), name) { error in
+                XCTAssertEqual((error as? SyncKernelError)?.code, .foreignAccount, "\(name): \(error)")
+            }
+        }
+        // The account is checked before the kind and the body: a garbage body of another account
+        // is refused as foreign, not as malformed.
+        let garbage = compactBytes(kind: 99, tag: SyncFrame.accountTag(of: other)) { map in map.entry("r") { $0.write("not rows") } }
+        XCTAssertThrowsError(try SyncFrame(decoding: garbage, account: CompactFrameTests.account)) { error in
+            XCTAssertEqual((error as? SyncKernelError)?.code, .foreignAccount, "\(error)")
+        }
+    }
+
+    func testRejectAnUnknownKindCodeAndMalformedCompactHeaders() {
+        let tag = SyncFrame.accountTag(of: CompactFrameTests.account)
+        assertRejected(compactBytes(kind: 0, tag: tag), .unknownFrameKind)
+        assertRejected(compactBytes(kind: 7, tag: tag), .unknownFrameKind)
+        assertRejected(compactBytes(kind: nil, tag: tag), .missingField)
+        assertRejected(compactBytes(kind: 4, tag: nil), .missingField)
+        assertRejected(compactBytes(kind: 4, tag: tag, schema: false), .missingField)
+        assertRejected(compactBytes(kind: 4, tag: Array(tag.prefix(7))), .unexpectedType)
+        assertRejected(compactBytes(kind: 4, tag: tag + [0]), .unexpectedType)
+        assertRejected(compactBytes(kind: 3, tag: tag) { map in map.entry("n") { $0.write("records") } }, .missingField)
+        var writer = CanonicalWriter()
+        writer.writeMap { map in
+            map.entry("k") { $0.write("heartbeat") }
+            map.entry("a") { $0.write(bytes: tag) }
+            map.entry("s") { $0.write(CompactFrameTests.schema.value) }
+        }
+        assertRejected(writer.bytes, .unexpectedType)
+        XCTAssertNoThrow(try SyncFrame(decoding: compactBytes(kind: 4, tag: tag), account: CompactFrameTests.account))
+    }
+
+    func testASpecFrameWithOneLetterKeysReadsAsTheSpecsAndIgnoresThem() throws {
+        let tag = SyncFrame.accountTag(of: CompactFrameTests.account)
+        var writer = CanonicalWriter()
+        writer.writeMap { map in
+            map.entry("type") { $0.write(SyncFrame.payloadType) }
+            map.entry("kind") { $0.write("heartbeat") }
+            map.entry("account") { $0.write(bytes: CompactFrameTests.account) }
+            map.entry("schema") { $0.write(CompactFrameTests.schema.value) }
+            map.entry("k") { $0.write(UInt64(1)) }
+            map.entry("a") { $0.write(bytes: tag) }
+            map.entry("d") { $0.write(bytes: [1, 2, 3]) }
+        }
+        let frame = try SyncFrame(decoding: writer.bytes, account: CompactFrameTests.account)
+        XCTAssertEqual(frame.body, .heartbeat)
+        XCTAssertFalse(frame.compactHeader)
+        XCTAssertEqual(frame.account, CompactFrameTests.account)
+    }
+
+    func testRejectCompactSketchSymbolsThatAreNotExactlyWhatTheEncoderWrites() throws {
+        let symbols = [CodedSymbol(count: 300, keySum: [0x10, 0x01, 0x02], tagSum: 9), CodedSymbol(count: -1, keySum: [0x03], tagSum: 7)]
+        let good = SketchCodec.encodeCompact(symbols, countResidues: true)
+        func decode(_ bytes: [UInt8], maxSymbols: Int = 16) throws(SyncKernelError) -> [CodedSymbol] {
+            var budget = DecodeBudget(inputBytes: bytes.count)
+            return try SketchCodec.decodeCompact(bytes, in: 0..<bytes.count, maxSymbols: maxSymbols, budget: &budget).symbols
+        }
+        XCTAssertEqual(try decode(good), symbols)
+        XCTAssertEqual(Array(good.prefix(3)), [2, 3, 3], "two symbols, residues and one width (6 bytes, as the lengths take), width 3")
+        var cases: [(String, [UInt8])] = []
+        let tag = [UInt8](repeating: 0, count: 8)
+        cases.append(("truncated", Array(good.dropLast())))
+        cases.append(("trailing byte", good + [0]))
+        var form = good
+        form[1] = 7
+        cases.append(("a form byte with a third bit", form))
+        var wide = good
+        wide[2] = 4
+        cases.append(("a width past every key sum", wide))
+        var widthOverMax: [UInt8] = [1, 2]
+        LEB128.append(UInt64(CodedSymbol.maxKeySumBytes + 1), to: &widthOverMax)
+        cases.append(("a width past maxKeySumBytes", widthOverMax + [0] + [UInt8](repeating: 1, count: CodedSymbol.maxKeySumBytes + 9)))
+        cases.append(("a non-minimal count", [1, 0, 0x80, 0x00, 0] + tag))
+        cases.append(("nothing after the symbol count", [1]))
+        cases.append(("a key sum with its length ending in zero", [1, 0, 0, 1, 0x00] + tag))
+        cases.append(("padding where the lengths are shorter",
+                      [4, 2, 3, 0, 1, 2, 3] + tag + [0, 0, 0, 0] + tag + [0, 0, 0, 0] + tag + [0, 0, 0, 0] + tag))
+        cases.append(("lengths where padding is no longer", [2, 0, 0, 3, 1, 2, 3] + tag + [0, 3, 4, 5, 6] + tag))
+        for (label, bytes) in cases {
+            XCTAssertThrowsError(try decode(bytes), label) { error in
+                XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame, "\(label): \(error)")
+            }
+        }
+        XCTAssertThrowsError(try decode(good, maxSymbols: 1)) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame) }
+        XCTAssertEqual(try decode([4, 0, 0, 3, 1, 2, 3] + tag + [0, 0] + tag + [0, 0] + tag + [0, 0] + tag).count, 4,
+                       "a sparse sketch in the length form is the canonical one")
+        XCTAssertEqual(try decode([0]), [], "no symbol: nothing else follows")
+        XCTAssertThrowsError(try decode([0, 0])) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame) }
+    }
+
+    /// Residue counts restored against the receiver's own symbols are the sender's counts
+    /// whenever at most `maxResidueItems` items differ, and otherwise never decode to a wrong
+    /// difference: a sketch either decodes to the true one or fails (and the exchange falls back).
+    func testResidueCountsRestoreExactlyForSmallDifferencesAndNeverMisleadForLargeOnes() throws {
+        let seed: UInt64 = 0x0e51_d0e5
+        var random = SeededGenerator(seed: seed)
+        func item() -> SketchItem { SketchItem(key: random.bytes(16), itemHash: random.bytes(32)) }
+        var shared = RatelessSketch(capacity: 512)
+        for _ in 0..<3_000 { shared.apply(item(), direction: 1) }
+        for (remoteOnly, localOnly) in [(0, 1), (1, 0), (60, 67), (127, 0), (0, 127), (200, 0), (0, 400), (150, 150)] {
+            var remote = shared
+            var local = shared
+            var truthRemote: [SketchItem] = []
+            var truthLocal: [SketchItem] = []
+            for _ in 0..<remoteOnly { let next = item(); truthRemote.append(next); remote.apply(next, direction: 1) }
+            for _ in 0..<localOnly { let next = item(); truthLocal.append(next); local.apply(next, direction: 1) }
+            let label = "seed \(seed), \(remoteOnly) remote and \(localOnly) local items"
+            let request = SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 32), symbols: remote.symbols, countResidues: true)
+            let frame = SyncFrame(account: CompactFrameTests.account, schema: CompactFrameTests.schema, body: .sketch(request),
+                                  compactHeader: true)
+            guard case .sketch(let received) = try SyncFrame(decoding: frame.encoded(), account: CompactFrameTests.account).body else {
+                return XCTFail(label)
+            }
+            XCTAssertTrue(received.countResidues, label)
+            let restored = received.restoringCounts(from: local.symbols[...])
+            let decoded = SketchDecoder.decode(remote: restored, local: local.symbols[...])
+            if remoteOnly + localOnly <= SketchRequest.maxResidueItems {
+                XCTAssertEqual(restored, remote.symbols, "\(label): every count restored")
+                XCTAssertEqual(decoded?.remoteOnly.count, remoteOnly, label)
+                XCTAssertEqual(decoded?.localOnly.count, localOnly, label)
+            } else if let decoded {
+                XCTAssertEqual(Set(decoded.remoteOnly), Set(truthRemote), "\(label): a decode is the true difference")
+                XCTAssertEqual(Set(decoded.localOnly), Set(truthLocal), label)
+            }
+        }
+        let plain = SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 32), symbols: shared.symbols)
+        XCTAssertEqual(plain.restoringCounts(from: shared.symbols[...]), shared.symbols, "without residues nothing changes")
+    }
+
+    func testASparseSketchKeepsItsEmptyKeySumsEmpty() throws {
+        var random = SeededGenerator(seed: 5)
+        var sketch = RatelessSketch(capacity: 64)
+        for _ in 0..<2 { sketch.apply(SketchItem(key: random.bytes(40), itemHash: random.bytes(32)), direction: 1) }
+        let encoded = SketchCodec.encodeCompact(sketch.symbols, countResidues: false)
+        XCTAssertEqual(encoded[1] & 2, 0, "the length form: most of the 64 key sums are empty")
+        XCTAssertLessThanOrEqual(encoded.count, SketchCodec.encode(sketch.symbols).count + 1, "at most the form byte more")
+        var budget = DecodeBudget(inputBytes: encoded.count)
+        XCTAssertEqual(try SketchCodec.decodeCompact(encoded, in: 0..<encoded.count, maxSymbols: 64, budget: &budget).symbols, sketch.symbols)
+    }
+
+    func testASketchSentInTheSpecsFormCarriesFullCountsWhateverItAsks() throws {
+        var random = SeededGenerator(seed: 3)
+        var sketch = RatelessSketch(capacity: 64)
+        for _ in 0..<1_000 { sketch.apply(SketchItem(key: random.bytes(16), itemHash: random.bytes(32)), direction: 1) }
+        let request = SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 32), symbols: Array(sketch.symbols.prefix(30)), countResidues: true)
+        let spec = SyncFrame(account: CompactFrameTests.account, schema: CompactFrameTests.schema, body: .sketch(request))
+        guard case .sketch(let received) = try SyncFrame(decoding: spec.encoded()).body else { return XCTFail("a sketch") }
+        XCTAssertFalse(received.countResidues)
+        XCTAssertEqual(received.symbols, request.symbols)
+        let compact = SyncFrame(account: CompactFrameTests.account, schema: CompactFrameTests.schema, body: .sketch(request), compactHeader: true)
+        XCTAssertLessThan(compact.encoded().count + 29 * 2, spec.encoded().count, "residues and one key-sum width save bytes on every symbol")
+    }
+
+    /// A compact frame's bytes: `kind` and `tag` when given, the schema unless `schema` is false,
+    /// then `build`'s entries.
+    private func compactBytes(kind: UInt64?, tag: [UInt8]?, schema: Bool = true,
+                              _ build: (inout MapWriter) -> Void = { _ in }) -> [UInt8] {
+        var writer = CanonicalWriter()
+        writer.writeMap { map in
+            if let kind { map.entry("k") { $0.write(kind) } }
+            if let tag { map.entry("a") { $0.write(bytes: tag) } }
+            if schema { map.entry("s") { $0.write(CompactFrameTests.schema.value) } }
+            build(&map)
+        }
+        return writer.bytes
+    }
+
+    private func assertRejected(_ bytes: [UInt8], _ code: SyncKernelError.Code, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try SyncFrame(decoding: bytes, account: CompactFrameTests.account), file: file, line: line) { error in
+            XCTAssertEqual((error as? SyncKernelError)?.code, code, "\(error)", file: file, line: line)
+        }
+    }
+
+    /// The bytes on the single `encoding <hex>` line of `Fixtures/frames/<name>.golden`.
+    private func recordedBytes(_ name: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/frames/\(name).golden")
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        XCTAssertEqual(lines.count, 1, name)
+        let parts = try XCTUnwrap(lines.first).split(separator: " ").map(String.init)
+        XCTAssertEqual(parts.first, "encoding", name)
+        return try XCTUnwrap(Hex.decode(try XCTUnwrap(parts.last)), name)
+    }
+}
