@@ -39,6 +39,8 @@ enum DeviceCommand {
           --blobs         where snapshots are parked: folder:PATH (default: the folder
                           synckernel-blobs beside the store; only devices sharing it can use it)
                           or jetstream (the relay's servers, which must run JetStream: -js)
+          --join-retry-ms      the wait between two sends of the sign-in request while no sibling answered
+                               (default 5000; 7 sends, then the wait ends: no sibling online)
           --snapshot-retry-ms  the wait between two sends of the snapshot request (default 5000; 7 sends)
           --auto-approve  approve every sign-in request that passes the checks, without asking:
                           FOR DEMOS AND TESTS ONLY (anyone holding a sign-in credential gets in)
@@ -50,6 +52,7 @@ enum DeviceCommand {
           Standard input takes one command per line (at most 4,096 bytes), each answered with one
           JSON line on standard output:
             demo-write N  N notebook inserts and edits (1 to 100,000), answered once committed
+            demo-fill N   N generated rows spread over ten namespaces (1 to 1,000,000), answered once committed
             status        the status object (as `synckernel status --json`, with the live counters)
             approve ID    admit the device of the `approval_requested` event with this id
             reject ID     refuse it (nothing is recorded)
@@ -199,6 +202,18 @@ enum DeviceCommand {
             } catch {
                 output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue]))
             }
+        case "demo-fill" where words.count == 2:
+            guard let count = Int(words[1]), (1...DemoFiller.maxRows).contains(count) else {
+                output.line(JSONLine.encode(["event": "error", "error": "demo-fill takes N from 1 to \(DemoFiller.maxRows)"]))
+                return
+            }
+            do throws(SyncKernelError) {
+                let outcome = try await DemoFiller(device: device).fill(count) { stop.isRequested }
+                output.line(JSONLine.encode(["event": "filled", "rows": outcome.rows, "namespaces": outcome.namespaces,
+                                             "interrupted": outcome.interrupted]))
+            } catch {
+                output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue]))
+            }
         case "approve" where words.count == 2, "reject" where words.count == 2:
             let approving = words[0] == "approve"
             guard let id = ApprovalID(parsing: String(words[1])) else {
@@ -215,7 +230,7 @@ enum DeviceCommand {
             return
         default:
             output.line(JSONLine.encode(["event": "error",
-                                         "error": "unknown command: the commands are demo-write N, status, approve ID, reject ID, quit"]))
+                                         "error": "unknown command: the commands are demo-write N, demo-fill N, status, approve ID, reject ID, quit"]))
         }
     }
 
@@ -240,6 +255,7 @@ enum DeviceCommand {
         case .joinResponder(let other): "\(event.name): \(other)"
         case .joinRequester(.requestSent(let attempt)): "sign-in request sent (attempt \(attempt)), waiting for a sibling"
         case .joinRequester(.acknowledged(let family)): "waiting for approval: approve on your \(family)"
+        case .joinRequester(.granted(let joined)): "granted: joined as \(joined.name)"
         case .joinRequester(let other): "\(event.name): \(other)"
         case .snapshotRequested(let peer): "snapshot requested by \(peer)"
         case .snapshotAnswered(let peer, let answer): "snapshot answer to \(peer): \(event.jsonObject()["answer"] ?? answer)"
@@ -268,7 +284,7 @@ enum DeviceCommand {
         let options = try OptionParser(arguments, options: ["account", "name", "db", "relay", "events", "namespaces", "creds", "user",
                                                             "password-file", "token-file", "tls-ca", "tls-cert", "tls-key",
                                                             "tls-hostname", "debounce-ms", "retry-ms", "max-retry-ms", "join", "blobs",
-                                                            "snapshot-retry-ms"],
+                                                            "snapshot-retry-ms", "join-retry-ms"],
                                        flags: ["auto-approve"])
         guard let account = options.values["account"], !account.isEmpty else { throw UsageError("--account DIR is required") }
         guard let name = options.values["name"] else { throw UsageError("--name NAME is required") }
@@ -305,6 +321,7 @@ enum DeviceCommand {
         default: throw UsageError("--blobs takes folder:PATH or jetstream")
         }
         if let join = options.values["join"], join.isEmpty { throw UsageError("--join takes a credential file") }
+        configuration.joinPolicy.resendIntervalMillis = Int64(try options.int("join-retry-ms", default: 5_000, range: 10...25_000))
         return Arguments(configuration: configuration, jsonEvents: jsonEvents, join: options.values["join"],
                          autoApprove: options.flags.contains("auto-approve"))
     }

@@ -87,7 +87,8 @@ public actor ReplicaHost {
     public func run() async {
         while !Task.isCancelled {
             let now = clock.now
-            let deadline = min(replica.nextDeadline ?? now + maxSleepMillis, now + maxSleepMillis)
+            // Never before now: an announcement armed while a tick flushed is due at `Int64.min`.
+            let deadline = max(now, min(replica.nextDeadline ?? now + maxSleepMillis, now + maxSleepMillis))
             do {
                 try await clock.sleep(until: deadline)
             } catch {
