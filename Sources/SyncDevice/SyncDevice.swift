@@ -137,9 +137,8 @@ public actor SyncDevice {
     /// account directory at `configuration.account` (all files or none) under
     /// `configuration.name`. Events: `joinRequester(...)`. Throws `joinRejected`, `joinTimedOut`
     /// (no sibling answered: with no device of the account online nothing admits this one), a
-    /// storing error, `keyFileUnavailable` when the directory is not missing or empty, and
-    /// `deviceNotRunning`'s opposite case (`keyFileUnavailable`) when the device runs already. On
-    /// every failure nothing was written: no account directory, no store.
+    /// storing error, and `keyFileUnavailable` when the directory is not missing or empty or the
+    /// device runs already. On every failure nothing was written: no account directory, no store.
     public func join(_ credential: SignInCredential) async throws(SyncKernelError) -> JoinedAccount {
         guard case .stopped = phase else { throw SyncKernelError(.keyFileUnavailable, "a running device has an account already") }
         let relay = try configuration.relay.validated()
