@@ -93,7 +93,7 @@ let package = Package(
                     path: "Tests/NatsRelayTests"),
         .target(name: "SyncDevice", dependencies: ["SyncKernel", "SyncEnvelope", "NatsRelay", "SyncJoin", "SnapshotTransfer"],
                 path: "Sources/SyncDevice"),
-        .testTarget(name: "SyncDeviceTests", dependencies: ["SyncDevice", "SyncEnvelope", "NatsRelay", "SyncKernel",
+        .testTarget(name: "SyncDeviceTests", dependencies: ["SyncDevice", "SyncEnvelope", "NatsRelay", "SyncKernel", "SyncJoin",
                                                              "NotebookNamespace", "TestServers", "TestServerSupport"],
                     path: "Tests/SyncDeviceTests"),
         .testTarget(name: "DeviceProcessTests", dependencies: ["SyncDevice", "SyncEnvelope", "NatsRelay", "SyncKernel", "SyncJoin",
