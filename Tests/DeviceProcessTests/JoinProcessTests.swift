@@ -202,6 +202,32 @@ final class JoinProcessTests: XCTestCase {
         XCTAssertTrue(converged, "the digest loop filled the tablet")
     }
 
+    func testAnOfferWhoseBlobTheNewDeviceCannotFetchIsAbandonedWithItsReasonAndAckedNotOK() async throws {
+        let server = try await startNatsServer()
+        let fleet = try await ProcessFleet(devices: ["laptop"])
+        // The laptop parks its blob in a folder the tablet does not read from.
+        let laptop = try await DeviceProcess.launch(name: "laptop", store: fleet.store("laptop"), account: fleet.account, relay: [server.url],
+                                                    extra: ["--auto-approve", "--blobs", "folder:\(fleet.directory)/laptop-blobs"])
+        addTeardownBlock { await laptop.stop() }
+        _ = try await laptop.demoWrite(200)
+        let tablet = try await joiner(fleet, relay: server.url, credential: try await credential(fleet),
+                                      extra: ["--snapshot-retry-ms", "200", "--blobs", "folder:\(fleet.directory)/tablet-blobs"])
+        let failed = await tablet.waitForEvents("snapshot_failed", timeout: .seconds(60))
+        XCTAssertTrue(failed, "the snapshot request ended; the tablet's log ends with:\n\(tablet.program.errors.tail())")
+        XCTAssertEqual(tablet.events("snapshot_abandoned").first?["reason"] as? String, "blobUnavailable")
+        XCTAssertEqual(tablet.events("snapshot_failed").first?["error"] as? String, "SK608", "the absorb's own error")
+        XCTAssertTrue(tablet.events("snapshot_absorbed").isEmpty)
+        XCTAssertTrue(tablet.events("snapshot_progress").filter { $0["phase"] as? String == "importing" }.isEmpty, "nothing imported")
+        let acked = await laptop.waitForEvents("snapshot_acknowledged")
+        XCTAssertTrue(acked)
+        XCTAssertEqual(laptop.events("snapshot_acknowledged").first?["ok"] as? Bool, false)
+        XCTAssertEqual(laptop.events("snapshot_acknowledged").first?["reason"] as? String, "blobUnavailable")
+        let parked = try FileManager.default.contentsOfDirectory(atPath: fleet.directory + "/laptop-blobs").filter { $0.hasSuffix(".blob") }
+        XCTAssertEqual(parked, [], "the acked blob was deleted")
+        let converged = try await ProcessFleet.waitForConvergence([laptop, tablet])
+        XCTAssertTrue(converged, "still a member: the digest loop filled the tablet")
+    }
+
     /// Nothing of the tablet exists: no account directory (nor its staging folder), no store, and
     /// the members' directory holds the devices it held before.
     private func assertNothingWritten(_ fleet: ProcessFleet, before: [String], file: StaticString = #filePath, line: UInt = #line) {
