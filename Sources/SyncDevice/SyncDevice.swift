@@ -166,7 +166,8 @@ public actor SyncDevice {
     /// `configuration.snapshotInterval` up to `configuration.snapshotMaxSends` times; the first send
     /// to each sibling alone is wake-class. Events: `snapshotRequestSent`, `snapshotReply`,
     /// `snapshotProgress` (bytes downloaded, rows imported), `snapshotAbsorbed` or
-    /// `snapshotAbandoned`, and `snapshotFailed` on a throw. Throws `deviceNotRunning`,
+    /// `snapshotAbandoned`, and `snapshotFailed` on a throw. Throws `deviceNotRunning` (also while
+    /// another `absorbSnapshot()` of this run is under way),
     /// `snapshotTimedOut`, `snapshotDeclined`, `snapshotSiblingFailed` (declined and broken stay
     /// apart), or the absorb's error (`snapshotHashMismatch`, ...) when every offer failed its
     /// checks; then nothing of the offered blobs was imported. Whatever happens, the device stays a
