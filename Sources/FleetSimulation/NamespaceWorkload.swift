@@ -13,6 +13,9 @@ struct NamespaceWorkload: Sendable {
     let seed: @Sendable (_ store: KernelStore, _ count: Int, _ random: inout SeededGenerator, _ clock: Date) throws -> Void
     /// Makes one local change on replica `device` of `fleet`.
     let change: @Sendable (_ fleet: Fleet, _ device: Int, _ random: inout SeededGenerator, _ clock: Date) throws -> Void
+    /// Makes one new row (a `namespace.Row`) on its own, for a namespace whose rows need no other
+    /// rows; nil for the others.
+    var make: (@Sendable (_ random: inout SeededGenerator, _ clock: Date) -> any Sendable)?
 
     /// A causal namespace: edits, inserts and deletes of rows any device may change.
     static func causal<N: SyncNamespace>(_ namespace: N.Type,
@@ -33,7 +36,7 @@ struct NamespaceWorkload: Sendable {
                     try tx.delete(key: N.key(of: row))
                 }
             }
-        })
+        }, make: { random, clock in make(&random, clock) })
     }
 
     /// An append-only namespace: every change is a new row.
@@ -45,6 +48,6 @@ struct NamespaceWorkload: Sendable {
         }, change: { fleet, device, random, clock in
             let row = make(&random, clock)
             try fleet.write(on: device, N.self) { tx throws(SyncKernelError) in try tx.save(row) }
-        })
+        }, make: { random, clock in make(&random, clock) })
     }
 }

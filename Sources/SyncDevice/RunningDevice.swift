@@ -1,13 +1,17 @@
 import NatsRelay
+import SnapshotTransfer
 import SyncEnvelope
+import SyncJoin
 import SyncKernel
 
 /// One run of a `SyncDevice`, from `start()` to `stop()`: the store behind its replica host, the
 /// relay connection, both halves of the envelope layer, and the tasks that drive them.
 ///
 /// Wiring: `ReplicaHost` → `SealedTransport` (seals each frame to its sibling) →
-/// `NatsEnvelopeCarrier` → the relay; the relay's inbox → `SealedReceiver` (the gate, before any
-/// frame is parsed) → `ReplicaHost`.
+/// `NatsEnvelopeCarrier` → the relay; the relay's inbox → `DeviceInbox` (the gate, learning
+/// siblings, before any frame is parsed) → `TransferDesk` for snapshot transfer messages,
+/// `ReplicaHost` for every other frame; the account's discovery subject (a second connection)
+/// → `JoinResponder` (the sign-in ladder, approvals).
 ///
 /// Invariants: `open` either returns a running device, having reported `started` before any of
 /// its tasks ran, or throws having closed everything it opened; the tasks are the loop (`ReplicaHost.run`), the inbox (every payload to the gate, in
@@ -20,10 +24,20 @@ final class RunningDevice: Sendable {
     /// The replica's actor.
     let host: ReplicaHost
     /// The gate's actor.
-    let receiver: SealedReceiver
+    let receiver: DeviceInbox
+    /// The snapshot transfer's actor.
+    let desk: TransferDesk
+    /// The siblings known at start (the roster of the account directory).
+    let siblings: [DeviceID]
+    /// The join protocol's sibling side.
+    let responder: JoinResponder
     /// The relay connection, listening on the device's inbox.
     let connection: NatsRelayConnection
+    /// The relay connection listening on the account's discovery subject.
+    private let discovery: NatsRelayConnection
     private let monitor: DeviceMonitor
+    private let discoveryTask: Task<Void, Never>
+    private let approvalTimer: Task<Void, Never>
     private let siblingsPath: String
     private let loop: Task<Void, Never>
     private let inbox: Task<Void, Never>
@@ -37,14 +51,35 @@ final class RunningDevice: Sendable {
         let keys = try configuration.account.envelopeKeys(name: configuration.name)
         let roster = try configuration.account.roster(for: keys)
         let replay = try ReplayGuard(path: configuration.seenPath, window: configuration.replayWindow)
+        let signInReplay = try ReplayGuard(path: configuration.signInSeenPath, window: SignInGate.replayWindow)
+        let discoverySubject = try configuration.account.discoverySubject()
         let store = try KernelStore(path: configuration.storePath, namespaces: configuration.namespaces)
         let replica: Replica
         let connection: NatsRelayConnection
+        let discovery: NatsRelayConnection
         do throws(SyncKernelError) {
             replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store,
                                   timing: configuration.timing, mode: .sketch)
             connection = try NatsRelayConnection(options: relay, inbox: keys.inbox.value)
+            do throws(SyncKernelError) {
+                discovery = try NatsRelayConnection(options: relay, inbox: discoverySubject.value)
+            } catch {
+                connection.close()
+                throw error
+            }
         } catch {
+            store.close()
+            throw error
+        }
+        let responder: JoinResponder
+        do throws(SyncKernelError) {
+            responder = try JoinResponder(directory: configuration.account, replay: signInReplay, carrier: RelayJoinCarrier(discovery),
+                                          family: configuration.family, clock: configuration.wallClock) { event in
+                monitor.emit(.joinResponder(event))
+            }
+        } catch {
+            discovery.close()
+            connection.close()
             store.close()
             throw error
         }
@@ -56,26 +91,45 @@ final class RunningDevice: Sendable {
         let host = ReplicaHost(replica: replica, transport: transport, clock: ContinuousLoopClock()) { event in
             monitor.emit(.replica(event))
         }
-        let receiver = SealedReceiver(gate: EnvelopeGate(keys: keys, roster: roster, replay: replay), host: host,
-                                      clock: wallClock) { event in
-            monitor.emit(Self.event(event))
-        }
+        let desk = TransferDesk(host: host, transport: transport, account: keys.userIDHash, blobs: configuration.blobs, relay: relay,
+                                spoolDirectory: configuration.spoolDirectory, clock: wallClock, monitor: monitor)
+        let receiver = DeviceInbox(gate: EnvelopeGate(keys: keys, roster: roster, replay: replay, learnsSiblings: true), host: host,
+                                   transport: transport, desk: desk, directory: configuration.account, account: keys.userIDHash,
+                                   clock: wallClock, monitor: monitor)
         monitor.restore(SiblingLog.read(configuration.siblingsPath) ?? [])
         // Reported before any task runs, so it comes first.
         monitor.emit(.started(device: keys.device))
-        return RunningDevice(keys: keys, host: host, receiver: receiver, connection: connection, monitor: monitor,
-                             siblingsPath: configuration.siblingsPath)
+        return RunningDevice(keys: keys, host: host, receiver: receiver, desk: desk, siblings: roster.devices, responder: responder,
+                             connection: connection, discovery: discovery, monitor: monitor, siblingsPath: configuration.siblingsPath)
     }
 
-    private init(keys: EnvelopeKeys, host: ReplicaHost, receiver: SealedReceiver, connection: NatsRelayConnection,
-                 monitor: DeviceMonitor, siblingsPath: String) {
+    private init(keys: EnvelopeKeys, host: ReplicaHost, receiver: DeviceInbox, desk: TransferDesk, siblings: [DeviceID],
+                 responder: JoinResponder, connection: NatsRelayConnection, discovery: NatsRelayConnection, monitor: DeviceMonitor,
+                 siblingsPath: String) {
         self.keys = keys
         self.host = host
         self.receiver = receiver
+        self.desk = desk
+        self.siblings = siblings
+        self.responder = responder
         self.connection = connection
+        self.discovery = discovery
         self.monitor = monitor
         self.siblingsPath = siblingsPath
         loop = Task { await host.run() }
+        discoveryTask = Task {
+            for await message in discovery.messages { await responder.deliver(message) }
+        }
+        approvalTimer = Task {
+            while !Task.isCancelled {
+                do {
+                    try await Task.sleep(for: .seconds(1))
+                } catch {
+                    return
+                }
+                await responder.tick()
+            }
+        }
         inbox = Task {
             var rounds = 0
             for await payload in connection.messages {
@@ -113,7 +167,7 @@ final class RunningDevice: Sendable {
         await Self.status(host: host, receiver: receiver, connection: connection, monitor: monitor)
     }
 
-    private static func status(host: ReplicaHost, receiver: SealedReceiver, connection: NatsRelayConnection,
+    private static func status(host: ReplicaHost, receiver: DeviceInbox, connection: NatsRelayConnection,
                                monitor: DeviceMonitor) async -> DeviceStatus {
         let snapshot = await host.snapshot
         let live = DeviceStatus.Live(relay: connection.status, roundsStarted: snapshot.roundsStarted,
@@ -133,6 +187,10 @@ final class RunningDevice: Sendable {
                 // The server went away meanwhile: what was not sent is lost like any frame.
             }
         }
+        approvalTimer.cancel()
+        discovery.close()
+        await discoveryTask.value
+        await approvalTimer.value
         connection.close()
         await inbox.value
         await relayEvents.value
@@ -149,12 +207,14 @@ final class RunningDevice: Sendable {
     /// store closes when the last task holding the host has ended.
     func abandon() {
         loop.cancel()
+        approvalTimer.cancel()
+        discovery.close()
         connection.close()
         monitor.detach()
     }
 
     /// An envelope-layer event as a device event.
-    private static func event(_ event: EnvelopeEvent) -> SyncDeviceEvent {
+    static func event(_ event: EnvelopeEvent) -> SyncDeviceEvent {
         switch event {
         case .dropped(let reason, let bytes): .envelopeDropped(reason: reason, bytes: bytes)
         case .sealFailed(let recipient, let error): .sealFailed(recipient: recipient, error: error)

@@ -1,5 +1,7 @@
 import NatsRelay
+import SnapshotTransfer
 import SyncEnvelope
+import SyncJoin
 import SyncKernel
 
 /// The one object an app holds per device: it opens the store, loads the device's keys and
@@ -24,6 +26,14 @@ import SyncKernel
 ///   every frame sent is sealed to exactly one sibling.
 /// - On `.connected` and `.reconnected` the device announces itself to its siblings; the relay
 ///   keeps nothing for it, and the digest loop catches up from there.
+/// - A running device admits others: it listens on its account's discovery subject, runs the
+///   sign-in ladder (`JoinResponder`) and reports each request that passes as
+///   `joinResponder(.approvalRequested)`; only `approve(_:)` admits anyone. It answers its
+///   siblings' snapshot requests, and its gate learns a device its account certified the first
+///   time an envelope of it passes every other check.
+/// - A device with no account joins one (`join(_:)`, before `start()`): nothing is written unless a
+///   sibling approves; then `start()` and `absorbSnapshot()` make it a member with its siblings'
+///   store.
 /// - The library keeps no global state: everything comes from the configuration.
 public actor SyncDevice {
     private enum Phase {
@@ -119,6 +129,74 @@ public actor SyncDevice {
     public func currentStatus() async throws(SyncKernelError) -> DeviceStatus {
         if case .running(let running) = phase { return await running.status() }
         return try DeviceStatus(storeAt: configuration.storePath)
+    }
+
+    /// Asks the account of `credential` to admit this device, before `start()`: subscribes a fresh
+    /// reply subject on the relay, sends the sign-in request (re-sent per
+    /// `configuration.joinPolicy`), waits for a sibling's decision and, on a grant, writes the
+    /// account directory at `configuration.account` (all files or none) under
+    /// `configuration.name`. Events: `joinRequester(...)`. Throws `joinRejected`, `joinTimedOut`
+    /// (no sibling answered: with no device of the account online nothing admits this one), a
+    /// storing error, and `keyFileUnavailable` when the directory is not missing or empty or the
+    /// device runs already. On every failure nothing was written: no account directory, no store.
+    public func join(_ credential: SignInCredential) async throws(SyncKernelError) -> JoinedAccount {
+        guard case .stopped = phase else { throw SyncKernelError(.keyFileUnavailable, "a running device has an account already") }
+        let relay = try configuration.relay.validated()
+        let carrier = RelayJoinCarrier()
+        let monitor = monitor
+        let requester = try JoinRequester(credential: credential, directory: configuration.account, name: configuration.name,
+                                          carrier: carrier, policy: configuration.joinPolicy) { event in
+            monitor.emit(.joinRequester(event))
+        }
+        // The reply subject is subscribed (and flushed to the server) before the first send.
+        let connection = try NatsRelayConnection(options: relay, inbox: requester.replySubject.value)
+        carrier.attach(connection)
+        let replies = Task {
+            for await message in connection.messages { await requester.deliver(message) }
+        }
+        defer {
+            connection.close()
+            replies.cancel()
+        }
+        return try await requester.outcome()
+    }
+
+    /// Asks every sibling for a snapshot of its store and absorbs the first one that passes its
+    /// checks (the device must be running; `join` then `start` first). Re-sends every
+    /// `configuration.snapshotInterval` up to `configuration.snapshotMaxSends` times; the first send
+    /// to each sibling alone is wake-class. Events: `snapshotRequestSent`, `snapshotReply`,
+    /// `snapshotProgress` (bytes downloaded, rows imported), `snapshotAbsorbed` or
+    /// `snapshotAbandoned`, and `snapshotFailed` on a throw. Throws `deviceNotRunning` (also while
+    /// another `absorbSnapshot()` of this run is under way),
+    /// `snapshotTimedOut`, `snapshotDeclined`, `snapshotSiblingFailed` (declined and broken stay
+    /// apart), or the absorb's error (`snapshotHashMismatch`, ...) when every offer failed its
+    /// checks; then nothing of the offered blobs was imported. Whatever happens, the device stays a
+    /// running member and the digest loop backfills (also the writes made during the transfer).
+    public func absorbSnapshot() async throws(SyncKernelError) -> SnapshotAbsorbReport {
+        guard case .running(let running) = phase else { throw SyncKernelError(.deviceNotRunning) }
+        return try await running.desk.absorb(keys: running.keys, siblings: running.siblings, interval: configuration.snapshotInterval,
+                                             maxSends: configuration.snapshotMaxSends)
+    }
+
+    /// The sign-in requests waiting for this device's user, oldest first (none when not running).
+    public func pendingApprovals() async -> [PendingApproval] {
+        guard case .running(let running) = phase else { return [] }
+        return await running.responder.pendingApprovals()
+    }
+
+    /// Admits the device of the pending request `id`: issues its certificate, records it in the
+    /// account directory and sends the grant. Throws `deviceNotRunning`, `approvalNotPending` for
+    /// an id that is not waiting, `keyFileUnavailable` for a name or keys in use here.
+    public func approve(_ id: ApprovalID) async throws(SyncKernelError) {
+        guard case .running(let running) = phase else { throw SyncKernelError(.deviceNotRunning) }
+        try await running.responder.approve(id)
+    }
+
+    /// Refuses the pending request `id` (a rejection is sent, nothing recorded). Throws
+    /// `deviceNotRunning`, `approvalNotPending`.
+    public func reject(_ id: ApprovalID) async throws(SyncKernelError) {
+        guard case .running(let running) = phase else { throw SyncKernelError(.deviceNotRunning) }
+        try await running.responder.reject(id)
     }
 
     /// Queues `step` after every start and stop asked for before it and returns its outcome.

@@ -1,5 +1,8 @@
+import Foundation
 import NatsRelay
+import SnapshotTransfer
 import SyncEnvelope
+import SyncJoin
 import SyncKernel
 
 /// Everything a `SyncDevice` needs, passed in by its host: where its keys and store are, the
@@ -7,8 +10,9 @@ import SyncKernel
 /// state and no environment.
 ///
 /// Invariants: plain values only (nothing is opened until `SyncDevice.start()`); the files a
-/// device keeps beside its store are named after `storePath` (`siblingsPath`, `seenPath`, and the
-/// kernel's own `-wal`, `-shm` and `-lease`), so one folder can hold several devices' stores.
+/// device keeps beside its store are named after `storePath` (`siblingsPath`, `seenPath`,
+/// `signInSeenPath`, and the kernel's own `-wal`, `-shm` and `-lease`), so one folder can hold
+/// several devices' stores (and, by default, their shared blob folder).
 public struct SyncDeviceConfiguration: Sendable {
     /// The account directory (`synckernel account create` / `add-device`).
     public var account: AccountDirectory
@@ -27,6 +31,17 @@ public struct SyncDeviceConfiguration: Sendable {
     public var replayWindow = ReplayWindow()
     /// The calendar clock envelopes are stamped and checked with, and status times are read from.
     public var wallClock: any WallClock = SystemWallClock()
+    /// Where snapshots offered to siblings are parked and offered ones fetched from (default: the
+    /// folder `synckernel-blobs` beside the store).
+    public var blobs: SyncDeviceBlobs
+    /// The family a sign-in acknowledgement names ("approve on your Linux laptop").
+    public var family: DeviceFamily = .thisMachine
+    /// How a joining device re-sends its sign-in request and how long it waits.
+    public var joinPolicy = JoinPolicy()
+    /// Between two sends of the snapshot request to one sibling (default 5 s).
+    public var snapshotInterval: Duration = .seconds(5)
+    /// Sends of the snapshot request per sibling at most (default 7: about 35 s).
+    public var snapshotMaxSends = 7
 
     /// A device `name` of the account at `account`, its store at `storePath`, syncing `namespaces`
     /// through `relay`.
@@ -37,6 +52,7 @@ public struct SyncDeviceConfiguration: Sendable {
         self.storePath = storePath
         self.namespaces = namespaces
         self.relay = relay
+        blobs = .beside(storePath: storePath)
     }
 
     /// The file beside the store where the device records its siblings' last rounds, so
@@ -44,4 +60,11 @@ public struct SyncDeviceConfiguration: Sendable {
     public var siblingsPath: String { storePath + "-siblings" }
     /// The seen set of frame ids (replay protection), beside the store.
     public var seenPath: String { storePath + "-seen" }
+    /// The seen set of sign-in request ids (the join ladder's replay rung), beside the store.
+    public var signInSeenPath: String { storePath + "-signin-seen" }
+    /// The folder a fetched snapshot is spooled in while it is checked (the store's folder).
+    public var spoolDirectory: String {
+        let parent = (storePath as NSString).deletingLastPathComponent
+        return parent.isEmpty ? "." : parent
+    }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import NatsRelay
+import SnapshotTransfer
+import SyncJoin
 import SyncKernel
 
 /// The JSON form of a device's events, one object per event with an `event` key, as
@@ -9,7 +11,13 @@ import SyncKernel
 /// (`ready`, `stopped`, `connected`, `disconnected`, `reconnected`, `relay_closed`,
 /// `envelope_dropped`, `seal_failed`, `round_started`, `round_completed`, `storm_suspected`,
 /// `applied`, `apply_failed`, `frame_refused`, `schema_mismatch`, `store_failed`,
-/// `store_rolled_back`, `versions_collided`, `rows_quarantined`); devices appear as their id in
+/// `store_rolled_back`, `versions_collided`, `rows_quarantined`, `sibling_learned`,
+/// `transfer_dropped`, `sign_in_dropped`, `approval_requested`, `approved`, `approval_rejected`,
+/// `approval_expired`, `join_request_sent`, `join_acknowledged`, `join_reply_dropped`,
+/// `join_granted`, `join_rejected`, `join_timed_out`, `join_store_failed`, `snapshot_requested`,
+/// `snapshot_answered`, `snapshot_acknowledged`, `snapshot_request_sent`, `snapshot_reply`,
+/// `snapshot_progress`, `snapshot_absorbed`, `snapshot_abandoned`, `snapshot_failed`); an approval
+/// id is 8 random hex digits, safe to print; devices appear as their id in
 /// hex, errors as their stable code, and no object carries key material, row contents or keys
 /// of rows (only their number).
 extension SyncDeviceEvent {
@@ -26,6 +34,19 @@ extension SyncDeviceEvent {
         case .sealFailed: "seal_failed"
         case .roundStarted: "round_started"
         case .replica(let event): Self.name(of: event)
+        case .siblingLearned: "sibling_learned"
+        case .transferDropped: "transfer_dropped"
+        case .joinResponder(let event): Self.name(of: event)
+        case .joinRequester(let event): Self.name(of: event)
+        case .snapshotRequested: "snapshot_requested"
+        case .snapshotAnswered: "snapshot_answered"
+        case .snapshotAcknowledged: "snapshot_acknowledged"
+        case .snapshotRequestSent: "snapshot_request_sent"
+        case .snapshotReply: "snapshot_reply"
+        case .snapshotProgress: "snapshot_progress"
+        case .snapshotAbsorbed: "snapshot_absorbed"
+        case .snapshotAbandoned: "snapshot_abandoned"
+        case .snapshotFailed: "snapshot_failed"
         }
     }
 
@@ -48,8 +69,125 @@ extension SyncDeviceEvent {
             object["peer"] = peer.hex
         case .replica(let event):
             object.merge(Self.fields(of: event)) { _, new in new }
+        case .siblingLearned(let device):
+            object["device"] = device.hex
+        case .transferDropped(let reason):
+            object["reason"] = Self.text(of: reason)
+        case .joinResponder(let event):
+            object.merge(Self.fields(of: event)) { _, new in new }
+        case .joinRequester(let event):
+            object.merge(Self.fields(of: event)) { _, new in new }
+        case .snapshotRequested(let peer):
+            object["peer"] = peer.hex
+        case .snapshotAnswered(let peer, let answer):
+            object["peer"] = peer.hex
+            object.merge(Self.fields(of: answer)) { _, new in new }
+        case .snapshotAcknowledged(let peer, let ack):
+            object["peer"] = peer.hex
+            object["ok"] = ack.ok
+            object["reason"] = ack.reason.map { "\($0)" as Any } ?? NSNull()
+        case .snapshotRequestSent(let peer, let attempt, let wake):
+            object["peer"] = peer.hex
+            object["attempt"] = attempt
+            object["wake"] = wake
+        case .snapshotReply(let peer, let answer):
+            object["peer"] = peer.hex
+            object.merge(Self.fields(of: answer)) { _, new in new }
+        case .snapshotProgress(let progress):
+            object["phase"] = progress.phase.rawValue
+            object["bytes"] = progress.bytes
+            object["total_bytes"] = progress.totalBytes.map { $0 as Any } ?? NSNull()
+            object["rows"] = progress.rows
+        case .snapshotAbsorbed(let peer, let report):
+            object["peer"] = peer.hex
+            object["rows"] = report.rows
+            object["deletes"] = report.deletes
+            object["bytes"] = report.sealedBytes
+            object["seconds"] = Double(report.totalTime.components.seconds)
+                + Double(report.totalTime.components.attoseconds) / 1e18
+        case .snapshotAbandoned(let peer, let reason):
+            object["peer"] = peer.hex
+            object["reason"] = "\(reason)"
+        case .snapshotFailed(let error):
+            object["error"] = error.code.rawValue
+            object["name"] = error.code.name
         }
         return object
+    }
+
+    private static func name(of event: JoinResponderEvent) -> String {
+        switch event {
+        case .requestDropped: "sign_in_dropped"
+        case .approvalRequested: "approval_requested"
+        case .approved: "approved"
+        case .rejected: "approval_rejected"
+        case .approvalExpired: "approval_expired"
+        }
+    }
+
+    private static func fields(of event: JoinResponderEvent) -> [String: Any] {
+        switch event {
+        case .requestDropped(let reason, let bytes):
+            ["reason": reason.name, "code": reason.rawValue, "bytes": bytes]
+        case .approvalRequested(let approval):
+            ["id": approval.id.value, "name": approval.deviceName, "device": approval.device.hex, "deadline": approval.deadline]
+        case .approved(let id, let device, let name):
+            ["id": id.value, "device": device.hex, "name": name]
+        case .rejected(let id), .approvalExpired(let id):
+            ["id": id.value]
+        }
+    }
+
+    private static func name(of event: JoinRequesterEvent) -> String {
+        switch event {
+        case .requestSent: "join_request_sent"
+        case .acknowledged: "join_acknowledged"
+        case .replyDropped: "join_reply_dropped"
+        case .granted: "join_granted"
+        case .rejected: "join_rejected"
+        case .timedOut: "join_timed_out"
+        case .storeFailed: "join_store_failed"
+        }
+    }
+
+    private static func fields(of event: JoinRequesterEvent) -> [String: Any] {
+        switch event {
+        case .requestSent(let attempt): ["attempt": attempt]
+        case .acknowledged(let family): ["family": family.value]
+        case .replyDropped(let reason, let bytes): ["reason": reason.name, "code": reason.rawValue, "bytes": bytes]
+        case .granted(let joined): ["device": joined.device.hex, "name": joined.name]
+        case .rejected: [:]
+        case .timedOut(let acknowledged): ["acknowledged": acknowledged]
+        case .storeFailed(let error): ["error": error.code.rawValue]
+        }
+    }
+
+    private static func fields(of message: TransferMessage) -> [String: Any] {
+        switch message {
+        case .offer(let offer): ["answer": "offer", "bytes": offer.size, "algorithm": "\(offer.algorithm)"]
+        case .decline(let decline): ["answer": "decline", "reason": "\(decline.reason)"]
+        case .broken(let broken): ["answer": "broken", "stage": "\(broken.stage)", "error": broken.code]
+        case .request: ["answer": "request"]
+        case .ack: ["answer": "ack"]
+        }
+    }
+
+    private static func fields(of answer: SnapshotRequestSession.Answer) -> [String: Any] {
+        switch answer {
+        case .pending: ["answer": "pending"]
+        case .offered(let offer): ["answer": "offer", "bytes": offer.size, "algorithm": "\(offer.algorithm)"]
+        case .declined(let reason): ["answer": "decline", "reason": "\(reason)"]
+        case .broken(let broken): ["answer": "broken", "stage": "\(broken.stage)", "error": broken.code]
+        case .abandoned(let reason): ["answer": "abandoned", "reason": "\(reason)"]
+        }
+    }
+
+    private static func text(of reason: TransferDropReason) -> String {
+        switch reason {
+        case .envelope(let reason): reason.name
+        case .foreignAccount: "foreignAccount"
+        case .malformed(let code): "malformed \(code.rawValue)"
+        }
     }
 
     /// The event as one line of JSON with sorted keys.

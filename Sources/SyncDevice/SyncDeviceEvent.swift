@@ -1,5 +1,7 @@
 import NatsRelay
+import SnapshotTransfer
 import SyncEnvelope
+import SyncJoin
 import SyncKernel
 
 /// What a running `SyncDevice` reports: its lifecycle, its relay connection, every envelope the
@@ -8,7 +10,9 @@ import SyncKernel
 /// Invariants: `started` is the first event of each run and `stopped` the last; every envelope the
 /// gate drops is reported once (`envelopeDropped`, its frame never reached the replica); a round
 /// the replica starts is reported once (`roundStarted`), and a round that reached matching roots
-/// once (`replica(.converged)`); no event carries key material or row contents.
+/// once (`replica(.converged)`); a sibling the gate learned is reported once (`siblingLearned`),
+/// before any frame of it is handled; every join and snapshot step is reported (`joinResponder`,
+/// `joinRequester`, the `snapshot...` cases); no event carries key material or row contents.
 public enum SyncDeviceEvent: Sendable, Hashable {
     /// The device started: keys loaded, store open, relay connection made (it may still be
     /// connecting), loop running.
@@ -26,4 +30,32 @@ public enum SyncDeviceEvent: Sendable, Hashable {
     case roundStarted(peer: DeviceID)
     /// An event of the device's replica (`converged` ends a round, `stormSuspected` is a storm).
     case replica(ReplicaEvent)
+    /// The gate accepted an envelope of a device this account certified that was not in the
+    /// roster (a device that joined through another sibling): it is a sibling from now on.
+    case siblingLearned(device: DeviceID)
+    /// An accepted envelope's transfer message was dropped (another account, malformed).
+    case transferDropped(TransferDropReason)
+    /// This device's side of admitting others: a request dropped, an approval asked, its end.
+    case joinResponder(JoinResponderEvent)
+    /// This device's side of joining: a request sent, acknowledged, the decision.
+    case joinRequester(JoinRequesterEvent)
+    /// A sibling asked this device for a snapshot.
+    case snapshotRequested(peer: DeviceID)
+    /// This device answered a sibling's snapshot request (an offer, a decline or a failure).
+    case snapshotAnswered(peer: DeviceID, answer: TransferMessage)
+    /// The sibling this device offered a snapshot to says how it went.
+    case snapshotAcknowledged(peer: DeviceID, ack: SyncAck)
+    /// This device sent its snapshot request to `peer` (`attempt` from 1; the first one wakes).
+    case snapshotRequestSent(peer: DeviceID, attempt: Int, wake: Bool)
+    /// A sibling answered this device's snapshot request.
+    case snapshotReply(peer: DeviceID, answer: SnapshotRequestSession.Answer)
+    /// How far absorbing the offered snapshot got (bytes downloaded, rows imported).
+    case snapshotProgress(SnapshotProgress)
+    /// The snapshot `peer` offered was absorbed.
+    case snapshotAbsorbed(peer: DeviceID, report: SnapshotAbsorbReport)
+    /// The snapshot `peer` offered could not be absorbed (nothing of it was imported).
+    case snapshotAbandoned(peer: DeviceID, reason: SyncAck.Reason)
+    /// Asking for a snapshot ended without one (`snapshotDeclined`, `snapshotSiblingFailed`,
+    /// `snapshotTimedOut`, or the last absorb's error): the digest loop fills the store instead.
+    case snapshotFailed(SyncKernelError)
 }

@@ -17,7 +17,10 @@ import SyncKernel
 /// 7. the certificate verifies under the account's issuer key (`badCertificate`);
 /// 8. it has not expired at `now` (`expiredCertificate`);
 /// 9. the MAC verifies under the sibling channel key (`badMAC`);
-/// 10. the certificate's device is a sibling in the roster, not this device (`notASibling`);
+/// 10. the certificate's device is not this device, and is a sibling in the roster or, for a gate
+///     that learns siblings (`learnsSiblings`), any other device: its certificate already
+///     verified under this account's issuer, names this account and has not expired, and the MAC
+///     under the account's channel key verified (`notASibling`);
 /// 11. the sender's signature verifies under that device's key (`badSignature`);
 /// 12. the inside names this device as the recipient (`misaddressed`);
 /// 13. the timestamp is inside the replay window (`outsideWindow`), the frame id is new
@@ -27,26 +30,39 @@ import SyncKernel
 /// is counted under its reason (`dropCounts`) and reported once as an `EnvelopeEvent.dropped`
 /// (`drainEvents()`); the gate never parses a frame (no `SyncFrame` decoding happens here, and a
 /// dropped frame is never returned), never traps on any input, and records a frame id only for
-/// an envelope that passed every other check. Not `Sendable`: one owner runs it (it holds the
-/// seen set's SQLite connection).
+/// an envelope that passed every other check. A learning gate adds a device outside its roster
+/// only once an envelope of it passed every check, signature and seen set included, and hands
+/// its certificate to the host once (`drainLearned()`); a gate that does not learn never changes
+/// its roster. Not `Sendable`: one owner runs it (it holds the seen set's SQLite connection).
 public final class EnvelopeGate {
     /// This device's keys; nil when it has none (every envelope is then dropped).
     public let keys: EnvelopeKeys?
-    /// The siblings whose envelopes are accepted.
-    public let roster: SiblingRoster
+    /// The siblings whose envelopes are accepted (a learning gate's grows).
+    public private(set) var roster: SiblingRoster
+    /// Whether a certified device of this account outside the roster is accepted and learned.
+    public let learnsSiblings: Bool
     private let replay: ReplayGuard
+    private var learned: [SenderCertificate] = []
     /// Envelopes dropped so far, by reason.
     public private(set) var dropCounts: [EnvelopeDropReason: Int] = [:]
     /// Envelopes accepted so far.
     public private(set) var acceptedCount = 0
     private var events: [EnvelopeEvent] = []
 
-    /// A gate for the device holding `keys` (nil: none), accepting the siblings of `roster`,
-    /// recording frame ids in `replay`.
-    public init(keys: EnvelopeKeys?, roster: SiblingRoster, replay: ReplayGuard) {
+    /// A gate for the device holding `keys` (nil: none), accepting the siblings of `roster`
+    /// (and, when `learnsSiblings`, learning any other device this account certified), recording
+    /// frame ids in `replay`.
+    public init(keys: EnvelopeKeys?, roster: SiblingRoster, replay: ReplayGuard, learnsSiblings: Bool = false) {
         self.keys = keys
         self.roster = roster
         self.replay = replay
+        self.learnsSiblings = learnsSiblings
+    }
+
+    /// The certificates of devices learned since the last call, each once, in the order learned.
+    public func drainLearned() -> [SenderCertificate] {
+        defer { learned.removeAll() }
+        return learned
     }
 
     /// Frame ids the seen set holds.
@@ -87,12 +103,17 @@ public final class EnvelopeGate {
         guard certificate.verify(issuer: keys.issuerPublicKey) else { return .dropped(.badCertificate) }
         guard !certificate.isExpired(atMillis: now) else { return .dropped(.expiredCertificate) }
         guard Sodium.verifyTag(inside.mac, of: inside.authenticated, key: keys.channel.mac) else { return .dropped(.badMAC) }
-        guard certificate.device != keys.device, roster.contains(certificate.device) else { return .dropped(.notASibling) }
+        let known = roster.contains(certificate.device)
+        guard certificate.device != keys.device, known || learnsSiblings else { return .dropped(.notASibling) }
         guard Sodium.verify(inside.signature, of: EnvelopeFormat.signedMessage(inside.signed),
                             publicKey: certificate.device.publicKey) else { return .dropped(.badSignature) }
         guard inside.recipient == keys.device else { return .dropped(.misaddressed) }
         switch replay.admit(frameID: inside.frameID, timestamp: inside.timestamp, now: now) {
         case .fresh:
+            if !known, let grown = try? roster.adding(certificate, for: keys) {
+                roster = grown
+                learned.append(certificate)
+            }
             return .accepted(OpenedEnvelope(sender: certificate.device, account: certificate.userIDHash, frame: inside.frame,
                                             frameID: inside.frameID, timestamp: inside.timestamp))
         case .replayed: return .dropped(.replayed)

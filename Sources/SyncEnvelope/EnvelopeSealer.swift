@@ -12,8 +12,8 @@ import SyncKernel
 public struct EnvelopeSealer {
     /// This device's keys; nil when it has none.
     public let keys: EnvelopeKeys?
-    /// The siblings it may seal to.
-    public let roster: SiblingRoster
+    /// The siblings it may seal to (it grows through `learn`).
+    public private(set) var roster: SiblingRoster
     private let entropy: EntropySource
 
     /// A sealer for the device holding `keys` (nil: a device without key material, which seals
@@ -24,12 +24,21 @@ public struct EnvelopeSealer {
         self.entropy = entropy
     }
 
-    /// Seals `frame` to `recipient` at `now` (milliseconds since 1970).
+    /// Adds a sibling the gate learned (`EnvelopeGate.drainLearned()`); a certificate the
+    /// account did not issue throws `invalidCertificate` and changes nothing.
+    public mutating func learn(_ certificate: SenderCertificate) throws(SyncKernelError) {
+        guard let keys else { throw SyncKernelError(.keyMaterialMissing, "this device holds no account keys") }
+        roster = try roster.adding(certificate, for: keys)
+    }
+
+    /// Seals `frame` to `recipient` at `now` (milliseconds since 1970), marked with `wake`
+    /// (`silent` for every frame but the first snapshot request to a sibling).
     ///
     /// Throws `keyMaterialMissing` without keys, `unknownSibling` for a device outside the
     /// roster, `limitExceeded` for a frame over `SyncFrame.maxFrameBytes`, `invalidCertificate`
     /// once this device's certificate has expired.
-    public func seal(_ frame: [UInt8], to recipient: DeviceID, now: Int64) throws(SyncKernelError) -> SealedEnvelope {
+    public func seal(_ frame: [UInt8], to recipient: DeviceID, now: Int64,
+                     wake: WakeClass = .silent) throws(SyncKernelError) -> SealedEnvelope {
         guard let keys else { throw SyncKernelError(.keyMaterialMissing, "this device holds no account keys") }
         guard let sibling = roster.certificate(of: recipient) else { throw SyncKernelError(.unknownSibling) }
         guard frame.count <= SyncFrame.maxFrameBytes else { throw SyncKernelError(.limitExceeded, "frame too large to seal") }
@@ -42,7 +51,6 @@ public struct EnvelopeSealer {
               let box = Sodium.seal(inside, to: sibling.envelopeKey, ephemeralSeed: entropy.bytes(Sodium.keyBytes)) else {
             throw SyncKernelError(.keyMaterialMissing, "a key of the wrong size")
         }
-        let wake = WakeClass.silent
         return SealedEnvelope(subject: try keys.subject(of: recipient), wake: wake,
                               bytes: [EnvelopeFormat.version, wake.rawValue] + box)
     }

@@ -10,7 +10,7 @@ import SyncKernel
 /// `EnvelopeEvent.sealFailed` (the replica's retries resend it later, like a lost frame); the
 /// frame's `kind` does not reach the relay (every kind travels as `WakeClass.silent`).
 public actor SealedTransport: FrameTransport {
-    private let sealer: EnvelopeSealer
+    private var sealer: EnvelopeSealer
     private let carrier: any EnvelopeCarrier
     private let clock: any WallClock
     private let onEvent: @Sendable (EnvelopeEvent) -> Void
@@ -22,6 +22,28 @@ public actor SealedTransport: FrameTransport {
         self.carrier = carrier
         self.clock = clock
         self.onEvent = onEvent
+    }
+
+    /// Adds a sibling the gate learned, so frames can be sealed to it; `invalidCertificate` for
+    /// one the account did not issue (nothing changes).
+    public func learn(_ certificate: SenderCertificate) throws(SyncKernelError) {
+        try sealer.learn(certificate)
+    }
+
+    /// Seals a frame that is not the replica's (a snapshot transfer message) to `device` with
+    /// `wake` and publishes it; returns whether it was sealed (a failure is reported as
+    /// `sealFailed`, like the replica's frames').
+    @discardableResult
+    public func sendMessage(_ frame: [UInt8], to device: DeviceID, wake: WakeClass) async -> Bool {
+        let envelope: SealedEnvelope
+        do {
+            envelope = try sealer.seal(frame, to: device, now: clock.millisecondsSince1970, wake: wake)
+        } catch {
+            onEvent(.sealFailed(recipient: device, error: error))
+            return false
+        }
+        await carrier.publish(envelope)
+        return true
     }
 
     /// Seals `frame` to `device` and publishes it.

@@ -28,6 +28,13 @@ public struct SiblingRoster: Sendable, Hashable {
         try self.init(certificates, issuerPublicKey: keys.issuerPublicKey, excluding: keys.device)
     }
 
+    /// The roster with `certificate` added (for the device holding `keys`): a device learned at
+    /// runtime. `invalidCertificate` when the account did not issue it; this device's own
+    /// certificate changes nothing.
+    public func adding(_ certificate: SenderCertificate, for keys: EnvelopeKeys) throws(SyncKernelError) -> SiblingRoster {
+        try SiblingRoster(Array(certificates.values) + [certificate], for: keys)
+    }
+
     /// The sibling devices, sorted: the `siblings` of this device's `Replica`.
     public var devices: [DeviceID] { certificates.keys.sorted() }
 

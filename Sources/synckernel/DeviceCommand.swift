@@ -5,6 +5,8 @@ import NatsRelay
 import Synchronization
 import SyncDevice
 import SyncEnvelope
+import SnapshotTransfer
+import SyncJoin
 import SyncKernel
 
 /// `synckernel device`: runs one device (`SyncDevice`) until SIGINT, SIGTERM or `quit`.
@@ -20,6 +22,7 @@ enum DeviceCommand {
     /// The command's help text.
     static let usage = """
         usage: synckernel device --account DIR --name NAME --db PATH --relay nats://HOST:PORT[,nats://HOST:PORT...]
+                                 [--join CERTFILE] [--blobs folder:PATH|jetstream] [--auto-approve]
                                  [--events json] [--namespaces all|NAME,NAME]
                                  [--debounce-ms N] [--retry-ms N] [--max-retry-ms N]
                                  [--creds FILE | --user USER --password-file FILE | --token-file FILE]
@@ -27,6 +30,20 @@ enum DeviceCommand {
           Runs device NAME of the account in DIR on the store PATH (created when missing), syncing
           through the NATS relay at the given URLs (several: nodes of one cluster), until SIGINT,
           SIGTERM or `quit`. Logs rounds, storms, drops and relay changes to standard error.
+          --join CERTFILE ask to join the account of the sign-in credential CERTFILE (made by
+                          `synckernel account sign-in-cert` on a device of the account): DIR must be
+                          missing or empty; waits for a sibling's user to approve (exit 1 when
+                          rejected or unanswered, with nothing written), writes DIR, starts, asks
+                          the siblings for a snapshot and absorbs it (a progress bar on standard
+                          error when it is a terminal), then runs like any device
+          --blobs         where snapshots are parked: folder:PATH (default: the folder
+                          synckernel-blobs beside the store; only devices sharing it can use it)
+                          or jetstream (the relay's servers, which must run JetStream: -js)
+          --join-retry-ms      the wait between two sends of the sign-in request while no sibling answered
+                               (default 5000; 7 sends, then the wait ends: no sibling online)
+          --snapshot-retry-ms  the wait between two sends of the snapshot request (default 5000; 7 sends)
+          --auto-approve  approve every sign-in request that passes the checks, without asking:
+                          FOR DEMOS AND TESTS ONLY (anyone holding a sign-in credential gets in)
           --events json   print every event as one JSON object per line on standard output
           --namespaces    the namespaces to sync (default: all thirteen); siblings must agree
           --debounce-ms   the wait between a local write and the digest it sends (default 400)
@@ -35,15 +52,20 @@ enum DeviceCommand {
           Standard input takes one command per line (at most 4,096 bytes), each answered with one
           JSON line on standard output:
             demo-write N  N notebook inserts and edits (1 to 100,000), answered once committed
+            demo-fill N   N generated rows spread over ten namespaces (1 to 1,000,000), answered once committed
             status        the status object (as `synckernel status --json`, with the live counters)
+            approve ID    admit the device of the `approval_requested` event with this id
+            reject ID     refuse it (nothing is recorded)
             quit          stop the device and exit 0
-          exit status: 0 stopped cleanly, 1 the device could not start, 64 bad usage
+          exit status: 0 stopped cleanly, 1 the device could not join or start, 64 bad usage
         """
 
     /// The parsed command line.
     private struct Arguments {
         var configuration: SyncDeviceConfiguration
         var jsonEvents: Bool
+        var join: String?
+        var autoApprove: Bool
     }
 
     /// Blocks SIGINT and SIGTERM on the calling thread, which must be the main thread, before the
@@ -83,11 +105,37 @@ enum DeviceCommand {
 
         let device = SyncDevice(parsed.configuration)
         let events = device.events
+        let progressBar = isatty(STDERR_FILENO) == 1
         let printer = Task {
             for await event in events {
                 if parsed.jsonEvents { output.line(event.json()) }
-                if let text = logLine(event) { output.log(text) }
+                if case .snapshotProgress(let progress) = event {
+                    if progressBar { output.progress(bar(progress)) }
+                } else if let text = logLine(event) {
+                    if progressBar, event.name.hasPrefix("snapshot_") { output.progress("") }
+                    output.log(text)
+                }
+                if parsed.autoApprove, case .joinResponder(.approvalRequested(let approval)) = event {
+                    Task {
+                        do throws(SyncKernelError) {
+                            try await device.approve(approval.id)
+                        } catch {
+                            output.log("could not approve \(approval.id): \(error)")
+                        }
+                    }
+                }
                 if event == .stopped { return }
+            }
+        }
+        if let join = parsed.join {
+            do throws(SyncKernelError) {
+                let credential = try SignInCredential.read(from: join)
+                let joined = try await device.join(credential)
+                output.log("joined the account as \(joined.name) (device \(joined.device.hex))")
+            } catch {
+                output.log("could not join: \(error)")
+                printer.cancel()
+                return 1
             }
         }
         do throws(SyncKernelError) {
@@ -97,8 +145,18 @@ enum DeviceCommand {
             printer.cancel()
             return 1
         }
+        let absorbing = Task {
+            guard parsed.join != nil else { return }
+            do throws(SyncKernelError) {
+                let report = try await device.absorbSnapshot()
+                output.log("absorbed a snapshot of \(report.rows) rows")
+            } catch {
+                output.log("no snapshot (the digest loop fills the store instead): \(error)")
+            }
+        }
         let taken = DispatchSemaphore(value: 0)
         let commands = Task {
+            await absorbing.value
             for await line in DeviceInput.lines(from: STDIN_FILENO, taken: taken) {
                 defer { taken.signal() }
                 guard !stop.isRequested else { break }
@@ -106,6 +164,7 @@ enum DeviceCommand {
             }
         }
         await stop.wait()
+        absorbing.cancel()
         commands.cancel()
         await commands.value
         await device.stop()
@@ -143,10 +202,35 @@ enum DeviceCommand {
             } catch {
                 output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue]))
             }
+        case "demo-fill" where words.count == 2:
+            guard let count = Int(words[1]), (1...DemoFiller.maxRows).contains(count) else {
+                output.line(JSONLine.encode(["event": "error", "error": "demo-fill takes N from 1 to \(DemoFiller.maxRows)"]))
+                return
+            }
+            do throws(SyncKernelError) {
+                let outcome = try await DemoFiller(device: device).fill(count) { stop.isRequested }
+                output.line(JSONLine.encode(["event": "filled", "rows": outcome.rows, "namespaces": outcome.namespaces,
+                                             "interrupted": outcome.interrupted]))
+            } catch {
+                output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue]))
+            }
+        case "approve" where words.count == 2, "reject" where words.count == 2:
+            let approving = words[0] == "approve"
+            guard let id = ApprovalID(parsing: String(words[1])) else {
+                output.line(JSONLine.encode(["event": "error", "error": "\(words[0]) takes the 8 hex digits of an approval_requested id"]))
+                return
+            }
+            do throws(SyncKernelError) {
+                if approving { try await device.approve(id) } else { try await device.reject(id) }
+                output.line(JSONLine.encode(["event": approving ? "approve_done" : "reject_done", "id": id.value]))
+            } catch {
+                output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue, "id": id.value]))
+            }
         case nil:
             return
         default:
-            output.line(JSONLine.encode(["event": "error", "error": "unknown command: the commands are demo-write N, status, quit"]))
+            output.line(JSONLine.encode(["event": "error",
+                                         "error": "unknown command: the commands are demo-write N, demo-fill N, status, approve ID, reject ID, quit"]))
         }
     }
 
@@ -164,14 +248,44 @@ enum DeviceCommand {
         case .replica(.stormSuspected(let peer, let namespaces, _)): "storm suspected with \(peer) over \(namespaces.joined(separator: ","))"
         case .replica(.applied): nil
         case .replica(let other): "\(event.name): \(other)"
+        case .siblingLearned(let device): "learned sibling \(device.hex)"
+        case .transferDropped(let reason): "dropped a transfer message: \(reason)"
+        case .joinResponder(.approvalRequested(let approval)):
+            "device \(approval.deviceName) (\(approval.device.hex.prefix(16))) asks to join: type `approve \(approval.id)` or `reject \(approval.id)`"
+        case .joinResponder(let other): "\(event.name): \(other)"
+        case .joinRequester(.requestSent(let attempt)): "sign-in request sent (attempt \(attempt)), waiting for a sibling"
+        case .joinRequester(.acknowledged(let family)): "waiting for approval: approve on your \(family)"
+        case .joinRequester(.granted(let joined)): "granted: joined as \(joined.name)"
+        case .joinRequester(let other): "\(event.name): \(other)"
+        case .snapshotRequested(let peer): "snapshot requested by \(peer)"
+        case .snapshotAnswered(let peer, let answer): "snapshot answer to \(peer): \(event.jsonObject()["answer"] ?? answer)"
+        case .snapshotAcknowledged(let peer, let ack): "snapshot ack from \(peer): ok \(ack.ok)"
+        case .snapshotRequestSent(let peer, let attempt, _): "snapshot request to \(peer) (attempt \(attempt))"
+        case .snapshotReply(let peer, let answer): "snapshot reply from \(peer): \(answer)"
+        case .snapshotProgress: nil
+        case .snapshotAbsorbed(let peer, let report): "absorbed \(report.rows) rows from \(peer)"
+        case .snapshotAbandoned(let peer, let reason): "snapshot from \(peer) refused: \(reason); nothing imported"
+        case .snapshotFailed(let error): "snapshot failed: \(error)"
         }
+    }
+
+    /// A one-line progress bar for a snapshot being absorbed.
+    private static func bar(_ progress: SnapshotProgress) -> String {
+        let width = 30
+        let fraction = progress.totalBytes.map { $0 > 0 ? min(1, Double(progress.bytes) / Double($0)) : 1 } ?? 0
+        let filled = Int(fraction * Double(width))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
+            + String(format: "%3d%% %@ %.1f MB, %lld rows", Int(fraction * 100), progress.phase.rawValue,
+                     Double(progress.bytes) / 1_000_000, progress.rows)
     }
 
     /// Parses the command line; a `UsageError` names the first mistake.
     private static func parse(_ arguments: [String]) throws(UsageError) -> Arguments {
         let options = try OptionParser(arguments, options: ["account", "name", "db", "relay", "events", "namespaces", "creds", "user",
                                                             "password-file", "token-file", "tls-ca", "tls-cert", "tls-key",
-                                                            "tls-hostname", "debounce-ms", "retry-ms", "max-retry-ms"], flags: [])
+                                                            "tls-hostname", "debounce-ms", "retry-ms", "max-retry-ms", "join", "blobs",
+                                                            "snapshot-retry-ms", "join-retry-ms"],
+                                       flags: ["auto-approve"])
         guard let account = options.values["account"], !account.isEmpty else { throw UsageError("--account DIR is required") }
         guard let name = options.values["name"] else { throw UsageError("--name NAME is required") }
         guard AccountDirectory.isValidDeviceName(name) else { throw UsageError("NAME is 1 to 64 letters, digits, - or _") }
@@ -199,7 +313,17 @@ enum DeviceCommand {
         guard configuration.timing.maxRetryMillis >= configuration.timing.retryMillis else {
             throw UsageError("--max-retry-ms is at least --retry-ms")
         }
-        return Arguments(configuration: configuration, jsonEvents: jsonEvents)
+        configuration.snapshotInterval = .milliseconds(try options.int("snapshot-retry-ms", default: 5_000, range: 10...600_000))
+        switch options.values["blobs"] {
+        case nil: break
+        case "jetstream": configuration.blobs = .jetStream
+        case let value? where value.hasPrefix("folder:") && value.count > 7: configuration.blobs = .folder(String(value.dropFirst(7)))
+        default: throw UsageError("--blobs takes folder:PATH or jetstream")
+        }
+        if let join = options.values["join"], join.isEmpty { throw UsageError("--join takes a credential file") }
+        configuration.joinPolicy.resendIntervalMillis = Int64(try options.int("join-retry-ms", default: 5_000, range: 10...25_000))
+        return Arguments(configuration: configuration, jsonEvents: jsonEvents, join: options.values["join"],
+                         autoApprove: options.flags.contains("auto-approve"))
     }
 
     /// The namespaces `--namespaces` names (all standard ones by default).

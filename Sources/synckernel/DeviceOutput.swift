@@ -13,6 +13,11 @@ final class DeviceOutput: Sendable {
         write(text + "\n", to: STDOUT_FILENO)
     }
 
+    /// Rewrites the progress line on standard error (a terminal) with `text`.
+    func progress(_ text: String) {
+        write("\r" + text + "\u{1B}[K", to: STDERR_FILENO)
+    }
+
     /// Writes `text` to standard error as a log line.
     func log(_ text: String) {
         write("synckernel device: \(text)\n", to: STDERR_FILENO)

@@ -27,7 +27,7 @@ final class ErrorCodeTests: XCTestCase {
         "SK601": "invalidRelayConfiguration", "SK602": "invalidSubject", "SK603": "relayConnectionFailed",
         "SK604": "relayNotConnected", "SK605": "relayClosed", "SK606": "relayPayloadTooLarge",
         "SK607": "relayPublishFailed", "SK608": "blobNotFound", "SK609": "blobStoreFailed",
-        "SK701": "deviceNotRunning",
+        "SK701": "deviceNotRunning", "SK702": "snapshotDeclined", "SK703": "snapshotSiblingFailed", "SK704": "snapshotTimedOut",
     ]
 
     /// Shipped codes whose reason can no longer occur: never reused for another reason.
@@ -54,7 +54,7 @@ final class ErrorCodeTests: XCTestCase {
         }
         XCTAssertEqual(Set(current.keys).subtracting(Self.shipped.keys), [], "a new code is added to the shipped list")
         XCTAssertEqual(Code.truncatedInput.rawValue, "SK101")
-        XCTAssertEqual(Code.deviceNotRunning, Code.all.last)
+        XCTAssertEqual(Code.snapshotTimedOut, Code.all.last)
     }
 
     func testDescriptionsCarryTheCodeAndTheDetailOnly() {

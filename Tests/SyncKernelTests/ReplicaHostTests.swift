@@ -141,4 +141,58 @@ final class ReplicaHostTests: XCTestCase {
         XCTAssertEqual(sent.map(\.kind), ["state_digest"])
         XCTAssertGreaterThanOrEqual(clock.now, 400)
     }
+
+    func testASiblingAddedAtRuntimeIsAnnouncedToOnceAndTheLoopSleepsNoEarlierThanNow() async throws {
+        let world = try TestWorld()
+        let clock = ManualLoopClock(limit: 10_000)
+        let (a, mailA) = try host(0, world: world, clock: clock)
+        clock.advance(to: 5_000)
+        let added = await a.addSibling(TestWorld.device(2))
+        XCTAssertTrue(added)
+        let sent = await mailA.take()
+        XCTAssertEqual(sent.map(\.to), [TestWorld.device(2)], "the new sibling is announced to")
+        XCTAssertEqual(sent.map(\.kind), ["heartbeat"])
+        let again = await a.addSibling(TestWorld.device(2))
+        let itself = await a.addSibling(TestWorld.device(0))
+        XCTAssertFalse(again)
+        XCTAssertFalse(itself)
+        let none = await mailA.take()
+        XCTAssertTrue(none.isEmpty, "a known sibling or this device itself changes nothing")
+        // The announcement is armed at `Int64.min`: the loop asks its clock for no deadline before
+        // now (a real clock computes `deadline - now`, which must not overflow).
+        let recording = DeadlineRecordingClock(start: 5_000, limit: 10_000)
+        let store = try KernelStore(path: world.path(), namespaces: NamespaceSet([RecordNamespace.self]))
+        let replica = try Replica(device: TestWorld.device(3), account: world.account, siblings: [TestWorld.device(1)], store: store)
+        let b = ReplicaHost(replica: replica, transport: MailboxTransport(sender: TestWorld.device(3)), clock: recording, onEvent: { _ in })
+        await b.addSibling(TestWorld.device(2))
+        await b.run()
+        XCTAssertFalse(recording.asked.isEmpty)
+        XCTAssertTrue(recording.asked.allSatisfy { $0.deadline >= $0.now }, "deadlines asked: \(recording.asked.prefix(3))")
+        await b.closeStore()
+        let siblings = await a.snapshot.siblings.map(\.device)
+        XCTAssertEqual(siblings, [TestWorld.device(1), TestWorld.device(2)])
+        await a.closeStore()
+    }
+}
+
+/// A loop clock that records every deadline it is asked to sleep until, with the time it was asked.
+final class DeadlineRecordingClock: LoopClock {
+    private let state: Mutex<(now: Int64, asked: [(now: Int64, deadline: Int64)])>
+    let limit: Int64
+
+    init(start: Int64, limit: Int64) {
+        state = Mutex((start, []))
+        self.limit = limit
+    }
+
+    var now: Int64 { state.withLock { $0.now } }
+    var asked: [(now: Int64, deadline: Int64)] { state.withLock { $0.asked } }
+
+    func sleep(until deadline: Int64) async throws {
+        try state.withLock { state in
+            state.asked.append((state.now, deadline))
+            guard deadline <= limit else { throw CancellationError() }
+            state.now = max(state.now, deadline)
+        }
+    }
 }

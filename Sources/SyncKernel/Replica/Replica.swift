@@ -56,8 +56,9 @@ public final class Replica {
     public let device: DeviceID
     /// The account fingerprint every frame must carry.
     public let account: [UInt8]
-    /// The sibling devices of the account: each once, sorted, never this device.
-    public let siblings: [DeviceID]
+    /// The sibling devices of the account: each once, sorted, never this device (it grows only,
+    /// through `addSibling`).
+    public private(set) var siblings: [DeviceID]
     /// The device's store.
     public let store: KernelStore
     /// The loop's timings.
@@ -158,6 +159,19 @@ public final class Replica {
     /// Schedules a debounced digest broadcast (at most one pending at a time).
     public func markStateDirty(now: Int64) {
         if debounceDeadline == nil { debounceDeadline = now + timing.debounceMillis }
+    }
+
+    /// Adds `device` as a sibling at runtime (one the host's envelope gate learned from a valid
+    /// certificate of this account) and announces this device to it; returns whether it was new
+    /// (this device and a sibling already known change nothing).
+    @discardableResult
+    public func addSibling(_ device: DeviceID) -> Bool {
+        guard device != self.device, peers[device] == nil else { return false }
+        siblings = (siblings + [device]).sorted()
+        peers[device] = PeerState(announceDelay: timing.retryMillis, retryDelay: timing.retryMillis)
+        send(.heartbeat, to: device)
+        peers[device]?.announceAt = .min
+        return true
     }
 
     /// Announces this device to its siblings (on start or reconnect); they answer with digests.

@@ -55,6 +55,22 @@ public actor ReplicaHost {
         replica.store.close()
     }
 
+    /// Adds `device` as a sibling at runtime and announces this device to it
+    /// (`Replica.addSibling`); returns whether it was new.
+    @discardableResult
+    public func addSibling(_ device: DeviceID) async -> Bool {
+        let added = replica.addSibling(device)
+        await flush()
+        return added
+    }
+
+    /// Runs `body` on the replica's store inside the actor, so nothing else touches the store
+    /// meanwhile (a snapshot export or import, which block for their duration). Whatever `body`
+    /// writes is the store's own; a host announces afterwards so siblings compare digests again.
+    public func withStore<T: Sendable>(_ body: (KernelStore) -> T) -> T {
+        body(replica.store)
+    }
+
     /// Announces the device to its siblings (on start or reconnect).
     public func announce() async {
         replica.announce()
@@ -71,7 +87,8 @@ public actor ReplicaHost {
     public func run() async {
         while !Task.isCancelled {
             let now = clock.now
-            let deadline = min(replica.nextDeadline ?? now + maxSleepMillis, now + maxSleepMillis)
+            // Never before now: an announcement armed while a tick flushed is due at `Int64.min`.
+            let deadline = max(now, min(replica.nextDeadline ?? now + maxSleepMillis, now + maxSleepMillis))
             do {
                 try await clock.sleep(until: deadline)
             } catch {

@@ -203,6 +203,15 @@ extension SyncKernelError {
         /// A write (or another request that needs the running loop) reached a device that is not
         /// started, or is stopping or stopped; nothing was written.
         public static let deviceNotRunning = Code("SK701", "deviceNotRunning")
+        /// Every sibling asked for a snapshot declined (busy, or not serving snapshots now); the
+        /// device is a member and the digest loop fills it instead.
+        public static let snapshotDeclined = Code("SK702", "snapshotDeclined")
+        /// A sibling asked for a snapshot tried and failed (its export, sealing or upload threw;
+        /// the sibling's stable code travels apart): not a decline.
+        public static let snapshotSiblingFailed = Code("SK703", "snapshotSiblingFailed")
+        /// No sibling answered the snapshot request within the re-send budget (or the device knows
+        /// no sibling to ask); nothing was imported.
+        public static let snapshotTimedOut = Code("SK704", "snapshotTimedOut")
 
         /// Every code, in code order.
         public static let all: [Code] = [
@@ -219,7 +228,7 @@ extension SyncKernelError {
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase,
             invalidRelayConfiguration, invalidSubject, relayConnectionFailed, relayNotConnected, relayClosed,
             relayPayloadTooLarge, relayPublishFailed, blobNotFound, blobStoreFailed,
-            deviceNotRunning,
+            deviceNotRunning, snapshotDeclined, snapshotSiblingFailed, snapshotTimedOut,
         ]
     }
 }

@@ -16,13 +16,15 @@ final class DeviceProcess: Sendable {
     let store: String
     private let account: String
     private let relay: [String]
+    private let extra: [String]
     private let runs: Mutex<(current: WatchedProgram, earlier: [[String]])>
 
-    private init(name: String, store: String, account: String, relay: [String], program: WatchedProgram) {
+    private init(name: String, store: String, account: String, relay: [String], extra: [String], program: WatchedProgram) {
         self.name = name
         self.store = store
         self.account = account
         self.relay = relay
+        self.extra = extra
         runs = Mutex((program, []))
     }
 
@@ -32,16 +34,20 @@ final class DeviceProcess: Sendable {
     var earlierRuns: [[String]] { runs.withLock { $0.earlier } }
 
     /// The command line of a device run.
-    private static func arguments(name: String, store: String, account: String, relay: [String]) -> [String] {
+    private static func arguments(name: String, store: String, account: String, relay: [String], extra: [String]) -> [String] {
         ["device", "--account", account, "--name", name, "--db", store, "--relay", relay.joined(separator: ","), "--events", "json",
-         "--debounce-ms", "50", "--retry-ms", "200", "--max-retry-ms", "1000"]
+         "--debounce-ms", "50", "--retry-ms", "200", "--max-retry-ms", "1000"] + extra
     }
 
-    /// Starts device `name` and waits for its `ready` line.
-    static func launch(name: String, store: String, account: String, relay: [String]) async throws -> DeviceProcess {
-        let program = try await WatchedProgram.launch(try SynckernelProgram.path(), arguments(name: name, store: store, account: account,
-                                                                                             relay: relay), keptLines: 200_000)
-        let device = DeviceProcess(name: name, store: store, account: account, relay: relay, program: program)
+    /// Starts device `name` (with the `extra` arguments) and, when `waitForReady`, waits for its
+    /// `ready` line (a device asking to join is ready only once approved).
+    static func launch(name: String, store: String, account: String, relay: [String], extra: [String] = [],
+                       waitForReady: Bool = true) async throws -> DeviceProcess {
+        let program = try await WatchedProgram.launch(try SynckernelProgram.path(),
+                                                      arguments(name: name, store: store, account: account, relay: relay, extra: extra),
+                                                      keptLines: 200_000)
+        let device = DeviceProcess(name: name, store: store, account: account, relay: relay, extra: extra, program: program)
+        guard waitForReady else { return device }
         guard await device.waitFor(timeout: .seconds(30), { $0.contains { Self.object($0)?["event"] as? String == "ready" } }) else {
             await program.stop()
             throw DeviceProcessError.notReady(name: name, errors: program.errors.tail())
@@ -54,7 +60,8 @@ final class DeviceProcess: Sendable {
         let previous = program
         await previous.stop()
         let next = try await WatchedProgram.launch(try SynckernelProgram.path(),
-                                                   Self.arguments(name: name, store: store, account: account, relay: relay),
+                                                   Self.arguments(name: name, store: store, account: account, relay: relay,
+                                                                  extra: extra),
                                                    keptLines: 200_000)
         runs.withLock { runs in
             runs.earlier.append(previous.output.lines)

@@ -1,0 +1,82 @@
+import SnapshotTransfer
+import SyncEnvelope
+import SyncJoin
+import SyncKernel
+
+/// The opening side of a running device: runs the self-gate on every envelope from its inbox,
+/// takes in the siblings the gate learned, and hands each accepted frame on: a snapshot transfer
+/// message to the `TransferDesk`, any other frame to the replica.
+///
+/// Invariants: no frame is parsed unless the gate accepted its envelope; a transfer message is
+/// recognised (`TransferMessage.isTransferMessage`) and routed BEFORE the replica could see it,
+/// and reaches the desk only from this account (`TransferMessage.accept`); a learned sibling is
+/// added to the sealer and the replica, and recorded in the account directory (unless a
+/// certificate of that device is there already), before its first frame is handled, so the answer
+/// to that frame can be sealed to it; envelopes are handled in the order `deliver` is called.
+actor DeviceInbox {
+    private let gate: EnvelopeGate
+    private let host: ReplicaHost
+    private let transport: SealedTransport
+    private let desk: TransferDesk
+    private let directory: AccountDirectory
+    private let account: [UInt8]
+    private let clock: any WallClock
+    private let monitor: DeviceMonitor
+
+    /// Takes ownership of `gate`; hands frames to `host` and transfer messages to `desk`.
+    init(gate: sending EnvelopeGate, host: ReplicaHost, transport: SealedTransport, desk: TransferDesk, directory: AccountDirectory,
+         account: [UInt8], clock: any WallClock, monitor: DeviceMonitor) {
+        self.gate = gate
+        self.host = host
+        self.transport = transport
+        self.desk = desk
+        self.directory = directory
+        self.account = account
+        self.clock = clock
+        self.monitor = monitor
+    }
+
+    /// Gates one envelope and hands its frame on; returns the verdict.
+    func deliver(_ envelope: [UInt8]) async -> EnvelopeVerdict {
+        let verdict = gate.open(envelope, now: clock.millisecondsSince1970)
+        for event in gate.drainEvents() { monitor.emit(RunningDevice.event(event)) }
+        for certificate in gate.drainLearned() { await learn(certificate) }
+        guard case .accepted(let opened) = verdict else { return verdict }
+        if TransferMessage.isTransferMessage(opened.frame) {
+            switch TransferMessage.accept(verdict, account: account) {
+            case .accepted(let sender, let message): await desk.receive(message, from: sender)
+            case .dropped(let reason): monitor.emit(.transferDropped(reason))
+            }
+        } else {
+            await host.receive(opened.frame, from: opened.sender)
+        }
+        return verdict
+    }
+
+    /// Envelopes dropped so far, by reason.
+    var dropCounts: [EnvelopeDropReason: Int] { gate.dropCounts }
+
+    /// Envelopes accepted so far.
+    var acceptedCount: Int { gate.acceptedCount }
+
+    /// Makes a device the gate learned a sibling everywhere: sealer, replica, account directory.
+    private func learn(_ certificate: SenderCertificate) async {
+        do throws(SyncKernelError) {
+            try await transport.learn(certificate)
+        } catch {
+            return
+        }
+        Self.record(certificate, in: directory)
+        await host.addSibling(certificate.device)
+        monitor.emit(.siblingLearned(device: certificate.device))
+    }
+
+    /// Records `certificate` as `devices/device-<first 16 hex digits>.cert`, unless the directory
+    /// holds a certificate of that device already; a failure records nothing (the gate learns the
+    /// device again after a restart).
+    private static func record(_ certificate: SenderCertificate, in directory: AccountDirectory) {
+        guard let held = try? directory.certificatesByName(),
+              !held.values.contains(where: { $0.device == certificate.device }) else { return }
+        try? directory.addSiblingCertificate(certificate, name: "device-" + String(certificate.device.hex.prefix(16)))
+    }
+}

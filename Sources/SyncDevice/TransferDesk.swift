@@ -1,0 +1,207 @@
+import NatsRelay
+import SnapshotTransfer
+import SyncEnvelope
+import SyncKernel
+
+/// Both sides of the snapshot transfer in a running device: it answers siblings' snapshot
+/// requests (export, seal, upload through the blob store, then an offer, or a decline or a
+/// failure report), and runs this device's own request (`absorb`) to the end.
+///
+/// Invariants: every transfer message goes out sealed to one sibling like any sibling frame,
+/// `silent` but for the first send of this device's request to each sibling (`sync`); at most
+/// one export runs at a time (another request meanwhile is declined `busy`; a re-send of the
+/// request under way is ignored, and one already answered gets the same answer again, never a
+/// second export); an export or upload that throws is answered `SyncBroken`, never a decline; the
+/// blob an ack answers is deleted; the store is read and written only inside the replica host,
+/// so nothing else touches it meanwhile; `absorb` ends with a report or a typed error and, when
+/// the offered blob fails its checks, acks `ok: false` having imported nothing.
+actor TransferDesk {
+    private struct Answered {
+        let sibling: DeviceID
+        let message: TransferMessage
+    }
+
+    /// Answers remembered for re-sends, at most.
+    private static let rememberedAnswers = 16
+
+    private let host: ReplicaHost
+    private let transport: SealedTransport
+    private let account: [UInt8]
+    private let blobChoice: SyncDeviceBlobs
+    private let relay: NatsRelayOptions
+    private let spoolDirectory: String
+    private let clock: any WallClock
+    private let monitor: DeviceMonitor
+    private var blobStore: (any BlobStore)?
+    private var exporting: SyncRequestID?
+    private var answered: [SyncRequestID: Answered] = [:]
+    private var answeredOrder: [SyncRequestID] = []
+    private var session: SnapshotRequestSession?
+
+    /// A desk reading and writing the store through `host`, sealing through `transport`, for
+    /// `account` (this device's userIDHash), parking blobs as `blobs` says.
+    init(host: ReplicaHost, transport: SealedTransport, account: [UInt8], blobs: SyncDeviceBlobs, relay: NatsRelayOptions,
+         spoolDirectory: String, clock: any WallClock, monitor: DeviceMonitor) {
+        self.host = host
+        self.transport = transport
+        self.account = account
+        blobChoice = blobs
+        self.relay = relay
+        self.spoolDirectory = spoolDirectory
+        self.clock = clock
+        self.monitor = monitor
+    }
+
+    /// The blob store, opened on first use.
+    private func blobs() throws(SyncKernelError) -> any BlobStore {
+        if let blobStore { return blobStore }
+        let opened = try blobChoice.open(relay: relay)
+        blobStore = opened
+        return opened
+    }
+
+    /// Takes one accepted transfer message from `sender`.
+    func receive(_ message: TransferMessage, from sender: DeviceID) async {
+        switch message {
+        case .request(let request):
+            monitor.emit(.snapshotRequested(peer: sender))
+            if let done = answered[request.requestID] {
+                guard done.sibling == sender else { return }
+                await transport.sendMessage(done.message.encoded(), to: sender, wake: .silent)
+            } else if exporting == request.requestID {
+                return
+            } else if exporting != nil {
+                await answer(.decline(SyncDecline(requestID: request.requestID, reason: .busy)), to: sender, remember: false)
+            } else {
+                exporting = request.requestID
+                Task { await self.export(request, for: sender) }
+            }
+        case .ack(let ack):
+            guard let done = answered[ack.requestID], done.sibling == sender else { return }
+            if case .offer(let offer) = done.message, let blobStore { try? blobStore.delete(offer.blobID) }
+            monitor.emit(.snapshotAcknowledged(peer: sender, ack: ack))
+        case .offer, .decline, .broken:
+            guard session?.receive(message, from: sender) == true, let answer = session?.answers[sender] else { return }
+            monitor.emit(.snapshotReply(peer: sender, answer: answer))
+        }
+    }
+
+    /// Exports, seals and uploads a snapshot for `request` and answers `sibling`.
+    private func export(_ request: SyncRequest, for sibling: DeviceID) async {
+        defer { exporting = nil }
+        let message: TransferMessage
+        do throws(SyncKernelError) {
+            let store = try blobs()
+            let account = account
+            message = await host.withStore { kernelStore in
+                SnapshotSender(blobStore: store).answer(request, store: kernelStore, account: account).message
+            }
+        } catch {
+            message = .broken(SyncBroken(requestID: request.requestID, stage: .upload, error: error))
+        }
+        await answer(message, to: sibling, remember: true)
+    }
+
+    /// Sends `message` to `sibling`, remembering it for re-sends of the request.
+    private func answer(_ message: TransferMessage, to sibling: DeviceID, remember: Bool) async {
+        if remember {
+            answered[message.requestID] = Answered(sibling: sibling, message: message)
+            answeredOrder.append(message.requestID)
+            while answeredOrder.count > Self.rememberedAnswers { answered[answeredOrder.removeFirst()] = nil }
+        }
+        monitor.emit(.snapshotAnswered(peer: sibling, answer: message))
+        await transport.sendMessage(message.encoded(), to: sibling, wake: .silent)
+    }
+
+    /// Asks `siblings` for a snapshot (re-sending every `interval` up to `maxSends` times), absorbs
+    /// the first offer that passes its checks, acks it, and returns what the absorb did. Throws
+    /// `snapshotTimedOut` (no sibling, or none answered in time), `snapshotSiblingFailed` (a
+    /// sibling's export or upload failed and none offered), `snapshotDeclined` (every sibling
+    /// declined), or the last absorb's error (`snapshotHashMismatch`, ...) when every offer failed
+    /// its checks; each also reported as `snapshotFailed`. `deviceNotRunning` when a request is
+    /// under way already.
+    func absorb(keys: EnvelopeKeys, siblings: [DeviceID], interval: Duration, maxSends: Int) async throws(SyncKernelError)
+        -> SnapshotAbsorbReport {
+        guard session == nil else { throw SyncKernelError(.deviceNotRunning, "a snapshot request is under way") }
+        do throws(SyncKernelError) {
+            let report = try await runSession(keys: keys, siblings: siblings, interval: interval, maxSends: maxSends)
+            session = nil
+            return report
+        } catch {
+            session = nil
+            monitor.emit(.snapshotFailed(error))
+            throw error
+        }
+    }
+
+    private func runSession(keys: EnvelopeKeys, siblings: [DeviceID], interval: Duration, maxSends: Int) async throws(SyncKernelError)
+        -> SnapshotAbsorbReport {
+        let request = try SyncRequest(requestID: .random(), replyKey: keys.certificate.envelopeKey, timestamp: clock.millisecondsSince1970)
+        session = SnapshotRequestSession(request: request, siblings: siblings, now: clock.millisecondsSince1970, interval: interval,
+                                         maxSends: maxSends)
+        var lastAbsorbError: SyncKernelError?
+        while let current = session {
+            let now = clock.millisecondsSince1970
+            var sending = current
+            let due = sending.due(now: now)
+            session = sending
+            for send in due {
+                monitor.emit(.snapshotRequestSent(peer: send.sibling, attempt: send.attempt, wake: send.wake))
+                await transport.sendMessage(TransferMessage.request(request).encoded(), to: send.sibling, wake: send.wake ? .sync : .silent)
+            }
+            guard let state = session?.state(now: now) else { break }
+            switch state {
+            case .noSiblings:
+                throw SyncKernelError(.snapshotTimedOut, "this device knows no sibling to ask; nothing was imported")
+            case .timedOut:
+                throw SyncKernelError(.snapshotTimedOut, "no sibling answered the snapshot request in time; nothing was imported")
+            case .refused:
+                throw Self.refusal(session?.answers ?? [:], lastAbsorbError: lastAbsorbError)
+            case .offered(let sibling, let offer):
+                let result = try await absorbOffer(offer)
+                await transport.sendMessage(TransferMessage.ack(result.ack).encoded(), to: sibling, wake: .silent)
+                if let error = result.error, let reason = result.ack.reason {
+                    session?.abandon(offerFrom: sibling, reason: reason)
+                    lastAbsorbError = error
+                    monitor.emit(.snapshotAbandoned(peer: sibling, reason: reason))
+                } else {
+                    monitor.emit(.snapshotAbsorbed(peer: sibling, report: result.report))
+                    await host.announce()
+                    return result.report
+                }
+            case .requesting:
+                let next = session?.nextDeadline(now: now) ?? now + 50
+                let wait = max(1, min(next - now, 50))
+                do {
+                    try await Task.sleep(for: .milliseconds(wait))
+                } catch {
+                    throw SyncKernelError(.snapshotTimedOut, "the snapshot request was cancelled; nothing was imported")
+                }
+            }
+        }
+        throw SyncKernelError(.snapshotTimedOut, "the snapshot request ended; nothing was imported")
+    }
+
+    /// Fetches, checks and imports `offer` inside the replica host, reporting progress.
+    private func absorbOffer(_ offer: SyncOffer) async throws(SyncKernelError) -> SnapshotAbsorbResult {
+        let store = try blobs()
+        let receiver = SnapshotReceiver(blobStore: store, spoolDirectory: spoolDirectory)
+        let account = account
+        let monitor = monitor
+        return await host.withStore { kernelStore in
+            receiver.absorb(offer, into: kernelStore, account: account) { progress in monitor.emit(.snapshotProgress(progress)) }
+        }
+    }
+
+    /// The error of a request every sibling refused: the last absorb's error when an offer failed
+    /// its checks, otherwise a sibling's failure, otherwise a decline.
+    private static func refusal(_ answers: [DeviceID: SnapshotRequestSession.Answer], lastAbsorbError: SyncKernelError?) -> SyncKernelError {
+        if let lastAbsorbError { return lastAbsorbError }
+        for (_, answer) in answers.sorted(by: { $0.key < $1.key }) {
+            if case .broken(let broken) = answer {
+                return SyncKernelError(.snapshotSiblingFailed, "a sibling's \(broken.stage) failed with \(broken.code); nothing was imported")
+            }
+        }
+        return SyncKernelError(.snapshotDeclined, "every sibling declined to send a snapshot; nothing was imported")
+    }
+}
