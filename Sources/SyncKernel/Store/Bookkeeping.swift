@@ -485,11 +485,12 @@ struct Bookkeeping {
     /// The number of keys in conflict (`isInConflict`), per namespace that has any: the keys with
     /// a kept live version, found through the partial index `sk_version_live`, each checked
     /// against its visible row's leaf, so the work is proportional to the kept live versions, never
-    /// to the rows or the tombstones. A file whose `sk_version` has no `leaf` column (an earlier
-    /// build, read without migrating) counts every key with a kept live version.
+    /// to the rows or the tombstones. A file whose `sk_version` lacks the `writer` and `leaf`
+    /// columns (an earlier build, read without migrating) counts every key with a kept live
+    /// version.
     func openConflictCounts() throws(SyncKernelError) -> [String: Int] {
-        let columns = try db.statement("SELECT COUNT(*) FROM pragma_table_info('sk_version') WHERE name = 'leaf'")
-        guard try columns.first({ $0.int64(0) }) == 1 else {
+        let columns = try db.statement("SELECT COUNT(*) FROM pragma_table_info('sk_version') WHERE name IN ('writer', 'leaf')")
+        guard try columns.first({ $0.int64(0) }) == 2 else {
             let statement = try db.statement("""
                 SELECT ns, COUNT(DISTINCT key) FROM sk_version WHERE row IS NOT NULL GROUP BY ns
                 """)
