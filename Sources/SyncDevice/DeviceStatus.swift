@@ -60,7 +60,7 @@ public struct DeviceStatus: Sendable, Hashable {
     }
 
     /// The status as a JSON-ready object: `device`, `namespaces` (name to `rows`, `root` and
-    /// `conflicts`, the keys holding more than one live version, null when unreadable),
+    /// `conflicts`, the keys holding live versions of more than one content, null when unreadable),
     /// `siblings` (`device`, `last_round`, `last_seen`, `in_sync`), and for a running device
     /// `running`, `relay`, `rounds_started` and `envelopes` (`accepted`, `dropped` by reason).
     public func jsonObject() -> [String: Any] {

@@ -49,4 +49,31 @@ final class SettingsNamespaceTests: XCTestCase {
         XCTAssertEqual(try pair.a.row(SettingsNamespace.self, key: Array("read.c1".utf8))?.value, "000000001000",
                        "a mark never moves back")
     }
+
+    /// Soak seed 56, reduced: two devices set one setting to one value concurrently, under other
+    /// stamps (not hashed), so their roots agree and they never exchange it; a third store that
+    /// merges both writes (the soak's oracle) keeps both, but as no conflict between equal values,
+    /// and so agrees with them.
+    func testTheSameValueSetConcurrentlyIsNoConflictOnAStoreThatMeetsBoth() throws {
+        let pair = try TwoDevices()
+        let key = Array("pref.1".utf8)
+        let third = try KernelStore(path: pair.directory + "/c.sqlite", namespaces: NamespaceSet(TwoDevices.all))
+        try third.configureDevice(DeviceKeyPair(seed: [UInt8](repeating: 0xc, count: 32)).deviceID)
+        try pair.a.write(SettingsNamespace.self) { tx throws(SyncKernelError) in try tx.set("pref.1", to: "fold", now: 14) }
+        try pair.pull(SettingsNamespace.self, into: pair.b, from: pair.a)
+        try pair.a.write(SettingsNamespace.self) { tx throws(SyncKernelError) in try tx.set("pref.1", to: "note", now: 28) }
+        try pair.b.write(SettingsNamespace.self) { tx throws(SyncKernelError) in try tx.set("pref.1", to: "bucket", now: 31) }
+        try pair.b.write(SettingsNamespace.self) { tx throws(SyncKernelError) in try tx.set("pref.1", to: "note", now: 32) }
+        XCTAssertTrue(pair.agree(SettingsNamespace.self), "equal values: equal roots, nothing to exchange")
+
+        try pair.pull(SettingsNamespace.self, into: third, from: pair.a)
+        try pair.pull(SettingsNamespace.self, into: third, from: pair.b)
+        XCTAssertEqual(try third.conflictedKeys(namespace: SettingsNamespace.name), [])
+        XCTAssertEqual(try third.openConflictCounts()[SettingsNamespace.name], 0)
+        XCTAssertEqual(try third.conflictVersions(namespace: SettingsNamespace.name, key: key).count, 2, "both writes kept")
+        XCTAssertEqual(try third.row(SettingsNamespace.self, key: key)?.value, "note")
+        XCTAssertEqual(pair.root(SettingsNamespace.self, third), pair.root(SettingsNamespace.self, pair.a),
+                       "the store that met both writes agrees with the devices that met one")
+        third.close()
+    }
 }

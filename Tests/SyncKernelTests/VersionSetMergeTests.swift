@@ -76,4 +76,84 @@ final class VersionSetMergeTests: XCTestCase {
         try c.apply(try response(e))
         XCTAssertNil(try value(c), "and the original winner's device does not bring it back")
     }
+
+    /// Soak seed 56: two devices wrote one content concurrently (a from its own "fold", b from
+    /// the same "fold" by way of another value), so the devices' leaves agreed and they never
+    /// exchanged the key; a store that met both writes (the soak's oracle) counted them as a
+    /// conflict, so its digest differed from the devices' for good. Two concurrent writes of one
+    /// content are kept apart (their vectors keep the merge order-free) but are no conflict: the
+    /// key's item is its bare leaf, in any order.
+    func testConcurrentWritesOfOneContentAreNoConflictWhateverStoreMeetsThem() throws {
+        let world = try TestWorld()
+        let a = try world.store(device: 0)
+        let b = try world.store(device: 1)
+        try save("fold", at: 1, a)
+        let base = try response(a)
+        try b.apply(base)
+        try save("note", at: 2, a)
+        try save("bucket", at: 3, b)
+        try save("note", at: 2, b)
+        XCTAssertEqual(a.stateDigest(), b.stateDigest(), "one content: the devices agree and exchange nothing")
+        let (fromA, fromB) = (try response(a), try response(b))
+        let vectorA = try XCTUnwrap(a.conflictVersions(namespace: RecordNamespace.name, key: Array("k".utf8)).first?.vector)
+        let vectorB = try XCTUnwrap(b.conflictVersions(namespace: RecordNamespace.name, key: Array("k".utf8)).first?.vector)
+        XCTAssertEqual(vectorA.relation(to: vectorB), .concurrent)
+
+        for (index, order) in [[base, fromA, fromB], [fromB, fromA], [fromA, base, fromB, fromA]].enumerated() {
+            let store = try world.store(device: 10 + index)
+            for delivery in order { try store.apply(delivery) }
+            XCTAssertEqual(try store.conflictedKeys(namespace: RecordNamespace.name), [], "order \(index): no conflict between equal contents")
+            XCTAssertEqual(try store.openConflictCounts(), [RecordNamespace.name: 0], "order \(index)")
+            let versions = try store.conflictVersions(namespace: RecordNamespace.name, key: Array("k".utf8))
+            XCTAssertEqual(Set(versions.map(\.vector)), [vectorA, vectorB], "order \(index): both writes kept, neither lost")
+            XCTAssertEqual(try value(store), "note")
+            XCTAssertEqual(store.stateDigest(), a.stateDigest(), "order \(index): the store that met both agrees with the devices")
+            try store.verifyStructures()
+        }
+
+        let c = try world.store(device: 2)
+        try c.apply(base)
+        try save("mmmm", at: 5, c)
+        try a.apply(fromB)
+        XCTAssertEqual(a.stateDigest(), b.stateDigest(), "a keeps b's write of its own content: still no conflict")
+        let outcome = try a.apply(try response(c))
+        XCTAssertEqual(outcome.conflictsOpened, [Array("k".utf8)])
+        XCTAssertEqual(try a.conflictedKeys(namespace: RecordNamespace.name), [Array("k".utf8)],
+                       "another content written concurrently is a conflict")
+        XCTAssertNotEqual(a.stateDigest(), b.stateDigest(), "and its item commits to every kept version")
+        try a.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(Row(id: "k", value: "zzzz", updatedAt: 9)) }
+        XCTAssertEqual(try a.conflictedKeys(namespace: RecordNamespace.name), [])
+        XCTAssertEqual(try a.conflictVersions(namespace: RecordNamespace.name, key: Array("k".utf8)).count, 1)
+    }
+
+    /// Soak seed 186, reduced: x and y write one content concurrently, then z, having seen only
+    /// x's write, writes another. A store that meets x's and y's writes before z's must end where
+    /// one that meets z's first does (z replaced x's write only, y's stands beside z's): a merge
+    /// that folded x's and y's writes into one vector kept x's alive in the first store.
+    func testWritesOfOneContentStayApartSoTheMergeIsOrderFree() throws {
+        let world = try TestWorld()
+        let (x, y, z) = (try world.store(device: 0), try world.store(device: 1), try world.store(device: 2))
+        try save("fold", at: 1, x)
+        let base = try response(x)
+        for store in [y, z] { try store.apply(base) }
+        try save("note", at: 2, x)
+        try save("note", at: 2, y)
+        let (fromX, fromY) = (try response(x), try response(y))
+        try z.apply(fromX)
+        try save("mmmm", at: 3, z)
+        let fromZ = try response(z)
+
+        var digests: [StateDigest] = []
+        var kept: [Set<VersionVector>] = []
+        for (index, order) in [[fromX, fromY, fromZ], [fromX, fromZ, fromY], [fromZ, fromY, fromX], [fromY, fromX, fromZ]].enumerated() {
+            let store = try world.store(device: 10 + index)
+            for delivery in order { try store.apply(delivery) }
+            digests.append(store.stateDigest())
+            kept.append(Set(try store.conflictVersions(namespace: RecordNamespace.name, key: Array("k".utf8)).map(\.vector)))
+            XCTAssertEqual(try store.conflictedKeys(namespace: RecordNamespace.name), [Array("k".utf8)], "order \(index)")
+        }
+        XCTAssertEqual(Set(digests).count, 1, "every order ends in one digest")
+        XCTAssertEqual(Set(kept).count, 1, "and in the same versions")
+        XCTAssertEqual(kept.first?.count, 2, "z's write and y's, x's replaced by z's")
+    }
 }

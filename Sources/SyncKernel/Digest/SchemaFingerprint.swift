@@ -6,8 +6,8 @@
 /// builds that would hash, ship or merge rows differently can never mistake each other's frames.
 public struct SchemaFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// The version of the kernel's own frame and digest layout; part of every fingerprint.
-    /// Version 2: a key that keeps concurrent versions contributes its conflict item, not its
-    /// leaf, to both digests, and shipped versions carry their writer; a build of version 1
+    /// Version 2: a key that keeps concurrent versions of another content contributes its
+    /// conflict item, not its leaf, to both digests, and shipped versions carry their writer; a build of version 1
     /// would count such a key as differing forever, so the two refuse each other's frames.
     public static let kernelFormatVersion: UInt64 = 2
 

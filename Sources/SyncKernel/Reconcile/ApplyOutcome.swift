@@ -18,11 +18,11 @@ public struct ApplyOutcome: Sendable, Hashable {
     /// The fresh epoch this store took because the response showed it lost history (a shipped
     /// vector counted this device's current dimension past what the store held), if it did.
     public let epochChange: EpochChange?
-    /// Keys the merge left with more than one live version, where the set of live versions is not
+    /// Keys the merge left with live versions of more than one content, where the set of live versions is not
     /// the one held before (a new conflict, or one that gained or changed a version), sorted:
     /// `KernelStore.versions` lists them, `ReplicaEvent.concurrentEdit` reports each.
     public let conflictsOpened: [[UInt8]]
-    /// Keys that held more than one live version and now hold one or none (a write that dominates
+    /// Keys that held live versions of more than one content and now hold one or none (a write that dominates
     /// them all arrived, or a delete that saw them all), sorted.
     public let conflictsResolved: [[UInt8]]
     /// Operations the shipped rows held that the namespace's rules refuse (an edit made by an

@@ -43,13 +43,14 @@ struct Merger {
         /// The fields whose held values disagreed between the local and the shipped row.
         var disagreeingFields: [String] = []
 
-        /// A change to a key's conflict (more than one live version).
+        /// A change to a key's conflict (live versions of more than one content).
         enum Conflict {
-            /// The key now holds more than one live version, and a set of them this store did
-            /// not hold before (a new conflict, or one that gained or changed a version).
+            /// The key now holds live versions of more than one content, and a set of live
+            /// versions this store did not hold before (a new conflict, or one that gained or
+            /// changed a version).
             case opened
-            /// The key held more than one live version and now holds one or none: a write that
-            /// dominates them all (or a delete that saw them all) arrived.
+            /// The key held live versions of more than one content and now holds one content or
+            /// none: a write that dominates the others (or a delete that saw them all) arrived.
             case resolved
         }
     }
@@ -172,7 +173,12 @@ struct Merger {
             $0.merged(with: $1.vector)
         }
         let liveAfter = Set(((merged.visible.map { [$0] } ?? []) + merged.others.filter(\.isLive)).map(\.vector))
-        let conflict: Merged.Conflict? = switch (liveBefore.count > 1, liveAfter.count > 1) {
+        // A conflict is live versions of more than one content (leaf), not of more than one vector.
+        func contents(_ versions: [StoredVersion]) -> Int {
+            Set(versions.compactMap { version in version.row.map { rows[$0]?.leaf.hash ?? $0 } }).count
+        }
+        let conflictedAfter = contents((merged.visible.map { [$0] } ?? []) + merged.others) > 1
+        let conflict: Merged.Conflict? = switch (contents(local) > 1, conflictedAfter) {
         case (_, true) where liveAfter != liveBefore: .opened
         case (true, false): .resolved
         default: nil

@@ -47,12 +47,12 @@ public enum ReplicaEvent: Sendable, Hashable {
     /// every one): they left the digest, so a sibling's good copy comes back through the next
     /// exchange.
     case rowsQuarantined([QuarantinedRow])
-    /// A merge left `key` of `namespace` with more than one live version (two devices wrote it
+    /// A merge left `key` of `namespace` with live versions of more than one content (two devices wrote it
     /// concurrently): `versions` are all of them, the visible one first, each with its vector and
     /// writer (`KernelStore.conflictVersions`). Reported when a merge opens a conflict or changes
     /// its set of versions, once per merge that does.
     case concurrentEdit(namespace: String, key: [UInt8], versions: [ConflictVersion])
-    /// `key` of `namespace` held more than one live version and now holds one or none: a write
+    /// `key` of `namespace` held live versions of more than one content and now holds one or none: a write
     /// that dominates them all (a resolve, or any later edit or delete that saw them all) was made
     /// here or arrived from a sibling.
     case conflictResolved(namespace: String, key: [UInt8])

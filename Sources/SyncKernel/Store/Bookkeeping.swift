@@ -464,16 +464,47 @@ struct Bookkeeping {
         return keys
     }
 
-    /// The number of keys with at least one kept live version (open conflicts), per namespace
-    /// that has any; a count over the partial index `sk_version_live`, which holds only kept live
-    /// versions, so the work is proportional to the conflicted versions, never to the rows or the
-    /// tombstones.
+    /// Whether `key` is in conflict: it keeps a live version whose stored leaf is not its visible
+    /// row's (a kept live version stored without a leaf, by an earlier build, counts as another
+    /// leaf). Live versions of the visible leaf (concurrent writes of one content) are no conflict.
+    func isInConflict(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> Bool {
+        let kept = try versionEntries(namespace, key).filter { $0.row != nil }
+        guard !kept.isEmpty else { return false }
+        let visible = try leaf(namespace, key)
+        return kept.contains { $0.leaf == nil || $0.leaf != visible }
+    }
+
+    /// The keys of `namespace` in conflict (`isInConflict`), in key order: the keys with a kept
+    /// live version (`conflictedKeys`, the partial index) whose versions hold another leaf.
+    func openConflicts(_ namespace: String) throws(SyncKernelError) -> [[UInt8]] {
+        var keys: [[UInt8]] = []
+        for key in try conflictedKeys(namespace) where try isInConflict(namespace, key) { keys.append(key) }
+        return keys
+    }
+
+    /// The number of keys in conflict (`isInConflict`), per namespace that has any: the keys with
+    /// a kept live version, found through the partial index `sk_version_live`, each checked
+    /// against its visible row's leaf, so the work is proportional to the kept live versions, never
+    /// to the rows or the tombstones. A file whose `sk_version` lacks the `writer` and `leaf`
+    /// columns (an earlier build, read without migrating) counts every key with a kept live
+    /// version.
     func openConflictCounts() throws(SyncKernelError) -> [String: Int] {
-        let statement = try db.statement("""
-            SELECT ns, COUNT(DISTINCT key) FROM sk_version WHERE row IS NOT NULL GROUP BY ns
-            """)
+        let columns = try db.statement("SELECT COUNT(*) FROM pragma_table_info('sk_version') WHERE name IN ('writer', 'leaf')")
+        guard try columns.first({ $0.int64(0) }) == 2 else {
+            let statement = try db.statement("""
+                SELECT ns, COUNT(DISTINCT key) FROM sk_version WHERE row IS NOT NULL GROUP BY ns
+                """)
+            var counts: [String: Int] = [:]
+            while try statement.step() { counts[statement.text(0)] = Int(statement.int64(1)) }
+            return counts
+        }
+        let statement = try db.statement("SELECT DISTINCT ns, key FROM sk_version WHERE row IS NOT NULL ORDER BY ns, key")
+        var candidates: [(namespace: String, key: [UInt8])] = []
+        while try statement.step() { candidates.append((statement.text(0), statement.blob(1))) }
         var counts: [String: Int] = [:]
-        while try statement.step() { counts[statement.text(0)] = Int(statement.int64(1)) }
+        for candidate in candidates where try isInConflict(candidate.namespace, candidate.key) {
+            counts[candidate.namespace, default: 0] += 1
+        }
         return counts
     }
 

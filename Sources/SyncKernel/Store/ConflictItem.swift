@@ -1,10 +1,12 @@
 /// The structure item of a key in conflict: what the persisted structure (set hash, sketch,
-/// bucket fingerprints) and range listings hold for a key that keeps live versions beside its
-/// visible row.
+/// bucket fingerprints) and range listings hold for a key that keeps a live version of another
+/// leaf beside its visible row.
 ///
-/// Invariants: a key that keeps no live version beside its visible row has its leaf as its item,
-/// exactly as before conflicts were tracked (so stores without conflicts hash as they always did,
-/// and the spec's Merkle digest, over leaves, never sees an item); a key in conflict has
+/// Invariants: a key that keeps no live version of another leaf beside its visible row has its
+/// leaf as its item, exactly as before conflicts were tracked (so stores without conflicts hash as
+/// they always did, and the spec's Merkle digest, over leaves, never sees an item); concurrent
+/// writes of one content are no conflict, so a store that met several of them holds the item of
+/// a store that met one (the digest commits to content, not to history); a key in conflict has
 /// SHA-256 under `synckernel.conflict` over its visible leaf, the vector its visible content
 /// came from and each kept live version's vector and leaf (in vector order), so two stores
 /// hold the same item for a key exactly when they hold the same live versions of it. That is what

@@ -4,7 +4,8 @@
 /// Invariants: a key's live versions are pairwise concurrent (no version's vector dominates
 /// another's: a causally later write or delete replaced any that was dominated); exactly one of
 /// them is visible (the one the namespace's tie-break prefers, on every device that holds the
-/// same versions), and a key is in conflict exactly when it has more than one. `writer` is nil
+/// same versions), and a key is in conflict exactly when they hold more than one leaf (concurrent
+/// writes of one content are kept apart, so the merge stays order-free, but are no conflict). `writer` is nil
 /// when unknown (a row registered before any write was counted, or a version from a build that
 /// shipped no writer); it is bookkeeping for people and decides nothing.
 public struct ConflictVersion: Sendable, Hashable {

@@ -86,7 +86,7 @@ public struct NamespaceTransaction<N: SyncNamespace> {
 
     /// The live versions of `key` (causal namespaces): the visible row first, then the concurrent
     /// versions the merge kept beside it, each with the vector of its write and the device that
-    /// wrote it; empty when no live row is held, one when the key is not in conflict. Damaged
+    /// wrote it; empty when no live row is held, one when the key keeps no concurrent write (of any content). Damaged
     /// entries are quarantined in this write's transaction and left out. Throws
     /// `operationNotSupportedByRule` for a namespace that keeps no versions.
     public func versions(forKey key: [UInt8]) throws(SyncKernelError) -> [KeyVersion<N.Row>] {

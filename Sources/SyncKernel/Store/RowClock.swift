@@ -25,7 +25,7 @@ struct RowClock {
     /// `leafChanged` says whether the save changed the row's leaf. Returns the RowVersion to
     /// store with the row (the caller writes both in one statement), or nil when the save is no
     /// edit and the stored version stands, and whether the save resolved an open conflict (the
-    /// key held a live version beside the visible one, which the edit now supersedes).
+    /// key held a live version of another leaf beside the visible one, which the edit now supersedes).
     ///
     /// A changed stamp is an edit (the spec's rule, inequality only). A changed leaf under an
     /// unchanged stamp is an edit too: two saves inside one second of a coarse clock, or a device
@@ -37,25 +37,27 @@ struct RowClock {
                  leafChanged: Bool, force: Bool = false) throws(SyncKernelError) -> (version: RowVersion?, resolved: Bool) {
         if let version, version.syncedAt == stamp, !leafChanged, !force { return (nil, false) }
         let others = try books.versions(namespace, key)
+        let resolved = try books.isInConflict(namespace, key)
         let seen = others.reduce(version?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
         guard clock.device != nil else { throw SyncKernelError(.deviceIdentityNotConfigured) }
         let bumped = seen.isEmpty && version == nil
             ? VersionVector([DeviceID.creation(key: key, leaf: leaf): 1])
             : try clock.bump(seen)
         if !others.isEmpty { try writer.replaceVersions(namespace, key, with: []) }
-        return (RowVersion(vector: bumped, syncedAt: stamp, writer: clock.device), others.contains(where: \.isLive))
+        return (RowVersion(vector: bumped, syncedAt: stamp, writer: clock.device), resolved)
     }
 
     /// Accounts for a local delete: one delete version that extends everything the key had seen.
-    /// Returns whether it resolved an open conflict (the key held a live version beside the
-    /// visible one).
+    /// Returns whether it resolved an open conflict (the key held a live version of another leaf
+    /// beside the visible one).
     func observeDelete(_ namespace: String, key: [UInt8]) throws(SyncKernelError) -> Bool {
         let others = try books.versions(namespace, key)
+        let resolved = try books.isInConflict(namespace, key)
         let seen = others.reduce(try books.version(namespace, key)?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
         let bumped = try clock.bump(seen)
         try books.removeVersion(namespace, key)
         try writer.replaceVersions(namespace, key, with: [StoredVersion(vector: bumped, row: nil)])
-        return others.contains(where: \.isLive)
+        return resolved
     }
 
     /// Records the outcome of a merge apply: everything merged, the vector the visible content

@@ -15,7 +15,7 @@ import SQLiteStore
 /// quarantined through `quarantine` (its item leaves the structure as its record leaves the
 /// table, and the quarantine entry is written, all in the caller's transaction); the store
 /// reports it only once the transaction commits (`quarantined`). A key's item is its leaf, or
-/// its `ConflictItem` while it keeps live versions beside its visible row: every change to a key's
+/// its `ConflictItem` while it keeps a live version of another leaf beside its visible row: every change to a key's
 /// row or kept versions moves the item from the one the structure held before the change began
 /// (the caller reads it with `item` first when it changes kept versions itself) to the one the
 /// stored state gives after, so conflicts are in the digest exactly as the versions are stored.
@@ -70,7 +70,7 @@ final class RowWriter {
 
     /// The item the structure holds for `key` when the stored state is as this transaction sees
     /// it: nil for no row or a device-derived one, the leaf, or the conflict item of a causal key
-    /// that keeps live versions beside its row.
+    /// that keeps a live version of another leaf beside its row.
     func item(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
         guard let leaf = try leafHash(namespace, key) else { return nil }
         let driver = try namespaces.driver(named: namespace)

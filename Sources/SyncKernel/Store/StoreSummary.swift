@@ -16,7 +16,7 @@ public struct StoreSummary: Sendable, Hashable {
         public let items: Int64
         /// The set-hash root the digest advertises for the namespace (32 bytes).
         public let root: [UInt8]
-        /// Keys holding more than one live version (open conflicts); 0 for a namespace that keeps
+        /// Keys holding live versions of more than one content (open conflicts); 0 for a namespace that keeps
         /// no versions; nil when the store's version table did not read (`synckernel check` says
         /// why).
         public let openConflicts: Int?

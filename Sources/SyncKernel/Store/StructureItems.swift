@@ -1,5 +1,7 @@
 /// Reads the items a namespace's structure holds from the stored rows and kept versions: each
-/// synced row's leaf, or its `ConflictItem` when the key keeps live versions beside it.
+/// synced row's leaf, or its `ConflictItem` when the key is in conflict (it keeps a live version
+/// of another leaf beside it; live versions of the visible row's own leaf, concurrent writes of
+/// one content, are no conflict and leave the bare leaf).
 ///
 /// Invariant: the items are the ones `RowWriter` moves into the structure, computed from the same
 /// stored state the same way, so a structure rebuilt or rescanned from them equals the one the
@@ -27,7 +29,8 @@ enum StructureItems {
     }
 
     /// The item of `key`, whose visible row has `leaf`: the leaf, or the conflict item when the
-    /// key keeps live versions beside it (their stored leaves; the visible content's vector is
+    /// key keeps a live version of another leaf beside it (over every kept live version's stored
+    /// leaf and vector, those of the visible leaf included; the visible content's vector is
     /// `contentVector` when given, else the stored one, and an undecodable stored RowVersion or
     /// kept vector counts as empty or absent).
     static func item(_ key: [UInt8], leaf: [UInt8], contentVector: VersionVector? = nil, driver: NamespaceDriver,
@@ -46,7 +49,7 @@ enum StructureItems {
             guard entry.row != nil, let stored = entry.leaf, let vector = try? Bookkeeping.decodeVector(entry.vector) else { continue }
             others.append((vector, stored))
         }
-        guard !others.isEmpty else { return leaf }
+        guard others.contains(where: { $0.leaf != leaf }) else { return leaf }
         let content: VersionVector
         if let contentVector {
             content = contentVector
