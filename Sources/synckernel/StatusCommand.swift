@@ -12,11 +12,13 @@ enum StatusCommand {
     /// The command's help text.
     static let usage = """
         usage: synckernel status --db PATH [--json]
-          Shows the store at PATH: its device id, each namespace's rows (synced items) and root (the
-          set-hash root its digest advertises), and the siblings the device recorded beside the store
-          (last round, last envelope, whether in sync). Reads the files only (read-only SQLite), so it
+          Shows the store at PATH: its device id, each namespace's rows (synced items), open conflicts
+          (keys holding more than one live version) and root (the set-hash root its digest
+          advertises), and the siblings the device recorded beside the store (last round, last
+          envelope, whether in sync). Reads the files only (read-only SQLite), so it
           can run while `synckernel device` runs on the store.
-          --json  print one JSON object: {"device": ID, "namespaces": {NAME: {"rows": N, "root": HEX}},
+          --json  print one JSON object: {"device": ID, "namespaces": {NAME: {"rows": N, "conflicts": N,
+                  "root": HEX}},
                   "siblings": [{"device": ID, "last_round": MS, "last_seen": MS, "in_sync": BOOL}]}
           exit status: 0 shown, 2 the file is not a store (missing, zero-length, not SQLite, another
           application's database, or unreadable), 64 bad usage
