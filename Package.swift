@@ -94,7 +94,7 @@ let package = Package(
         .target(name: "SyncDevice", dependencies: ["SyncKernel", "SyncEnvelope", "NatsRelay", "SyncJoin", "SnapshotTransfer"],
                 path: "Sources/SyncDevice"),
         .testTarget(name: "SyncDeviceTests", dependencies: ["SyncDevice", "SyncEnvelope", "NatsRelay", "SyncKernel", "SyncJoin",
-                                                             "NotebookNamespace", "TestServers", "TestServerSupport"],
+                                                             "NotebookNamespace", "TestServers", "TestServerSupport", "SyncKernelSimulator"],
                     path: "Tests/SyncDeviceTests"),
         .testTarget(name: "DeviceProcessTests", dependencies: ["SyncDevice", "SyncEnvelope", "NatsRelay", "SyncKernel", "SyncJoin",
                                                                 "NotebookNamespace", "FleetSimulation", "TestServers", "TestServerSupport"],

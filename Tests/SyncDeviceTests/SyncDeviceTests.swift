@@ -4,6 +4,7 @@ import NotebookNamespace
 import SyncDevice
 import SyncEnvelope
 import SyncKernel
+import SyncKernelSimulator
 import TestServerSupport
 import TestServers
 import XCTest
@@ -14,11 +15,11 @@ final class SyncDeviceTests: XCTestCase {
     private let deadline = Duration.seconds(30)
 
     /// Devices for every configuration, each stopped when the test ends, with their event logs.
-    private func devices(_ world: DeviceWorld, servers: (Int) -> [String]) throws -> [(device: SyncDevice, log: EventLog<SyncDeviceEvent>)] {
+    private func devices(_ world: DeviceWorld, servers: (Int) -> [String]) throws -> [(device: SyncDevice, log: Recorder<SyncDeviceEvent>)] {
         try world.names.indices.map { index in
             let device = SyncDevice(try world.configuration(index, servers: servers(index)))
             addTeardownBlock { await device.stop() }
-            return (device, EventLog(device.events))
+            return (device, Recorder(device.events))
         }
     }
 
@@ -43,7 +44,7 @@ final class SyncDeviceTests: XCTestCase {
             }
         }
         defer { watchers.forEach { $0.cancel() } }
-        return await EventLog(changes).wait(timeout: deadline) { _ in await Self.converged(devices) }
+        return await Recorder(changes).wait(timeout: deadline) { _ in await Self.converged(devices) }
     }
 
     private func write(_ indexes: Range<Int>, on device: SyncDevice) async throws {
@@ -113,7 +114,7 @@ final class SyncDeviceTests: XCTestCase {
         await device.device.stop()
         try await device.device.start()
         try await device.device.start()
-        var generator = SplitMix(seed: 12)
+        var generator = SeededGenerator(seed: 12)
         let plan = (0..<12).map { _ in generator.next() % 2 == 0 }
         await withTaskGroup(of: Void.self) { group in
             for starts in plan {
@@ -238,7 +239,7 @@ final class SyncDeviceTests: XCTestCase {
         let rogue = try NatsRelayConnection(options: NatsRelayOptions(servers: [server.url]), inbox: "sk.test.rogue")
         addTeardownBlock { rogue.close() }
         let inbox = try world.account.envelopeKeys(name: world.names[0]).inbox.value
-        var generator = SplitMix(seed: 5)
+        var generator = SeededGenerator(seed: 5)
         try rogue.publish([1, 0] + (0..<598).map { _ in UInt8(truncatingIfNeeded: generator.next()) }, to: inbox)
         try rogue.publish([1, 0, 3], to: inbox)
         let dropped = await pair[0].log.wait(timeout: deadline) { events in
@@ -265,12 +266,12 @@ final class SyncDeviceTests: XCTestCase {
         let server = try await startNatsServer()
         let world = try DeviceWorld(devices: 2)
         let device = try devices(world) { _ in [server.url] }[0].device
-        let statuses = EventLog(device.status)
+        let statuses = Recorder(device.status)
         try await device.start()
         try await write(0..<3, on: device)
         let shown = await statuses.wait(timeout: deadline) { seen in seen.contains { $0.namespaces.first?.items == 3 } }
         XCTAssertTrue(shown, "\(statuses.items.map { $0.namespaces.first?.items ?? -1 })")
-        let later = EventLog(device.status)
+        let later = Recorder(device.status)
         let first = await later.wait(timeout: deadline) { seen in seen.first?.namespaces.first?.items == 3 }
         XCTAssertTrue(first, "a new subscription first gets the status as it is")
         await device.stop()

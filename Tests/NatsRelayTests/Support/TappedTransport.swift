@@ -1,3 +1,4 @@
+import TestServerSupport
 import Synchronization
 import SyncKernel
 import XCTest
