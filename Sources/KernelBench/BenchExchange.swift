@@ -96,7 +96,7 @@ final class BenchExchange {
                     mode == .fast ? stores[responder].encodedStateDigest() : try stores[responder].merkleDigest().encoded()
                 }
                 let changes = mode == .fast ? stores[responder].changeCounters() : []
-                guard case .stateDigest(let digest, _, let theirChanges) = try transmit(.stateDigest(digest: advertised, probe: false, changes: changes)) else {
+                guard case .stateDigest(let digest, _, let theirChanges) = try transmit(.stateDigest(digest: advertised, probe: false, changes: changes), from: responder) else {
                     return false
                 }
                 depth += 1
@@ -122,7 +122,7 @@ final class BenchExchange {
                 }
                 while !queue.isEmpty {
                     let frame = queue.removeFirst()
-                    let received = try transmit(frame.body)
+                    let received = try transmit(frame.body, from: 1 - frame.receiver)
                     transferTrips = max(transferTrips, frame.depth)
                     for body in try handle(received, at: frame.receiver) {
                         queue.append(InFlight(body: body, receiver: 1 - frame.receiver, depth: frame.depth + 1))
@@ -178,10 +178,12 @@ final class BenchExchange {
         try ThreadCPUClock.measure(&spend[side][keyPath: account], body)
     }
 
-    /// Encodes `body` as a frame, counts it, and returns what the receiver decodes from it.
-    private func transmit(_ body: SyncFrame.Body) throws(SyncKernelError) -> SyncFrame.Body {
+    /// Encodes `body` as side `sender` writes it, counts it, and returns what the receiver
+    /// decodes from it (knowing, as a replica does, which sibling sent it).
+    private func transmit(_ body: SyncFrame.Body, from sender: Int) throws(SyncKernelError) -> SyncFrame.Body {
+        let device = stores[sender].device
         let bytes = SyncFrame(account: BenchDevices.account, schema: schema, body: body,
-                              compactVectors: mode == .fast, compactHeader: mode == .fast).encoded()
+                              compactVectors: mode == .fast, compactHeader: mode == .fast, sender: device).encoded()
         frames += 1
         kinds[body.kind, default: 0] += 1
         totalBytes += bytes.count
@@ -190,10 +192,10 @@ final class BenchExchange {
                                                 listings: response.listings, want: response.want)
             rowBytes += bytes.count - SyncFrame(account: BenchDevices.account, schema: schema,
                                                 body: .reconcileResponse(withoutRows),
-                                                compactVectors: mode == .fast, compactHeader: mode == .fast).encoded().count
+                                                compactVectors: mode == .fast, compactHeader: mode == .fast, sender: device).encoded().count
         }
         do {
-            return try SyncFrame(decoding: bytes, account: BenchDevices.account).body
+            return try SyncFrame(decoding: bytes, account: BenchDevices.account, sender: device).body
         } catch {
             refusal = "a \(body.kind) frame of \(bytes.count) bytes was refused: \(error)"
             throw error

@@ -1,18 +1,22 @@
 import SyncKernel
 
-/// The frame decoder's fuzz entry: `SyncFrame(decoding:)`, then a re-encoding round trip.
+/// The frame decoder's fuzz entry: `SyncFrame(decoding:sender:budget:)` as a replica decodes
+/// (knowing the sender: the replica harness's device 1), then a re-encoding round trip.
 ///
 /// Checks: an accepted frame re-encodes to bytes the decoder accepts again, with the same
 /// account, schema, capabilities and body (the decoder tolerates unknown keys, so the bytes
 /// themselves may differ); the budget the decode charged stays within its limit.
 enum FrameFuzzTarget {
+    /// The sender every input is decoded as coming from.
+    private static let sender = try? ReplicaHarness.device(1)
+
     static func run(_ bytes: [UInt8]) throws(FuzzViolation) -> FuzzOutcome {
         var budget = DecodeBudget(inputBytes: bytes.count)
-        guard let frame = try? SyncFrame(decoding: bytes, budget: &budget) else { return .refused }
+        guard let frame = try? SyncFrame(decoding: bytes, sender: sender, budget: &budget) else { return .refused }
         guard budget.charged <= budget.limit else { throw FuzzViolation("frame: the decode charged more than its budget") }
         let again: SyncFrame
         do {
-            again = try SyncFrame(decoding: frame.encoded())
+            again = try SyncFrame(decoding: frame.encoded(), sender: sender)
         } catch {
             throw FuzzViolation("frame: the re-encoding of an accepted \(frame.body.kind) frame is refused (\(error.code))")
         }

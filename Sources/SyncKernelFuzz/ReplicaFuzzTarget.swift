@@ -7,7 +7,8 @@ import SyncKernel
 /// - a frame the replica applied nothing from (no `applied` event: refused, unanswerable, or
 ///   read-only such as a digest, heartbeat or request) left rows, tombstones, versions, the
 ///   digest and the change counters unchanged, and so did a local edit that threw and a tick;
-/// - a frame `SyncFrame(decoding:account:)` refuses (with the harness's account) produces
+/// - a frame `SyncFrame(decoding:account:sender:)` refuses (with the harness's account and the
+///   sibling it came from, as the replica decodes it) produces
 ///   exactly one event, `frameRefused` with that error;
 /// - `verifyStructures()` holds (the structures in memory, persisted and rebuilt from the rows
 ///   agree), and after any step that changed the store and at the end of the input the
@@ -68,7 +69,7 @@ enum ReplicaFuzzTarget {
             }
             mayChange = events.contains { if case .applied = $0 { return true } else { return false } }
             do {
-                _ = try SyncFrame(decoding: bytes, account: ReplicaHarness.account)
+                _ = try SyncFrame(decoding: bytes, account: ReplicaHarness.account, sender: from)
             } catch {
                 accepted = false
                 guard events == [.frameRefused(from: from, error: error)] else {

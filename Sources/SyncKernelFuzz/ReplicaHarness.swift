@@ -25,12 +25,15 @@ final class ReplicaHarness {
     let replica: Replica
     let devices: [DeviceID]
 
+    /// Device `index` of the harness (0, 1 or 2): fixed keys, the same in every build.
+    static func device(_ index: Int) throws(SyncKernelError) -> DeviceID {
+        try DeviceKeyPair(seed: [UInt8](repeating: UInt8(index + 1), count: 32)).deviceID
+    }
+
     /// Creates device `device` (0, 1 or 2) with siblings the other two, holding `seedRows`'s rows.
     init(device: Int, mode: ReconcileMode, seedRows: Int) throws(SyncKernelError) {
         path = Self.temporaryFolder + "synckernel-fuzz-\(UUID().uuidString).sqlite"
-        devices = try (0..<3).map { index throws(SyncKernelError) in
-            try DeviceKeyPair(seed: [UInt8](repeating: UInt8(index + 1), count: 32)).deviceID
-        }
+        devices = try (0..<3).map(Self.device)
         store = try KernelStore(path: path, namespaces: NamespaceSet(Self.namespaceTypes))
         replica = try Replica(device: devices[device], account: Self.account, siblings: devices, store: store, mode: mode)
         try Self.fill(store, seedRows: seedRows, offset: device)

@@ -101,7 +101,7 @@ public struct InProcessRelay: Sendable {
     public mutating func publish(from: DeviceID, to: DeviceID, kind: String, frame: [UInt8], now: Int64) {
         let link = Link(from: from, to: to)
         traffic[link, default: Traffic()].frames += 1
-        if let namespace = Self.namespace(of: frame) {
+        if let namespace = Self.namespace(of: frame, from: from) {
             traffic[link, default: Traffic()].bytesByNamespace[namespace, default: 0] += frame.count
         }
         traffic[link, default: Traffic()].bytes += frame.count
@@ -122,9 +122,11 @@ public struct InProcessRelay: Sendable {
 
     /// The namespace a frame is about, read from its own encoding: that of a `reconcile_req`,
     /// `reconcile_resp`, `sketch_req` or `range_req`, nil for any other kind or for bytes that are
-    /// not a frame.
-    static func namespace(of frame: [UInt8]) -> String? {
-        switch (try? SyncFrame(decoding: frame))?.body {
+    /// not a frame. `sender` resolves a device table's sender reference.
+    static func namespace(of frame: [UInt8], from sender: DeviceID) -> String? {
+        var budget = DecodeBudget(inputBytes: frame.count)
+        let decoded: SyncFrame? = try? SyncFrame(decoding: frame, sender: sender, budget: &budget)
+        return switch decoded?.body {
         case .reconcileRequest(let request)?: request.namespace
         case .reconcileResponse(let response)?: response.namespace
         case .sketch(let request)?: request.namespace

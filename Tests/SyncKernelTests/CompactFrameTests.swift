@@ -6,7 +6,7 @@ import XCTest
 /// The compact frame form two sketch replicas use once each has announced
 /// `SyncFrame.compactCapability`: one-letter keys, a kind code and an 8-byte account tag
 /// (`FrameKey`). Every kind round-trips; the encodings are pinned against
-/// `Fixtures/frames/compact_<case>.golden` (generated once from the cases below, never rewritten);
+/// `Fixtures/frames/compact_<case>.golden` (generated from the cases below, rewritten only with a new capability);
 /// a frame of another account, an unknown kind code or a malformed header is refused with a
 /// typed error before the body is read; and a spec frame reads exactly as before, whatever
 /// one-letter keys it also carries.

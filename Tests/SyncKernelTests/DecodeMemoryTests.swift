@@ -195,7 +195,7 @@ final class DecodeMemoryTests: XCTestCase {
                 map.entry("schema") { $0.write(UInt64.max) }
                 map.entry("caps") { $0.write(texts: [SyncFrame.sketchCapability]) }
                 map.entry("ns") { $0.write("records") }
-                map.entry("root") { $0.write(bytes: [UInt8](repeating: 1, count: 16)) }
+                map.entry("root") { $0.write(bytes: [UInt8](repeating: 1, count: SketchRequest.rootPrefixBytes)) }
                 map.entry("symbols") { $0.write(bytes: SketchCodec.encode(sketch.sketchSymbols)) }
                 map.entry("zz") { $0.write(bytes: [UInt8](repeating: 0, count: padding + extra)) }
             }

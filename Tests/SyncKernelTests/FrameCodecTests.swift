@@ -222,7 +222,8 @@ extension FrameCodecTests {
         }, .missingField)
     }
 
-    /// A `reconcile_resp` with a device table of `devices` and one row whose vector is `vector`.
+    /// A `reconcile_resp` with a device table of `devices` and one row, in the positional form,
+    /// whose vector is `vector`.
     private func compactFrame(devices: [DeviceID], vector: [UInt64], tombstoneVector: [UInt64] = []) -> [UInt8] {
         let row = RecordNamespace.rowEncoding(of: .init(id: "a", value: "b", updatedAt: 4))
         return frameBytes { map in
@@ -231,10 +232,9 @@ extension FrameCodecTests {
             map.entry("devices") { $0.writeArray(devices) { $0.write(bytes: $1.publicKey) } }
             map.entry("rows") { writer in
                 writer.writeArrayHeader(count: 1)
-                writer.writeMap { entry in
-                    entry.entry("r") { $0.write(encodedItem: row) }
-                    entry.entry("v") { $0.writeArray(vector) { $0.write($1) } }
-                }
+                writer.writeArrayHeader(count: 2)
+                writer.write(encodedItem: row)
+                writer.writeArray(vector) { $0.write($1) }
             }
             if !tombstoneVector.isEmpty {
                 map.entry("tombstones") { writer in
@@ -307,9 +307,16 @@ extension FrameCodecTests {
                 if let table { map.entry("devices") { $0.writeArray(table) { $0.write(bytes: $1.publicKey) } } }
                 map.entry("rows") { writer in
                     writer.writeArrayHeader(count: 1)
-                    writer.writeMap { entry in
-                        entry.entry("r") { $0.write(encodedItem: row) }
-                        entry.entry("w", writeWriter)
+                    if table == nil {
+                        writer.writeMap { entry in
+                            entry.entry("r") { $0.write(encodedItem: row) }
+                            entry.entry("w", writeWriter)
+                        }
+                    } else {
+                        writer.writeArrayHeader(count: 3)
+                        writer.write(encodedItem: row)
+                        writer.writeNull()
+                        writeWriter(&writer)
                     }
                 }
             }
@@ -319,7 +326,76 @@ extension FrameCodecTests {
         assertRejected(frame(table: nil) { $0.write(bytes: [1, 2, 3]) }, .unexpectedType)
         assertRejected(frame(table: nil) { $0.write(UInt64(0)) }, .unexpectedType)
         assertRejected(frame(table: devices) { $0.write(UInt64(2)) }, .malformedFrame)
+        assertRejected(frame(table: devices) { $0.write(UInt64(3)) }, .malformedFrame)
         assertRejected(frame(table: devices) { $0.write(bytes: devices[0].publicKey) }, .unexpectedType)
+        let sender = TestWorld.device(5)
+        let known = try SyncFrame(decoding: frame(table: devices) { $0.write(UInt64(3)) }, account: account, sender: sender)
+        guard case .reconcileResponse(let response) = known.body else { return XCTFail("a response") }
+        XCTAssertEqual(response.rows.first?.writer, sender, "two past the table is the sender, to a reader that knows it")
+    }
+
+    /// Against a device table, the frame's sender travels as a one-byte reference when both ends
+    /// know it: the table leaves it out, every vector, writer and delete version names it by
+    /// `senderIndex`, and the frame reads back equal; a reader that does not know the sender
+    /// refuses the reference, and a writer that does not know it lists the sender in the table.
+    func testTheSendersDevicesTravelAsAReferenceToAReaderThatKnowsTheSender() throws {
+        let devices = (0..<3).map(TestWorld.device).sorted()
+        let sender = devices[1]
+        let row = RecordNamespace.rowEncoding(of: .init(id: "a", value: "b", updatedAt: 4))
+        let other = RecordNamespace.rowEncoding(of: .init(id: "a", value: "c", updatedAt: 4))
+        let response = ReconcileResponse(namespace: "records", rows: [
+            ShippedRow(row: row, vector: VersionVector([devices[0]: 1, sender: 2]),
+                       siblings: [ShippedRow(row: other, vector: VersionVector([sender: 1]), writer: sender)], writer: sender),
+            ShippedRow(row: row, vector: VersionVector([sender: 3]), contentVector: VersionVector([devices[2]: 1]), writer: devices[2]),
+        ], tombstones: [Tombstone(key: [7], vector: VersionVector([sender: 4]))])
+        let referenced = SyncFrame(account: account, schema: schema, body: .reconcileResponse(response), compactVectors: true, sender: sender)
+        let listed = SyncFrame(account: account, schema: schema, body: .reconcileResponse(response), compactVectors: true)
+        let decoded = try SyncFrame(decoding: referenced.encoded(), account: account, sender: sender)
+        XCTAssertEqual(decoded.body, .reconcileResponse(response))
+        XCTAssertEqual(decoded.encoded(), referenced.encoded(), "the decoded frame writes the same bytes")
+        XCTAssertEqual(listed.encoded().count - referenced.encoded().count, 34, "the sender's 34-byte table entry is gone")
+        XCTAssertEqual(DeviceTable(covering: response, sender: sender).devices, [devices[0], devices[2]])
+        XCTAssertEqual(try SyncFrame(decoding: listed.encoded(), account: account).body, .reconcileResponse(response),
+                       "a writer that does not know its sender lists it")
+        assertRejected(referenced.encoded(), .malformedFrame)
+    }
+
+    /// A table may still list the sender (a writer that did not know its own device); a vector
+    /// that then names the sender both by its entry and by the reference is refused as a repeat.
+    func testRejectAVectorNamingTheSenderByItsEntryAndByTheReference() throws {
+        let devices = (0..<2).map(TestWorld.device).sorted()
+        let listed = try SyncFrame(decoding: compactFrame(devices: devices, vector: [0, 1, 1, 2]), account: account, sender: devices[1])
+        guard case .reconcileResponse(let response) = listed.body else { return XCTFail("a response") }
+        XCTAssertEqual(response.rows.first?.vector, VersionVector([devices[0]: 1, devices[1]: 2]))
+        let twice = compactFrame(devices: devices, vector: [1, 1, 3, 2])
+        XCTAssertThrowsError(try SyncFrame(decoding: twice, account: account, sender: devices[1])) { error in
+            XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame, "one device named twice in one vector")
+        }
+        XCTAssertNoThrow(try SyncFrame(decoding: twice, account: account, sender: TestWorld.device(5)), "two devices when the sender is another")
+    }
+
+    func testRejectAMapRowAgainstADeviceTable() throws {
+        let row = RecordNamespace.rowEncoding(of: .init(id: "a", value: "b", updatedAt: 4))
+        let bytes = frameBytes { map in
+            map.entry("kind") { $0.write("reconcile_resp") }
+            map.entry("ns") { $0.write("records") }
+            map.entry("devices") { $0.writeArray([DeviceID]()) { $0.write(bytes: $1.publicKey) } }
+            map.entry("rows") { writer in
+                writer.writeArrayHeader(count: 1)
+                writer.writeMap { entry in entry.entry("r") { $0.write(encodedItem: row) } }
+            }
+        }
+        assertRejected(bytes, .unexpectedType)
+        let empty = frameBytes { map in
+            map.entry("kind") { $0.write("reconcile_resp") }
+            map.entry("ns") { $0.write("records") }
+            map.entry("devices") { $0.writeArray([DeviceID]()) { $0.write(bytes: $1.publicKey) } }
+            map.entry("rows") { writer in
+                writer.writeArrayHeader(count: 1)
+                writer.writeArrayHeader(count: 0)
+            }
+        }
+        assertRejected(empty, .missingField)
     }
 
     func testRejectMoreThanSixteenCapabilities() throws {

@@ -26,7 +26,7 @@ final class MerkleDigestTests: XCTestCase {
         try first.write(RecordNamespace.self) { tx throws(SyncKernelError) in for row in rows { try tx.save(row) } }
         try second.write(RecordNamespace.self) { tx throws(SyncKernelError) in for row in rows.reversed() { try tx.save(row) } }
         XCTAssertEqual(first.stateDigest().encoded(), second.stateDigest().encoded())
-        XCTAssertEqual(first.stateDigest().encoded().count, 1 + 32, "a set-hash digest: the layout byte and one root")
+        XCTAssertEqual(first.stateDigest().encoded().count, 1 + StateDigest.setHashRootBytes, "a set-hash digest: the layout byte and one root")
     }
 
     func testAChangeInAnExcludedFieldLeavesTheRootUnchanged() throws {
@@ -76,9 +76,14 @@ final class MerkleDigestTests: XCTestCase {
             }
         }
         XCTAssertEqual(code(digest.encoded(), records), .schemaMismatch)
-        XCTAssertEqual(code([3] + digest.encoded().dropFirst(), both), .unsupportedLayout)
+        for retiredOrUnknown: UInt8 in [0, 2, 4] {
+            XCTAssertEqual(code([retiredOrUnknown] + digest.encoded().dropFirst(), both), .unsupportedLayout, "layout \(retiredOrUnknown)")
+        }
         let setHash = StateDigest(layout: .setHash, schema: both.schema, namespaces: both.names, roots: digest.roots)
-        XCTAssertEqual(setHash.encoded().count, 1 + 32 * 2, "layout 2 names no schema: the frame does")
+        XCTAssertEqual(setHash.encoded().count, 1 + StateDigest.setHashRootBytes * 2, "layout 3 names no schema: the frame does")
+        XCTAssertEqual(setHash.roots, digest.roots.map { Array($0.prefix(StateDigest.setHashRootBytes)) })
+        XCTAssertEqual(StateDigest(layout: .setHash, schema: both.schema, namespaces: both.names, roots: setHash.roots), setHash,
+                       "a set-hash digest takes roots already cut")
         XCTAssertEqual(try StateDigest(decoding: setHash.encoded(), expecting: both.schema, namespaces: both.names), setHash)
         XCTAssertNil(StateDigest.claimedSchema(of: setHash.encoded()))
         XCTAssertEqual(code(Array(setHash.encoded().dropLast()), both), .malformedDigest)

@@ -27,7 +27,7 @@ final class NegotiationTests: XCTestCase {
     /// Every frame `fleet` recorded, decoded (each must decode: the replicas only send valid frames).
     private func sent(_ fleet: Fleet, file: StaticString = #filePath, line: UInt = #line) throws -> [Sent] {
         try fleet.sentFrames.enumerated().map { index, record in
-            Sent(index: index, time: record.time, from: record.from, to: record.to, frame: try SyncFrame(decoding: record.frame))
+            Sent(index: index, time: record.time, from: record.from, to: record.to, frame: try SyncFrame(decoding: record.frame, sender: record.from))
         }
     }
 
@@ -344,7 +344,7 @@ extension NegotiationTests {
         }
     }
 
-    /// A sibling of an earlier sketch build (it announces `sketch1` only) gets the spec's frame
+    /// A sibling of an earlier sketch build (it announces `sketchCapability` only) gets the spec's frame
     /// form, set-hash digests and sketches included, never a compact one; once it announces
     /// `compact1` or sends a compact frame itself, the replica answers it in compact frames.
     func testASiblingThatNeverAnnouncedCompactFramesReceivesNoCompactFrameUntilItDoes() throws {
@@ -359,7 +359,7 @@ extension NegotiationTests {
         func sentFrames() throws -> [SyncFrame] {
             try replica.drainActions().compactMap { action in
                 guard case .send(_, _, let bytes) = action else { return nil }
-                return try SyncFrame(decoding: bytes, account: world.account)
+                return try SyncFrame(decoding: bytes, account: world.account, sender: a)
             }
         }
         let schema = store.namespaces.schema
@@ -382,4 +382,53 @@ extension NegotiationTests {
         XCTAssertFalse(answers.isEmpty)
         for answer in answers { XCTAssertTrue(answer.compactHeader, "a \(answer.body.kind) to a sibling that writes compact frames") }
     }
+
+    /// A sibling of the earlier sketch build announces `sketch1` (layout-2 digests, map rows
+    /// against the device table): this build never counts that as the capability, so it sends it
+    /// only Merkle digests and spec requests, and a layout-2 digest it receives is refused as an
+    /// unknown layout, writing nothing: the two fall back to the spec's frames instead of misreading
+    /// each other.
+    func testASiblingOfTheEarlierSketchBuildGetsOnlySpecFramesAndItsLayoutTwoDigestIsRefused() throws {
+        let world = try TestWorld()
+        let (a, b) = (TestWorld.device(0), TestWorld.device(1))
+        let store = try world.store(device: nil)
+        let replica = try Replica(device: a, account: world.account, siblings: [a, b], store: store)
+        try replica.write(RecordNamespace.self, now: 0) { tx throws(SyncKernelError) in
+            try tx.save(Row(id: "r1", value: "v", updatedAt: 1))
+        }
+        _ = replica.drainActions()
+        let schema = store.namespaces.schema
+        let before = try store.rows(RecordNamespace.self)
+        let names = store.namespaces.names
+        let layoutTwo = [UInt8]([2]) + [UInt8](repeating: 0x33, count: 32 * names.count)
+        let frames = [SyncFrame(account: world.account, schema: schema, body: .heartbeat, capabilities: ["sketch1", "compact1"]),
+                      SyncFrame(account: world.account, schema: schema, body: .stateDigest(digest: layoutTwo, probe: false, changes: [5])),
+                      SyncFrame(account: world.account, schema: schema, body: .heartbeat, capabilities: ["sketch1", "compact1"])]
+        var refusals: [SyncKernelError.Code] = []
+        for (step, frame) in frames.enumerated() {
+            replica.receive(frame.encoded(), from: b, now: Int64(step + 1))
+            for action in replica.drainActions() {
+                switch action {
+                case .send(_, _, let bytes):
+                    let sent = try SyncFrame(decoding: bytes, account: world.account, sender: a)
+                    switch sent.body {
+                    case .stateDigest(let digest, _, _):
+                        XCTAssertEqual(StateDigest.claimedLayout(of: digest), .merkle, "step \(step): a Merkle digest only")
+                    case .sketch, .rangeCompare:
+                        XCTFail("step \(step): a \(sent.body.kind) to a sibling of the earlier sketch build")
+                    default:
+                        break
+                    }
+                    XCTAssertFalse(sent.compactVectors, "step \(step): no device table to an earlier sketch build")
+                case .event(.frameRefused(_, let error)):
+                    refusals.append(error.code)
+                default:
+                    break
+                }
+            }
+        }
+        XCTAssertEqual(refusals, [.unsupportedLayout], "the layout-2 digest, and nothing else")
+        XCTAssertEqual(try store.rows(RecordNamespace.self), before)
+    }
 }
+

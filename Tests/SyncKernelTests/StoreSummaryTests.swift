@@ -29,7 +29,8 @@ final class StoreSummaryTests: XCTestCase {
         XCTAssertEqual(live.namespaces[1].root, [UInt8](repeating: 0, count: 32), "an empty namespace has the empty root")
         XCTAssertNotEqual(live.namespaces[0].root, [UInt8](repeating: 0, count: 32))
         XCTAssertEqual(live.namespaces, other.summary().namespaces, "the same items in another order and other transactions")
-        XCTAssertEqual(live.namespaces[0].root, one.stateDigest().roots[0], "the root the digest advertises")
+        XCTAssertEqual(Array(live.namespaces[0].root.prefix(StateDigest.setHashRootBytes)), one.stateDigest().roots[0],
+                       "the digest advertises the first bytes of the root")
 
         let paths = [world.directory + "/store-1.sqlite", world.directory + "/store-2.sqlite"]
         XCTAssertEqual(try KernelStore.summary(storedAt: paths[0]), live, "read from the file while the store is open")

@@ -2,11 +2,14 @@
 ///
 /// Layout 1 (`merkle`) is the spec's: a layout byte, the 8-byte `SchemaFingerprint` of the
 /// sender's namespace set, then one 32-byte `MerkleTree` root per namespace in name order, each
-/// over the namespace's sorted leaves, which costs a scan of every leaf to produce. Layout 2
-/// (`setHash`) is a layout byte then one 32-byte root of each namespace's persisted `SetHash`,
-/// kept current by every write; it carries no fingerprint of its own (the frame's schema field,
-/// checked before the digest is read, vouches for it) and is sent only to a peer that announced
-/// it can read it.
+/// over the namespace's sorted leaves, which costs a scan of every leaf to produce. Layout 3
+/// (`setHash`) is a layout byte then the first 16 bytes (`setHashRootBytes`) of the root of each
+/// namespace's persisted `SetHash`, kept current by every write; it carries no fingerprint of its
+/// own (the frame's schema field, checked before the digest is read, vouches for it) and is sent
+/// only to a peer that announced it can read it. 128 bits keep an accidental match of different
+/// sets at 2^-128, and only a device of the account (which may write anything anyway) could
+/// search for a deliberate one. Layout 2, the full-root set-hash layout of the `sketch1` builds,
+/// is retired: it decodes as `unsupportedLayout`.
 /// Invariants: two devices holding the same content under the same schema encode byte-identical
 /// digests of a layout; a digest from another schema is refused at decoding with
 /// `schemaMismatch`, never compared root by root; digests of different layouts never compare
@@ -16,9 +19,12 @@ public struct StateDigest: Sendable, Hashable {
     public enum Layout: UInt8, Sendable, Hashable {
         /// The spec's Merkle roots over sorted leaves.
         case merkle = 1
-        /// Roots of the persisted set hashes.
-        case setHash = 2
+        /// Roots of the persisted set hashes, cut to `setHashRootBytes`.
+        case setHash = 3
     }
+
+    /// The bytes of each root a `setHash` digest keeps.
+    public static let setHashRootBytes = 16
 
     /// How the roots were computed.
     public let layout: Layout
@@ -26,20 +32,29 @@ public struct StateDigest: Sendable, Hashable {
     public let schema: SchemaFingerprint
     /// Namespace names, in the fixed (name) order.
     public let namespaces: [String]
-    /// One root per namespace, parallel to `namespaces`.
+    /// One root per namespace, parallel to `namespaces`: 32 bytes (`merkle`) or
+    /// `setHashRootBytes` (`setHash`).
     public let roots: [[UInt8]]
 
-    /// Creates a digest; `namespaces` must be in name order and parallel to `roots`.
+    /// Creates a digest; `namespaces` must be in name order and parallel to `roots`, each root 32
+    /// bytes (a `setHash` digest keeps the first `setHashRootBytes` of each, and also takes roots
+    /// already cut to that length, as a decoded one holds).
     public init(layout: Layout = .merkle, schema: SchemaFingerprint, namespaces: [String], roots: [[UInt8]]) {
-        precondition(namespaces.count == roots.count && roots.allSatisfy { $0.count == 32 })
+        precondition(namespaces.count == roots.count
+            && roots.allSatisfy { $0.count == 32 || (layout == .setHash && $0.count == StateDigest.setHashRootBytes) })
         self.layout = layout
         self.schema = schema
         self.namespaces = namespaces
-        self.roots = roots
+        self.roots = layout == .setHash ? roots.map { Array($0.prefix(StateDigest.setHashRootBytes)) } : roots
     }
 
-    /// The fixed-size wire form: 9 + 32 × namespace-count bytes (layout 1) or 1 + 32 ×
-    /// namespace-count bytes (layout 2).
+    /// The bytes of one root in `layout`.
+    private static func rootBytes(_ layout: Layout) -> Int {
+        layout == .merkle ? 32 : setHashRootBytes
+    }
+
+    /// The fixed-size wire form: 9 + 32 × namespace-count bytes (layout 1) or 1 + 16 ×
+    /// namespace-count bytes (layout 3).
     public func encoded() -> [UInt8] {
         var out: [UInt8] = [layout.rawValue]
         out.reserveCapacity(9 + 32 * roots.count)
@@ -66,15 +81,16 @@ public struct StateDigest: Sendable, Hashable {
             let remote = SchemaFingerprint(value: bytes[1..<9].reduce(0) { $0 << 8 | UInt64($1) })
             guard remote == schema else { throw SyncKernelError(.schemaMismatch, "peer schema \(remote)") }
         }
-        guard bytes.count == header + 32 * namespaces.count else { throw SyncKernelError(.malformedDigest, "wrong length") }
+        let width = StateDigest.rootBytes(layout)
+        guard bytes.count == header + width * namespaces.count else { throw SyncKernelError(.malformedDigest, "wrong length") }
         self.layout = layout
         self.schema = schema
         self.namespaces = namespaces
-        roots = namespaces.indices.map { Array(bytes[(header + 32 * $0)..<(header + 32 + 32 * $0)]) }
+        roots = namespaces.indices.map { Array(bytes[(header + width * $0)..<(header + width + width * $0)]) }
     }
 
     /// The schema fingerprint a layout-1 digest claims, read without validating the rest (nil
-    /// for layout 2, which names none).
+    /// for layout 3, which names none).
     public static func claimedSchema(of bytes: [UInt8]) -> SchemaFingerprint? {
         guard bytes.count >= 9, Layout(rawValue: bytes[0]) == .merkle else { return nil }
         return SchemaFingerprint(value: bytes[1..<9].reduce(0) { $0 << 8 | UInt64($1) })

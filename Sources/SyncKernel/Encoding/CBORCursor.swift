@@ -107,6 +107,14 @@ package struct CBORCursor {
         return try readBytes(budget: &budget)
     }
 
+    /// Steps over the next item when it is CBOR null and says so; leaves the cursor where it is
+    /// otherwise.
+    package mutating func skipNull() -> Bool {
+        guard isAtNull else { return false }
+        offset += 1
+        return true
+    }
+
     /// The range of the next item's UTF-8 content when it is a text string.
     package mutating func readTextRange() throws(SyncKernelError) -> Range<Int> {
         let (major, argument) = try head()

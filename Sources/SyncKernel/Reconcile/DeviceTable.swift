@@ -4,24 +4,35 @@
 /// Invariants: `devices` is sorted and holds no repeat, so a table and every vector written
 /// against it are canonical; a vector is written as a flat array `[index, count, index, count,
 /// ...]` with strictly increasing indices and positive counts, and read back only against the
-/// same table (an index past the end, a repeat, a zero or an odd length is `malformedFrame`, a
-/// count above `VersionVector.maxCounter` is `counterOutOfRange`).
-/// Used only in frames to a peer that announced `SyncFrame.sketchCapability`, and only when it
-/// makes the frame smaller; the spec's frames keep the spec's vectors (maps keyed by device key).
-/// In a shipped row's vectors the index one past the table stands for the row's own creation
-/// dimension (`ShippedRow.creation`), which the receiver derives from the row, so a row created
-/// with its current content costs no table entry; anywhere else that index is refused. A shipped
-/// version's writer (`ShippedRow.writer`) is written by its position too.
+/// same table (an index past the references, a repeat, a zero or an odd length is
+/// `malformedFrame`, a count above `VersionVector.maxCounter` is `counterOutOfRange`).
+/// Used only in frames to a peer that announced `SyncFrame.sketchCapability` (there every
+/// response carries one, empty or not); the spec's frames keep the spec's vectors (maps keyed by
+/// device key). Two indices past the table are references, not entries: `ownIndex` (one past)
+/// stands, in a shipped row's vectors only, for the row's own creation dimension
+/// (`ShippedRow.creation`), which the receiver derives from the row, so a row created with its
+/// current content costs no table entry; `senderIndex` (two past) stands, anywhere a device is
+/// written, for the frame's sender (`SyncFrame.sender`) when both ends know it: the writer of the
+/// versions a device ships is nearly always itself. A reference the reader cannot resolve (own
+/// outside a row's vectors, the sender when it does not know the sender) is `malformedFrame`.
+/// A shipped version's writer (`ShippedRow.writer`) is written by its position too.
 package struct DeviceTable: Sendable, Hashable {
     /// The most devices one table may list.
     package static let maxDevices = 4096
 
     /// The devices, sorted.
     package let devices: [DeviceID]
+    /// The frame's sender, written and read as `senderIndex` when known.
+    package let sender: DeviceID?
     private let positions: [DeviceID: Int]
 
-    /// The table of every device the vectors of `response` name.
-    package init(covering response: ReconcileResponse) {
+    /// The index that stands for a shipped row's own creation dimension: one past the table.
+    package var ownIndex: Int { devices.count }
+    /// The index that stands for the frame's sender: two past the table.
+    package var senderIndex: Int { devices.count + 1 }
+
+    /// The table of every device the vectors of `response` name, but `sender` (nil: every device).
+    package init(covering response: ReconcileResponse, sender: DeviceID? = nil) {
         var seen: Set<DeviceID> = []
         func visit(_ vector: VersionVector?, own: DeviceID? = nil) {
             seen.formUnion((vector?.counters.keys).map { $0.filter { $0 != own } } ?? [])
@@ -34,34 +45,26 @@ package struct DeviceTable: Sendable, Hashable {
         }
         response.rows.forEach(visit)
         response.tombstones.forEach { visit($0.vector) }
-        self.init(sorted: seen.sorted())
+        if let sender { seen.remove(sender) }
+        self.init(sorted: seen.sorted(), sender: sender)
     }
 
     /// A table over `devices`, which the caller guarantees sorted with no repeat (a `Set`'s
     /// sorted members, or a decoded table whose order was checked), so the positions never see a
     /// key twice.
-    private init(sorted devices: [DeviceID]) {
+    private init(sorted devices: [DeviceID], sender: DeviceID?) {
         self.devices = devices
+        self.sender = sender
         var positions = [DeviceID: Int](minimumCapacity: devices.count)
         for (index, device) in devices.enumerated() { positions[device] = index }
         self.positions = positions
     }
 
-    /// This table when writing `response` against it is smaller than writing device keys in
-    /// every vector (an entry by key costs about 33 bytes more than one by position, a table
-    /// entry about 34), else nil.
-    package func ifSmaller(for response: ReconcileResponse) -> DeviceTable? {
-        func entries(_ row: ShippedRow) -> Int {
-            (row.vector?.counters.count ?? 0) + (row.contentVector?.counters.count ?? 0) + (row.writer == nil ? 0 : 1)
-                + row.siblings.reduce(0) { $0 + entries($1) }
-        }
-        let total = response.rows.reduce(0) { $0 + entries($1) } + response.tombstones.reduce(0) { $0 + $1.vector.counters.count }
-        return total * 33 > devices.count * 34 + 2 ? self : nil
-    }
-
     /// Reads a table at `cursor`, charging `budget` for what it keeps; 32-byte keys,
-    /// sorted, no repeat, at most `maxDevices`.
-    package init(reading cursor: inout CBORCursor, budget: inout DecodeBudget) throws(SyncKernelError) {
+    /// sorted, no repeat, at most `maxDevices`. `sender` is the frame's sender when the reader
+    /// knows it; a table may still list it (a writer that did not know its own device wrote it
+    /// as any other), and a vector that then names it both ways is refused as a repeat.
+    package init(reading cursor: inout CBORCursor, sender: DeviceID? = nil, budget: inout DecodeBudget) throws(SyncKernelError) {
         let count = try cursor.readArrayHeader()
         guard count <= DeviceTable.maxDevices else { throw SyncKernelError(.malformedFrame, "too many devices") }
         try budget.chargeArray(of: DeviceID.self, count: count)
@@ -75,7 +78,7 @@ package struct DeviceTable: Sendable, Hashable {
             }
             devices.append(device)
         }
-        self.init(sorted: devices)
+        self.init(sorted: devices, sender: sender)
     }
 
     /// Writes the table.
@@ -83,11 +86,20 @@ package struct DeviceTable: Sendable, Hashable {
         writer.writeArray(devices) { $0.write(bytes: $1.publicKey) }
     }
 
-    /// Writes `vector` by position; `own` (a shipped row's creation dimension) by the index one
-    /// past the table.
+    /// The index `device` is written as: `own` (a shipped row's creation dimension) as
+    /// `ownIndex`, the sender as `senderIndex`, any other by its position (nil when the table does
+    /// not cover it, which `init(covering:sender:)` rules out for the response it was made for).
+    private func index(of device: DeviceID, own: DeviceID?) -> Int? {
+        if device == own { return ownIndex }
+        if device == sender { return senderIndex }
+        return positions[device]
+    }
+
+    /// Writes `vector` by position; `own` (a shipped row's creation dimension) as `ownIndex` and
+    /// the sender as `senderIndex`.
     package func encode(_ vector: VersionVector, own: DeviceID? = nil, into writer: inout CanonicalWriter) {
         let entries = vector.counters.compactMap { device, count in
-            device == own ? (devices.count, count) : positions[device].map { ($0, count) }
+            index(of: device, own: own).map { ($0, count) }
         }.sorted { $0.0 < $1.0 }
         writer.writeArrayHeader(count: 2 * entries.count)
         for (index, count) in entries {
@@ -96,24 +108,34 @@ package struct DeviceTable: Sendable, Hashable {
         }
     }
 
-    /// Writes `device` (a shipped version's writer) by its position in the table; the table
-    /// covers every writer of the response it was made for.
+    /// Writes `device` (a shipped version's writer) by its position in the table, or as
+    /// `senderIndex` when it is the sender; the table covers every writer of the response it was
+    /// made for.
     package func encode(writer device: DeviceID, into writer: inout CanonicalWriter) {
-        writer.write(UInt64(positions[device] ?? devices.count))
+        writer.write(UInt64(index(of: device, own: nil) ?? ownIndex))
     }
 
-    /// Reads a writer written by position against this table at `cursor`; an index outside the
-    /// table is `malformedFrame`.
+    /// The device `index` names outside a row's own creation: a table entry, or the sender when
+    /// this table knows it; nil for anything else.
+    private func device(at index: UInt64) -> DeviceID? {
+        if index < UInt64(devices.count) { return devices[Int(index)] }
+        if index == UInt64(senderIndex) { return sender }
+        return nil
+    }
+
+    /// Reads a writer written by position against this table at `cursor`; an index that names
+    /// no table entry and not the known sender is `malformedFrame`.
     package func readWriter(_ cursor: inout CBORCursor) throws(SyncKernelError) -> DeviceID {
-        let index = try cursor.readUInt()
-        guard index < UInt64(devices.count) else { throw SyncKernelError(.malformedFrame, "a writer out of the device table") }
-        return devices[Int(index)]
+        guard let device = device(at: try cursor.readUInt()) else {
+            throw SyncKernelError(.malformedFrame, "a writer out of the device table")
+        }
+        return device
     }
 
     /// Reads a vector written by position against this table at `cursor`, charging `budget`
-    /// for what it keeps; with `allowsOwn` (a shipped row's vectors) the index one past
-    /// the table reads as `DeviceID.ownCreation`. A count above `VersionVector.maxCounter` is
-    /// refused with `counterOutOfRange`.
+    /// for what it keeps; with `allowsOwn` (a shipped row's vectors) `ownIndex` reads as
+    /// `DeviceID.ownCreation`, and `senderIndex` reads as the sender when this table knows it. A
+    /// count above `VersionVector.maxCounter` is refused with `counterOutOfRange`.
     package func readVector(_ cursor: inout CBORCursor, allowsOwn: Bool = false,
                             budget: inout DecodeBudget) throws(SyncKernelError) -> VersionVector {
         let items = try cursor.readArrayHeader()
@@ -124,15 +146,15 @@ package struct DeviceTable: Sendable, Hashable {
         for _ in 0..<items / 2 {
             let index = try cursor.readUInt()
             let count = try cursor.readUInt()
-            let limit = UInt64(devices.count) + (allowsOwn ? 1 : 0)
-            guard index < limit, previous.map({ $0 < index }) ?? true, count > 0 else {
-                throw SyncKernelError(.malformedFrame, "a vector entry out of the table, out of order or zero")
+            let device = allowsOwn && index == UInt64(ownIndex) ? DeviceID.ownCreation : self.device(at: index)
+            guard let device, previous.map({ $0 < index }) ?? true, count > 0, counters[device] == nil else {
+                throw SyncKernelError(.malformedFrame, "a vector entry out of the table, out of order, zero or a repeat")
             }
             guard count <= VersionVector.maxCounter else {
                 throw SyncKernelError(.counterOutOfRange, "a version-vector counter above VersionVector.maxCounter")
             }
             previous = index
-            counters[index == UInt64(devices.count) ? DeviceID.ownCreation : devices[Int(index)]] = count
+            counters[device] = count
         }
         return VersionVector(positive: counters)
     }

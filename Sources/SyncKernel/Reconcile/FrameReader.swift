@@ -25,10 +25,13 @@ struct FrameReader {
     private let compact: Bool
     /// The account the frame must name, when the caller knows it.
     private let expectedAccount: [UInt8]?
+    /// The device that sent the frame, when the caller knows it (`SyncFrame.sender`).
+    private let sender: DeviceID?
 
     /// Decodes one frame, charging `budget`; with `account`, refuses a frame naming another one
-    /// before reading its body.
-    static func frame(decoding bytes: [UInt8], account: [UInt8]? = nil,
+    /// before reading its body; with `sender`, resolves a device table's sender reference
+    /// (`DeviceTable.senderIndex`) to it, which is refused without one.
+    static func frame(decoding bytes: [UInt8], account: [UInt8]? = nil, sender: DeviceID? = nil,
                       budget: inout DecodeBudget) throws(SyncKernelError) -> SyncFrame {
         guard bytes.count <= SyncFrame.maxFrameBytes else { throw SyncKernelError(.limitExceeded, "frame too large") }
         var cursor = try CBORReader.cursor(over: bytes, limits: .frame)
@@ -44,7 +47,8 @@ struct FrameReader {
         }
         let compact = fields[Key.type.rawValue] == nil && !compactFields.isEmpty
         if compact { try budget.chargeArray(of: CBORCursor?.self, count: Key.allCases.count) }
-        var reader = FrameReader(budget: budget, fields: compact ? compactFields : fields, compact: compact, expectedAccount: account)
+        var reader = FrameReader(budget: budget, fields: compact ? compactFields : fields, compact: compact, expectedAccount: account,
+                                 sender: sender)
         defer { budget = reader.budget }
         return try reader.frame()
     }
@@ -106,7 +110,7 @@ struct FrameReader {
             throw SyncKernelError(.unknownFrameKind)
         }
         return SyncFrame(account: accountBytes, schema: fingerprint, body: body, capabilities: capabilities, compactVectors: compactVectors,
-                         compactHeader: compact)
+                         compactHeader: compact, sender: sender)
     }
 
     private mutating func stateDigest() throws(SyncKernelError) -> SyncFrame.Body {
@@ -135,7 +139,7 @@ struct FrameReader {
 
     private mutating func reconcileResponse() throws(SyncKernelError) -> (ReconcileResponse, Bool) {
         var table: DeviceTable?
-        if var devices = field(.devices) { table = try DeviceTable(reading: &devices, budget: &budget) }
+        if var devices = field(.devices) { table = try DeviceTable(reading: &devices, sender: sender, budget: &budget) }
         var rowsField = try required(.rows)
         let count = try rowsField.readArrayHeader()
         try budget.chargeArray(of: ShippedRow.self, count: count)
@@ -230,10 +234,13 @@ struct FrameReader {
         return try VersionVector(reading: &cursor, budget: &budget)
     }
 
-    /// One shipped row; siblings nest one level only. Its keys are read in the order `v`, `c`,
-    /// `s`, `w`, `r`, whatever order they are written in; `w` (the writer: a 32-byte device key, or
-    /// a position in the frame's device table) is optional.
+    /// One shipped row; siblings nest one level only. Without a device table it is the spec's
+    /// map, whose keys are read in the order `v`, `c`, `s`, `w`, `r`, whatever order they are
+    /// written in (`w`, the writer's 32-byte device key, is optional); against a table it is the
+    /// positional form `[row, vector, writer, content, siblings]` (`SyncFrame.encode(_:table:into:)`),
+    /// where a missing or null field is absent and fields past the fifth are skipped.
     private mutating func readShippedRow(_ cursor: inout CBORCursor, table: DeviceTable?, depth: Int) throws(SyncKernelError) -> ShippedRow {
+        if let table { return try readPositionalRow(&cursor, table: table, depth: depth) }
         var row: CBORCursor?
         var vector: CBORCursor?
         var content: CBORCursor?
@@ -247,28 +254,44 @@ struct FrameReader {
             if value.text(at: name, is: "w") { writer = value }
         }
         var vectorValue: VersionVector?
-        if var vector { vectorValue = try readVector(&vector, table: table, allowsOwn: true) }
+        if var vector { vectorValue = try VersionVector(reading: &vector, budget: &budget) }
         var contentValue: VersionVector?
-        if var content { contentValue = try readVector(&content, table: table, allowsOwn: true) }
+        if var content { contentValue = try VersionVector(reading: &content, budget: &budget) }
         var siblingRows: [ShippedRow] = []
-        if var siblings {
-            guard depth == 0 else { throw SyncKernelError(.malformedFrame, "siblings of a sibling") }
-            let count = try siblings.readArrayHeader()
-            try budget.chargeArray(of: ShippedRow.self, count: count)
-            siblingRows.reserveCapacity(count)
-            for _ in 0..<count { siblingRows.append(try readShippedRow(&siblings, table: table, depth: 1)) }
-        }
+        if var siblings { siblingRows = try readSiblings(&siblings, table: nil, depth: depth) }
         var writerValue: DeviceID?
-        if var writer {
-            if let table {
-                writerValue = try table.readWriter(&writer)
-            } else {
-                writerValue = try DeviceID(publicKey: try writer.readBytes(count: 32, budget: &budget))
-            }
-        }
+        if var writer { writerValue = try DeviceID(publicKey: try writer.readBytes(count: 32, budget: &budget)) }
         guard var row else { throw SyncKernelError(.missingField, "r") }
         return ShippedRow(row: try row.readEncoded(budget: &budget), vector: vectorValue, contentVector: contentValue, siblings: siblingRows,
                           writer: writerValue)
+    }
+
+    /// A shipped row in the positional form, against `table`.
+    private mutating func readPositionalRow(_ cursor: inout CBORCursor, table: DeviceTable, depth: Int) throws(SyncKernelError) -> ShippedRow {
+        let fields = try cursor.readArrayHeader()
+        guard fields >= 1 else { throw SyncKernelError(.missingField, "r") }
+        let row = try cursor.readEncoded(budget: &budget)
+        var vector: VersionVector?
+        if fields > 1, !cursor.skipNull() { vector = try table.readVector(&cursor, allowsOwn: true, budget: &budget) }
+        var writer: DeviceID?
+        if fields > 2, !cursor.skipNull() { writer = try table.readWriter(&cursor) }
+        var content: VersionVector?
+        if fields > 3, !cursor.skipNull() { content = try table.readVector(&cursor, allowsOwn: true, budget: &budget) }
+        var siblings: [ShippedRow] = []
+        if fields > 4, !cursor.skipNull() { siblings = try readSiblings(&cursor, table: table, depth: depth) }
+        if fields > 5 { for _ in 5..<fields { try cursor.skip() } }
+        return ShippedRow(row: row, vector: vector, contentVector: content, siblings: siblings, writer: writer)
+    }
+
+    /// A row's siblings: an array of shipped rows one level down; siblings of a sibling are refused.
+    private mutating func readSiblings(_ cursor: inout CBORCursor, table: DeviceTable?, depth: Int) throws(SyncKernelError) -> [ShippedRow] {
+        guard depth == 0 else { throw SyncKernelError(.malformedFrame, "siblings of a sibling") }
+        let count = try cursor.readArrayHeader()
+        try budget.chargeArray(of: ShippedRow.self, count: count)
+        var rows: [ShippedRow] = []
+        rows.reserveCapacity(count)
+        for _ in 0..<count { rows.append(try readShippedRow(&cursor, table: table, depth: 1)) }
+        return rows
     }
 
     /// The `listings` field, or none; each listing refuses leaves out of order or outside its range.

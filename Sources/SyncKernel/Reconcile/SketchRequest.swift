@@ -12,11 +12,14 @@ package struct SketchRequest: Sendable, Hashable {
     /// The namespace to reconcile.
     package let namespace: String
     /// The first `rootPrefixBytes` bytes of the sender's set-hash root of the namespace when it
-    /// took the symbols: enough to tell "we converged meanwhile" from a collision.
+    /// took the symbols: enough to tell "we converged meanwhile" from a collision of symbols.
     package let root: [UInt8]
 
-    /// How much of the root a sketch carries.
-    package static let rootPrefixBytes = 16
+    /// How much of the root a sketch carries: 64 bits. It only tells a sketch that decoded to no
+    /// difference under equal roots (converged meanwhile: nothing to send) from one whose symbols
+    /// collided (the trie comparison takes over); a false match, at 2^-64, leaves the difference
+    /// to the next round's digests, which carry 128 bits.
+    package static let rootPrefixBytes = 8
     /// The sender's first coded symbols.
     package let symbols: [CodedSymbol]
     /// Whether the symbols after the first travel with their counts modulo 256 in a compact

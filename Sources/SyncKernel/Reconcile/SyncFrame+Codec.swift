@@ -40,7 +40,7 @@ extension SyncFrame {
                     map.entry(key(.keys)) { $0.writeArray(request.keys) { $0.write(bytes: $1) } }
                 }
             case .reconcileResponse(let response):
-                let table = compactVectors ? DeviceTable(covering: response).ifSmaller(for: response) : nil
+                let table = compactVectors ? DeviceTable(covering: response, sender: sender) : nil
                 if let table { map.entry(key(.devices)) { table.encode(into: &$0) } }
                 map.entry(key(.ns)) { $0.write(response.namespace) }
                 map.entry(key(.rows)) { writer in
@@ -93,23 +93,26 @@ extension SyncFrame {
     ///
     /// Unknown map keys are ignored; `probe` and `tombstones` default when missing; a missing
     /// row vector decodes as nil. Everything else malformed throws a typed `SyncKernelError`.
-    package init(decoding bytes: [UInt8]) throws(SyncKernelError) {
+    /// `sender` as in `init(decoding:account:sender:)`.
+    package init(decoding bytes: [UInt8], sender: DeviceID? = nil) throws(SyncKernelError) {
         var budget = DecodeBudget(inputBytes: bytes.count)
-        self = try FrameReader.frame(decoding: bytes, budget: &budget)
+        self = try FrameReader.frame(decoding: bytes, sender: sender, budget: &budget)
     }
 
     /// Decodes a frame as `init(decoding:)` does, refusing one that names an account other than
     /// `account` with `foreignAccount` as soon as its `account` field is read: before its schema,
-    /// kind or body (rows and vectors) are decoded. What `Replica.receive` decodes with.
-    package init(decoding bytes: [UInt8], account: [UInt8]) throws(SyncKernelError) {
+    /// kind or body (rows and vectors) are decoded. With `sender` (the device the frame came
+    /// from), a device table's sender reference reads as that device; without, such a frame is
+    /// `malformedFrame`. What `Replica.receive` decodes with.
+    package init(decoding bytes: [UInt8], account: [UInt8], sender: DeviceID? = nil) throws(SyncKernelError) {
         var budget = DecodeBudget(inputBytes: bytes.count)
-        self = try FrameReader.frame(decoding: bytes, account: account, budget: &budget)
+        self = try FrameReader.frame(decoding: bytes, account: account, sender: sender, budget: &budget)
     }
 
     /// Decodes a frame as `init(decoding:)` does, charging `budget` (so a caller can read what
-    /// the frame keeps from `budget.charged`).
-    package init(decoding bytes: [UInt8], budget: inout DecodeBudget) throws(SyncKernelError) {
-        self = try FrameReader.frame(decoding: bytes, budget: &budget)
+    /// the frame keeps from `budget.charged`); `sender` as in `init(decoding:account:sender:)`.
+    package init(decoding bytes: [UInt8], sender: DeviceID? = nil, budget: inout DecodeBudget) throws(SyncKernelError) {
+        self = try FrameReader.frame(decoding: bytes, sender: sender, budget: &budget)
     }
 
     /// Writes a vector by device key, or by position in `table` when there is one.
@@ -134,21 +137,44 @@ extension SyncFrame {
         }
     }
 
+    /// Writes a shipped row: the spec's map (`r`, `v`, `c`, `s`, `w`) without a table; against a
+    /// table the positional form `[row, vector, writer, content, siblings]`, each absent field
+    /// `null` and trailing nulls left out (every row ends up `[row, vector, writer]` or shorter
+    /// but for a conflict), which saves the map's four keys.
     private static func encode(_ shipped: ShippedRow, table: DeviceTable?, into writer: inout CanonicalWriter) {
-        writer.writeMap { entry in
-            entry.entry("r") { $0.write(encodedItem: shipped.row) }
-            if let vector = shipped.vector { entry.entry("v") { encode(vector, table: table, own: shipped.creation, into: &$0) } }
-            if let content = shipped.contentVector {
-                entry.entry("c") { encode(content, table: table, own: shipped.creation, into: &$0) }
-            }
-            if !shipped.siblings.isEmpty {
-                entry.entry("s") { $0.writeArray(shipped.siblings) { writer, sibling in encode(sibling, table: table, into: &writer) } }
-            }
-            if let device = shipped.writer {
-                entry.entry("w") { writer in
-                    if let table { table.encode(writer: device, into: &writer) } else { writer.write(bytes: device.publicKey) }
+        guard let table else {
+            writer.writeMap { entry in
+                entry.entry("r") { $0.write(encodedItem: shipped.row) }
+                if let vector = shipped.vector { entry.entry("v") { vector.encode(into: &$0) } }
+                if let content = shipped.contentVector { entry.entry("c") { content.encode(into: &$0) } }
+                if !shipped.siblings.isEmpty {
+                    entry.entry("s") { $0.writeArray(shipped.siblings) { writer, sibling in encode(sibling, table: nil, into: &writer) } }
                 }
+                if let device = shipped.writer { entry.entry("w") { $0.write(bytes: device.publicKey) } }
             }
+            return
         }
+        let fields = shipped.positionalFieldCount
+        writer.writeArrayHeader(count: fields)
+        writer.write(encodedItem: shipped.row)
+        guard fields > 1 else { return }
+        if let vector = shipped.vector { table.encode(vector, own: shipped.creation, into: &writer) } else { writer.writeNull() }
+        guard fields > 2 else { return }
+        if let device = shipped.writer { table.encode(writer: device, into: &writer) } else { writer.writeNull() }
+        guard fields > 3 else { return }
+        if let content = shipped.contentVector { table.encode(content, own: shipped.creation, into: &writer) } else { writer.writeNull() }
+        guard fields > 4 else { return }
+        writer.writeArray(shipped.siblings) { writer, sibling in encode(sibling, table: table, into: &writer) }
+    }
+}
+
+extension ShippedRow {
+    /// How many fields the positional form writes: up to the last present one of row, vector,
+    /// writer, content vector and siblings.
+    fileprivate var positionalFieldCount: Int {
+        if !siblings.isEmpty { return 5 }
+        if contentVector != nil { return 4 }
+        if writer != nil { return 3 }
+        return vector != nil ? 2 : 1
     }
 }

@@ -89,6 +89,12 @@ package struct SyncFrame: Sendable, Hashable {
     /// Whether the frame is written with the compact header (only to a peer that announced
     /// `compactCapability`); read back from the frame's own form.
     package let compactHeader: Bool
+    /// The device that writes the frame, when both ends know it (a replica knows its own device
+    /// and the sibling an envelope came from): a `reconcile_resp` against a `DeviceTable` then
+    /// names it by a one-byte reference (`DeviceTable.senderIndex`) instead of a 32-byte table
+    /// entry. Nil writes and reads no reference (a frame that holds one is then refused). Not
+    /// compared: two frames with equal content are equal whoever carried them.
+    package let sender: DeviceID?
 
     /// The most bytes one symbol of a `sketch_req` takes on the wire: its zigzag count (at most
     /// `LEB128.maxBytes`), its key sum's length (2 bytes for `CodedSymbol.maxKeySumBytes`), the
@@ -112,8 +118,11 @@ package struct SyncFrame: Sendable, Hashable {
     /// frames under this size (a test checks the two agree); one byte more is `limitExceeded`.
     package static let maxFrameBytes = RatelessSketch.standardCapacity * maxSymbolBytes + fieldBytes
 
-    /// The capability of a build that reads set-hash digests, `sketch_req` and `range_req`.
-    package static let sketchCapability = "sketch1"
+    /// The capability of a build that reads set-hash digests (layout 3), `sketch_req` and
+    /// `range_req`, and positional rows against a device table with sender references. A build
+    /// that announces only the earlier `sketch1` (layout-2 digests, map rows) is treated as a spec
+    /// peer, so neither side misreads the other's frames.
+    package static let sketchCapability = "sketch2"
 
     /// The capability of a build that reads compact frames (`FrameKey.compactName`), announced
     /// with `sketchCapability`.
@@ -132,12 +141,27 @@ package struct SyncFrame: Sendable, Hashable {
 
     /// Creates a frame.
     package init(account: [UInt8], schema: SchemaFingerprint, body: Body, capabilities: [String] = [],
-                 compactVectors: Bool = false, compactHeader: Bool = false) {
+                 compactVectors: Bool = false, compactHeader: Bool = false, sender: DeviceID? = nil) {
         self.account = account
         self.schema = schema
         self.body = body
         self.capabilities = Array(Set(capabilities)).sorted()
         if case .reconcileResponse = body { self.compactVectors = compactVectors } else { self.compactVectors = false }
         self.compactHeader = compactHeader
+        self.sender = sender
+    }
+
+    package static func == (lhs: SyncFrame, rhs: SyncFrame) -> Bool {
+        lhs.account == rhs.account && lhs.schema == rhs.schema && lhs.body == rhs.body && lhs.capabilities == rhs.capabilities
+            && lhs.compactVectors == rhs.compactVectors && lhs.compactHeader == rhs.compactHeader
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(account)
+        hasher.combine(schema)
+        hasher.combine(body)
+        hasher.combine(capabilities)
+        hasher.combine(compactVectors)
+        hasher.combine(compactHeader)
     }
 }

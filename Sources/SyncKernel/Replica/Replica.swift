@@ -244,7 +244,7 @@ public final class Replica {
         }
         let frame: SyncFrame
         do {
-            frame = try SyncFrame(decoding: bytes, account: account)
+            frame = try SyncFrame(decoding: bytes, account: account, sender: sender)
         } catch {
             report(.frameRefused(from: sender, error: error))
             return
@@ -493,7 +493,8 @@ public final class Replica {
             ? [SyncFrame.sketchCapability, SyncFrame.compactCapability] : []
         let compact = mode == .sketch && peers[sibling]?.speaksSketch == true
         let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body, capabilities: capabilities,
-                              compactVectors: compact, compactHeader: mode == .sketch && peers[sibling]?.readsCompact == true)
+                              compactVectors: compact, compactHeader: mode == .sketch && peers[sibling]?.readsCompact == true,
+                              sender: device)
         outbox.append(.send(to: sibling, kind: body.kind, frame: frame.encoded()))
     }
 

@@ -144,7 +144,7 @@ final class FixtureSelfTests: XCTestCase {
         XCTAssertNotEqual(world.path(), world.path())
         let store = try world.store()
         XCTAssertEqual(store.device, TestWorld.device(0))
-        XCTAssertEqual(store.stateDigest().roots, [MerkleTree.emptyRoot])
+        XCTAssertEqual(store.stateDigest().roots, [Array(MerkleTree.emptyRoot.prefix(StateDigest.setHashRootBytes))])
     }
 }
 
