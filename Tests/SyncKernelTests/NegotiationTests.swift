@@ -350,12 +350,7 @@ extension NegotiationTests {
     func testASiblingThatNeverAnnouncedCompactFramesReceivesNoCompactFrameUntilItDoes() throws {
         let world = try TestWorld()
         let (a, b) = (TestWorld.device(0), TestWorld.device(1))
-        let store = try world.store(device: nil)
-        let replica = try Replica(device: a, account: world.account, siblings: [a, b], store: store)
-        try replica.write(RecordNamespace.self, now: 0) { tx throws(SyncKernelError) in
-            try tx.save(Row(id: "r1", value: "v", updatedAt: 1))
-        }
-        _ = replica.drainActions()
+        let (replica, store) = try oneRowReplica(world, a, b)
         func sentFrames() throws -> [SyncFrame] {
             try replica.drainActions().compactMap { action in
                 guard case .send(_, _, let bytes) = action else { return nil }
@@ -391,12 +386,7 @@ extension NegotiationTests {
     func testASiblingOfTheEarlierSketchBuildGetsOnlySpecFramesAndItsLayoutTwoDigestIsRefused() throws {
         let world = try TestWorld()
         let (a, b) = (TestWorld.device(0), TestWorld.device(1))
-        let store = try world.store(device: nil)
-        let replica = try Replica(device: a, account: world.account, siblings: [a, b], store: store)
-        try replica.write(RecordNamespace.self, now: 0) { tx throws(SyncKernelError) in
-            try tx.save(Row(id: "r1", value: "v", updatedAt: 1))
-        }
-        _ = replica.drainActions()
+        let (replica, store) = try oneRowReplica(world, a, b)
         let schema = store.namespaces.schema
         let before = try store.rows(RecordNamespace.self)
         let names = store.namespaces.names
@@ -430,5 +420,15 @@ extension NegotiationTests {
         XCTAssertEqual(refusals, [.unsupportedLayout], "the layout-2 digest, and nothing else")
         XCTAssertEqual(try store.rows(RecordNamespace.self), before)
     }
-}
 
+    /// A sketch replica of `device` with sibling `sibling`, holding one row, its actions drained.
+    private func oneRowReplica(_ world: TestWorld, _ device: DeviceID, _ sibling: DeviceID) throws -> (Replica, KernelStore) {
+        let store = try world.store(device: nil)
+        let replica = try Replica(device: device, account: world.account, siblings: [device, sibling], store: store)
+        try replica.write(RecordNamespace.self, now: 0) { tx throws(SyncKernelError) in
+            try tx.save(Row(id: "r1", value: "v", updatedAt: 1))
+        }
+        _ = replica.drainActions()
+        return (replica, store)
+    }
+}
