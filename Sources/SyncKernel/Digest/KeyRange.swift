@@ -17,6 +17,16 @@ package struct KeyRange: Sendable, Hashable {
     /// The whole key space.
     package static let all = KeyRange(lo: [], hi: nil)
 
+    /// The least key greater than every key that starts with `prefix` (its last byte below 0xff
+    /// raised by one, the bytes after it dropped), nil when there is none (`prefix` is all 0xff
+    /// bytes, or empty).
+    package static func prefixEnd(_ prefix: [UInt8]) -> [UInt8]? {
+        guard let last = prefix.lastIndex(where: { $0 < 0xff }) else { return nil }
+        var end = Array(prefix[...last])
+        end[last] += 1
+        return end
+    }
+
     /// Whether `key` lies in the range.
     package func contains(_ key: [UInt8]) -> Bool {
         guard !key.lexicographicallyPrecedes(lo) else { return false }

@@ -10,7 +10,7 @@
 package enum FrameKey: Int, CaseIterable, Sendable {
     /// One field a frame may carry, named after the spec's key (`rawValue` indexes a reader's table).
     case type, account, schema, kind, caps, digest, probe, changes, ns, buckets, keys, devices, rows, tombstones,
-         listings, want, final, root, symbols, nodes
+         listings, want, final, root, symbols, nodes, wantPrefixes
 
     /// The spec's name.
     package var name: StaticString {
@@ -35,6 +35,7 @@ package enum FrameKey: Int, CaseIterable, Sendable {
         case .root: "root"
         case .symbols: "symbols"
         case .nodes: "nodes"
+        case .wantPrefixes: "want_prefixes"
         }
     }
 
@@ -61,6 +62,7 @@ package enum FrameKey: Int, CaseIterable, Sendable {
         case .root: "o"
         case .symbols: "m"
         case .nodes: "e"
+        case .wantPrefixes: "q"
         }
     }
 

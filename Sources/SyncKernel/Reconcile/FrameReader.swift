@@ -161,12 +161,18 @@ struct FrameReader {
         }
         var want: [[UInt8]] = []
         if var items = field(.want) { want = try readByteStrings(&items) }
+        var prefixes: [[UInt8]] = []
+        if var items = field(.wantPrefixes) {
+            prefixes = try readByteStrings(&items)
+            guard prefixes.allSatisfy({ !$0.isEmpty }) else { throw SyncKernelError(.malformedFrame, "an empty wanted prefix") }
+        }
         var namespace = try required(.ns)
         let name = try namespace.readText(budget: &budget)
         let listings = try readListings()
         var isFinal = false
         if var item = field(.final) { isFinal = try item.readBool() }
-        return (ReconcileResponse(namespace: name, rows: rows, tombstones: tombstones, listings: listings, want: want, isFinal: isFinal),
+        return (ReconcileResponse(namespace: name, rows: rows, tombstones: tombstones, listings: listings, want: want,
+                                  wantPrefixes: prefixes, isFinal: isFinal),
                 table != nil)
     }
 
@@ -217,7 +223,7 @@ struct FrameReader {
         return cursor
     }
 
-    /// An array of byte strings (`keys`, `want`).
+    /// An array of byte strings (`keys`, `want`, `wantPrefixes`).
     private mutating func readByteStrings(_ cursor: inout CBORCursor) throws(SyncKernelError) -> [[UInt8]] {
         let count = try cursor.readArrayHeader()
         try budget.chargeArray(of: [UInt8].self, count: count)

@@ -201,6 +201,7 @@ extension KernelStore {
             try settle(fresh, change: epochChange, strict: false)
         }
         shipBack.formUnion(response.want.filter { !shipped.contains($0) })
+        shipBack.formUnion(try keys(wantedBy: response.wantPrefixes, namespace: driver.name).subtracting(shipped))
         return ApplyOutcome(namespace: driver.name, rowsApplied: counts.rows, tombstonesApplied: counts.tombstones,
                             digestChanged: changed.contains(driver.name),
                             keysToShipBack: shipBack.sorted(by: [UInt8].keyPrecedes),

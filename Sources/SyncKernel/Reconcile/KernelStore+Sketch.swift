@@ -151,8 +151,13 @@ extension KernelStore {
         // own back exactly when the row does not cover it (`ApplyOutcome.keysToShipBack`), and
         // it ignores a wanted key whose row arrived with it anyway.
         want.subtract(shippedKeys)
+        let held = Set(wanted)
+        let prefixes = try wantPrefixes(driver.name, keys: want.intersection(held), peerHolds: held,
+                                        peerLacks: Set(offered).subtracting(held))
+        want.subtract(prefixes.keys)
         let response = ReconcileResponse(namespace: driver.name, rows: rows, tombstones: tombstones,
-                                         want: want.sorted(by: [UInt8].keyPrecedes))
+                                         want: want.sorted(by: [UInt8].keyPrecedes),
+                                         wantPrefixes: prefixes.sorted { [UInt8].keyPrecedes($0.key, $1.key) }.map(\.value))
         return response.isEmpty ? [] : response.split()
     }
 

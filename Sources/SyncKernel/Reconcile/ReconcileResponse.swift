@@ -3,7 +3,8 @@
 ///
 /// Invariants: sent only when it carries at least one row, tombstone, listing or wanted key; a
 /// responder with nothing to give stays silent. Rows are split across several responses so no
-/// frame outgrows `ReconcileResponse.rowBytesPerFrame`; `want` rides on the first.
+/// frame outgrows `ReconcileResponse.rowBytesPerFrame`; `want` and `wantPrefixes` ride on the
+/// first.
 package struct ReconcileResponse: Sendable, Hashable {
     /// The namespace the rows belong to.
     package let namespace: String
@@ -16,6 +17,13 @@ package struct ReconcileResponse: Sendable, Hashable {
     package let listings: [RangeListing]
     /// Keys whose rows (and delete versions) the sender asks the receiver to ship back.
     package let want: [[UInt8]]
+    /// Rows the sender asks the receiver to ship back, each named by a prefix of its key that the
+    /// sender worked out from the sketch's difference to start exactly one of the receiver's
+    /// synced keys (`KernelStore.wantPrefixes`); the receiver ships the rows of the synced keys
+    /// that start with it, when there are at most `maxPrefixMatches` (a sender's wrong guess, a
+    /// concurrent write, costs a row that does not differ, never a missing one for long: the next
+    /// round's digests show what still differs). Never empty prefixes.
+    package let wantPrefixes: [[UInt8]]
     /// Whether this response is itself a ship-back: its receiver merges it and ships nothing
     /// back, so an exchange ends after at most one ship-back whatever the rule's merge does.
     package let isFinal: Bool
@@ -25,12 +33,13 @@ package struct ReconcileResponse: Sendable, Hashable {
 
     /// Creates a response.
     package init(namespace: String, rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing] = [],
-                 want: [[UInt8]] = [], isFinal: Bool = false) {
+                 want: [[UInt8]] = [], wantPrefixes: [[UInt8]] = [], isFinal: Bool = false) {
         self.namespace = namespace
         self.rows = rows
         self.tombstones = tombstones
         self.listings = listings
         self.want = want
+        self.wantPrefixes = wantPrefixes
         self.isFinal = isFinal
     }
 
@@ -42,7 +51,10 @@ package struct ReconcileResponse: Sendable, Hashable {
     }
 
     /// Whether the response carries nothing.
-    package var isEmpty: Bool { rows.isEmpty && tombstones.isEmpty && listings.isEmpty && want.isEmpty }
+    package var isEmpty: Bool { rows.isEmpty && tombstones.isEmpty && listings.isEmpty && want.isEmpty && wantPrefixes.isEmpty }
+
+    /// The most synced keys one wanted prefix ships; a prefix that starts more is ignored.
+    package static let maxPrefixMatches = 4
 
     /// The modelled decoding excess one part may carry: what decoding it keeps beyond 4 bytes per
     /// wire byte (`DecodeBudget`), half the budget's slack, so the frame's own fields and device
@@ -57,18 +69,19 @@ package struct ReconcileResponse: Sendable, Hashable {
     /// and `decodeExcessPerFrame` of modelled decoding excess (a single row larger than either
     /// travels alone), so every part encodes within `SyncFrame.maxFrameBytes` and decodes within
     /// its `DecodeBudget`. Tombstones, listings (cut into pieces of `leavesPerListingPiece`)
-    /// and `want` come first, so they ride on the first part unless they fill it, then the rows
+    /// and `want` (with `wantPrefixes`) come first, so they ride on the first part unless they fill it, then the rows
     /// in order; every part keeps `isFinal`.
     package func split() -> [ReconcileResponse] {
         var parts: [ReconcileResponse] = []
-        var part: (rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing], want: [[UInt8]]) = ([], [], [], [])
+        var part: (rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing], want: [[UInt8]], prefixes: [[UInt8]])
+            = ([], [], [], [], [])
         var bytes = 0
         var excess = 0
         var items = 0
         func flush() {
             parts.append(ReconcileResponse(namespace: namespace, rows: part.rows, tombstones: part.tombstones, listings: part.listings,
-                                           want: part.want, isFinal: isFinal))
-            part = ([], [], [], [])
+                                           want: part.want, wantPrefixes: part.prefixes, isFinal: isFinal))
+            part = ([], [], [], [], [])
         }
         func makeRoom(size: Int, excess cost: Int) {
             if items > 0, bytes + size > ReconcileResponse.rowBytesPerFrame || excess + cost > ReconcileResponse.decodeExcessPerFrame {
@@ -92,6 +105,10 @@ package struct ReconcileResponse: Sendable, Hashable {
         for key in want {
             makeRoom(size: key.count + 9, excess: ReconcileResponse.wantedKeyExcess(key))
             part.want.append(key)
+        }
+        for prefix in wantPrefixes {
+            makeRoom(size: prefix.count + 9, excess: ReconcileResponse.wantedKeyExcess(prefix))
+            part.prefixes.append(prefix)
         }
         for row in rows {
             makeRoom(size: row.encodedSize, excess: row.decodeExcess)

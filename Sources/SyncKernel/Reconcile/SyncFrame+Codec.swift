@@ -61,6 +61,9 @@ extension SyncFrame {
                 if !response.want.isEmpty {
                     map.entry(key(.want)) { $0.writeArray(response.want) { $0.write(bytes: $1) } }
                 }
+                if !response.wantPrefixes.isEmpty {
+                    map.entry(key(.wantPrefixes)) { $0.writeArray(response.wantPrefixes) { $0.write(bytes: $1) } }
+                }
                 if response.isFinal { map.entry(key(.final)) { $0.write(true) } }
             case .heartbeat:
                 break

@@ -111,6 +111,40 @@ struct Bookkeeping {
         return rows
     }
 
+    /// The keys of synced rows (a leaf that is not empty, or not filled in yet: never a
+    /// device-derived row) that start with `prefix`, in key order, at most `limit`: one range
+    /// read from `prefix` to the next key that does not start with it.
+    func syncedKeys(_ namespace: String, withPrefix prefix: [UInt8], limit: Int) throws(SyncKernelError) -> [[UInt8]] {
+        let table = Bookkeeping.rowTable(namespace)
+        let end = KeyRange.prefixEnd(prefix)
+        let statement = try db.statement(end == nil
+            ? "SELECT key FROM \(table) WHERE key >= ? AND (leaf IS NULL OR length(leaf) > 0) ORDER BY key LIMIT ?"
+            : "SELECT key FROM \(table) WHERE key >= ? AND key < ? AND (leaf IS NULL OR length(leaf) > 0) ORDER BY key LIMIT ?")
+        statement.bind(1, prefix)
+        if let end { statement.bind(2, end).bind(3, Int64(limit)) } else { statement.bind(2, Int64(limit)) }
+        var keys: [[UInt8]] = []
+        while try statement.step() { keys.append(statement.blob(0)) }
+        return keys
+    }
+
+    /// The nearest row key before (`before`) or after `key` whose row is synced and that
+    /// `include` accepts, looking at no more than `maxSteps` rows; nil when there is none or the
+    /// steps run out (`exhausted` then says so).
+    func neighbor(_ namespace: String, of key: [UInt8], before: Bool, maxSteps: Int,
+                  include: ([UInt8]) -> Bool) throws(SyncKernelError) -> (key: [UInt8]?, exhausted: Bool) {
+        let statement = try db.statement(before
+            ? "SELECT key, leaf FROM \(Bookkeeping.rowTable(namespace)) WHERE key < ? ORDER BY key DESC LIMIT 1"
+            : "SELECT key, leaf FROM \(Bookkeeping.rowTable(namespace)) WHERE key > ? ORDER BY key LIMIT 1")
+        var from = key
+        for _ in 0..<maxSteps {
+            statement.bind(1, from)
+            guard let (next, leaf) = try statement.first({ ($0.blob(0), $0.isNull(1) ? nil : $0.blob(1)) }) else { return (nil, false) }
+            if leaf.map({ !$0.isEmpty }) ?? true, include(next) { return (next, false) }
+            from = next
+        }
+        return (nil, true)
+    }
+
     /// Stores a row with its leaf hash (nil for a device-derived row, stored as an empty blob)
     /// and the change counter after its item moved (nil: unknown). With a `version` the row's
     /// RowVersion is written in the same statement; without one a row already stored keeps its
