@@ -201,7 +201,7 @@ enum DecodeMemoryShape: String, CaseIterable {
     /// A `sketch_req` at full capacity, every symbol's key sum as long as a key sum may be.
     private static func largestSketchFrame() -> [UInt8] {
         let keySum = [UInt8](repeating: 0x3c, count: CodedSymbol.maxKeySumBytes)
-        let symbols = (0..<RatelessSketch.standardCapacity).map { CodedSymbol(count: Int64($0), keySum: keySum, tagSum: UInt64($0)) }
+        let symbols = (0..<RatelessSketch.standardCapacity).map { CodedSymbol(count: Int64($0), keySum: keySum, tagSum: UInt32($0)) }
         return SyncFrame(account: [UInt8](repeating: 7, count: 32), schema: SchemaFingerprint(value: 1),
                          body: .sketch(SketchRequest(namespace: "notebook", root: [UInt8](repeating: 1, count: 16), symbols: symbols)))
             .encoded()

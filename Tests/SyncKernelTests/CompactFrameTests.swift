@@ -17,8 +17,11 @@ final class CompactFrameTests: XCTestCase {
     /// The compact golden cases: every kind, with capabilities, a device table and `final`.
     static func frames() throws -> [(name: String, frame: SyncFrame)] {
         let (first, second, _) = try GoldenFrameTests.devices()
-        let symbols = [CodedSymbol(count: 300, keySum: [0x10, 0x01, 0x02], tagSum: 0x0102_0304_0506_0708),
+        let symbols = [CodedSymbol(count: 300, keySum: [0x10, 0x01, 0x02], tagSum: 0x0102_0304),
                        CodedSymbol(count: -1, keySum: [0x03], tagSum: 7)]
+        let oneLength = [CodedSymbol(count: 3, keySum: [0x02, 0xaa, 0xbb], tagSum: 0x0a0b_0c0d),
+                         CodedSymbol(count: 2, keySum: [0x00, 0xcc], tagSum: 0x1122_3344),
+                         CodedSymbol(count: -1, keySum: [0x02, 0x00, 0xdd], tagSum: 0xffff_0001)]
         let response = ReconcileResponse(namespace: "records",
                                          rows: [ShippedRow(row: GoldenFrameTests.rowA(), vector: VersionVector([first: 3, second: 1]))],
                                          tombstones: [Tombstone(key: [0x05], vector: VersionVector([second: 2]))],
@@ -39,6 +42,8 @@ final class CompactFrameTests: XCTestCase {
                 namespace: "records", root: [UInt8](repeating: 0x5a, count: 32),
                 symbols: symbols + [CodedSymbol(count: 5, keySum: [], tagSum: 0), CodedSymbol(count: -128, keySum: [0x01, 0x02], tagSum: 1)],
                 countResidues: true)))),
+            ("compact_sketch_req_implied", frame(.sketch(SketchRequest(
+                namespace: "records", root: [UInt8](repeating: 0x5a, count: 32), symbols: oneLength, countResidues: true)))),
             ("compact_range_req", frame(.rangeCompare(compare))),
         ]
     }
@@ -132,18 +137,18 @@ final class CompactFrameTests: XCTestCase {
         XCTAssertEqual(try decode(good), symbols)
         XCTAssertEqual(Array(good.prefix(3)), [2, 3, 3], "two symbols, residues and one width (6 bytes, as the lengths take), width 3")
         var cases: [(String, [UInt8])] = []
-        let tag = [UInt8](repeating: 0, count: 8)
+        let tag = [UInt8](repeating: 0, count: CodedSymbol.tagBytes)
         cases.append(("truncated", Array(good.dropLast())))
         cases.append(("trailing byte", good + [0]))
         var form = good
-        form[1] = 7
-        cases.append(("a form byte with a third bit", form))
+        form[1] = 8
+        cases.append(("a form byte with a fourth bit", form))
         var wide = good
         wide[2] = 4
         cases.append(("a width past every key sum", wide))
         var widthOverMax: [UInt8] = [1, 2]
         LEB128.append(UInt64(CodedSymbol.maxKeySumBytes + 1), to: &widthOverMax)
-        cases.append(("a width past maxKeySumBytes", widthOverMax + [0] + [UInt8](repeating: 1, count: CodedSymbol.maxKeySumBytes + 9)))
+        cases.append(("a width past maxKeySumBytes", widthOverMax + [0] + [UInt8](repeating: 1, count: CodedSymbol.maxKeySumBytes + 5)))
         cases.append(("a non-minimal count", [1, 0, 0x80, 0x00, 0] + tag))
         cases.append(("nothing after the symbol count", [1]))
         cases.append(("a key sum with its length ending in zero", [1, 0, 0, 1, 0x00] + tag))
@@ -160,6 +165,113 @@ final class CompactFrameTests: XCTestCase {
                        "a sparse sketch in the length form is the canonical one")
         XCTAssertEqual(try decode([0]), [], "no symbol: nothing else follows")
         XCTAssertThrowsError(try decode([0, 0])) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame) }
+    }
+
+    /// The implied key length: one byte written once instead of every padded key sum's first
+    /// byte, set exactly when every such byte is `L` for an odd count and 0 for an even one.
+    func testAnImpliedKeyLengthSavesAByteASymbolAndRoundTrips() throws {
+        let tag: [UInt8] = [0, 0, 0, 9]
+        let symbols = [CodedSymbol(count: 1, keySum: [2, 0xaa, 0xbb], tagSum: 9), CodedSymbol(count: 3, keySum: [2, 0xcc], tagSum: 9),
+                       CodedSymbol(count: 2, keySum: [0, 0xdd, 0xee], tagSum: 9), CodedSymbol(count: -4, keySum: [], tagSum: 9)]
+        let implied: [UInt8] = [4, 6, 3, 2, 0x02, 0xaa, 0xbb] + tag + [0x06, 0xcc, 0] + tag + [0x04, 0xdd, 0xee] + tag + [0x07, 0, 0] + tag
+        XCTAssertEqual(SketchCodec.encodeCompact(symbols, countResidues: false), implied)
+        XCTAssertEqual(try decodeSymbols(implied), symbols)
+        let residues = SketchCodec.encodeCompact(symbols, countResidues: true)
+        XCTAssertEqual(residues, [4, 7, 3, 2, 0x02, 0xaa, 0xbb] + tag + [0x03, 0xcc, 0] + tag + [0x02, 0xdd, 0xee] + tag + [0xfc, 0, 0] + tag,
+                       "a residue has its count's parity")
+        XCTAssertEqual(try decodeSymbols(residues), symbols)
+
+        var random = SeededGenerator(seed: 6)
+        var sketch = RatelessSketch(capacity: 40)
+        for _ in 0..<200 { sketch.apply(SketchItem(key: random.bytes(16), itemHash: random.bytes(32)), direction: 1) }
+        let dense = SketchCodec.encodeCompact(sketch.symbols, countResidues: true)
+        XCTAssertEqual(dense[1], 7, "keys of one length: residues, padding and an implied length")
+        XCTAssertEqual(dense.count, 4 + 1 + 40 * (1 + 16 + CodedSymbol.tagBytes),
+                       "symbol count, form, width, length; the first count's second byte; 16 of 17 key-sum bytes a symbol")
+        XCTAssertEqual(try decodeSymbols(dense, maxSymbols: 64).map(\.keySum), sketch.symbols.map(\.keySum))
+        sketch.apply(SketchItem(key: random.bytes(15), itemHash: random.bytes(32)), direction: 1)
+        XCTAssertEqual(SketchCodec.encodeCompact(sketch.symbols, countResidues: true)[1], 3, "one key of another length: no implied length")
+
+        for round in 0..<300 {
+            var mixed = RatelessSketch(capacity: 1 + Int(random.next() % 24))
+            let lengths = random.next() % 2 == 0 ? [Int(random.next() % 130)] : [3, 4, 200]
+            for _ in 0..<Int(random.next() % 60) {
+                let length = lengths[Int(random.next() % UInt64(lengths.count))]
+                mixed.apply(SketchItem(key: random.bytes(length), itemHash: random.bytes(32)), direction: random.next() % 3 == 0 ? -1 : 1)
+            }
+            for residue in [false, true] {
+                let bytes = SketchCodec.encodeCompact(mixed.symbols, countResidues: residue)
+                let decoded = try decodeSymbols(bytes, maxSymbols: 64)
+                XCTAssertEqual(decoded.map(\.keySum), mixed.symbols.map(\.keySum), "round \(round)")
+                XCTAssertEqual(decoded.map(\.tagSum), mixed.symbols.map(\.tagSum), "round \(round)")
+                XCTAssertEqual(decoded.map { $0.count & 0xff }, mixed.symbols.map { $0.count & 0xff }, "round \(round)")
+            }
+        }
+    }
+
+    func testRejectAnImpliedKeyLengthWhereItDoesNotApply() {
+        let tag = [UInt8](repeating: 0, count: CodedSymbol.tagBytes)
+        let cases: [(String, [UInt8])] = [
+            ("an implied length without padding", [1, 4, 0x02, 1, 0x05] + tag),
+            ("an implied length with residues and no padding", [1, 5, 0x02, 1, 0x05] + tag),
+            ("an implied length over a width of 0", [1, 6, 0, 0, 0x02] + tag),
+            ("an implied length of two LEB128 bytes", [1, 6, 2, 0x80, 0x02, 0x05] + tag),
+            ("an implied length and no byte left for it", [1, 6, 2]),
+            ("an implied length with no odd count", [1, 6, 2, 2, 0x04, 0x05] + tag),
+            ("an implied length where the length form is shorter",
+             [4, 6, 3, 2, 0x02, 1, 2] + tag + [0x00, 0, 0] + tag + [0x00, 0, 0] + tag + [0x00, 0, 0] + tag),
+            ("an implied length under a width no key sum fills", [1, 6, 3, 1, 0x02, 0x05, 0x00] + tag),
+        ]
+        for (label, bytes) in cases {
+            XCTAssertThrowsError(try decodeSymbols(bytes), label) { error in
+                XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame, "\(label): \(error)")
+            }
+        }
+        XCTAssertEqual(try decodeSymbols([1, 6, 2, 2, 0x02, 0x05] + tag), [CodedSymbol(count: 1, keySum: [2, 5])],
+                       "the same symbol with an odd count reads")
+    }
+
+    func testRejectTheLongFormWhereAnImpliedKeyLengthApplies() throws {
+        let tag = [UInt8](repeating: 0, count: CodedSymbol.tagBytes)
+        let long: [UInt8] = [3, 2, 3, 0x02, 2, 0xaa, 0xbb] + tag + [0x06, 2, 0xcc, 0] + tag + [0x04, 0, 0xdd, 0xee] + tag
+        XCTAssertThrowsError(try decodeSymbols(long)) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame) }
+        var residues = long
+        residues[1] = 3
+        residues[3 + 1 + 3 + tag.count] = 0x03
+        residues[3 + 2 * (1 + 3 + tag.count)] = 0x02
+        XCTAssertThrowsError(try decodeSymbols(residues)) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame) }
+        let short: [UInt8] = [3, 6, 3, 2, 0x02, 0xaa, 0xbb] + tag + [0x06, 0xcc, 0] + tag + [0x04, 0xdd, 0xee] + tag
+        XCTAssertEqual(try decodeSymbols(short).count, 3, "the short form of the same symbols reads")
+        XCTAssertThrowsError(try decodeSymbols([1, 2, 1, 0x02, 0x05] + tag), "one odd symbol of one byte") {
+            XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame)
+        }
+        XCTAssertEqual(try decodeSymbols([1, 6, 1, 5, 0x02] + tag), [CodedSymbol(count: 1, keySum: [5])])
+    }
+
+    /// Compact sketches carry 4-byte tag sums in every form; an earlier build's 8-byte ones (bits
+    /// above 32 set here) are refused whether the key sums carry lengths, are padded, or imply one.
+    func testRejectCompactTagSumsWiderThan32Bits() throws {
+        let narrow: [UInt8] = [0, 0, 0, 7]
+        let wide: [UInt8] = [0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 7]
+        let cases: [(String, ([UInt8]) -> [UInt8])] = [
+            ("lengths", { [3, 0, 0x02, 3, 1, 2, 3] + $0 + [0x00, 0] + $0 + [0x00, 0] + $0 }),
+            ("padded", { [1, 2, 1, 0x04, 0x05] + $0 }),
+            ("padded, two symbols", { [2, 2, 1, 0x04, 0x05] + $0 + [0x04, 0x06] + $0 }),
+            ("implied", { [1, 6, 1, 5, 0x02] + $0 }),
+            ("implied, two symbols", { [2, 6, 1, 5, 0x02] + $0 + [0x06] + $0 }),
+        ]
+        for (label, bytes) in cases {
+            XCTAssertNoThrow(try decodeSymbols(bytes(narrow)), label)
+            XCTAssertThrowsError(try decodeSymbols(bytes(wide)), label) {
+                XCTAssertEqual(($0 as? SyncKernelError)?.code, .malformedFrame, label)
+            }
+        }
+    }
+
+    /// Decodes a compact run of symbols filling `bytes`.
+    private func decodeSymbols(_ bytes: [UInt8], maxSymbols: Int = 16) throws(SyncKernelError) -> [CodedSymbol] {
+        var budget = DecodeBudget(inputBytes: bytes.count)
+        return try SketchCodec.decodeCompact(bytes, in: 0..<bytes.count, maxSymbols: maxSymbols, budget: &budget).symbols
     }
 
     /// Residue counts restored against the receiver's own symbols are the sender's counts

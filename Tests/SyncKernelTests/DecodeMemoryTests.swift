@@ -162,7 +162,7 @@ final class DecodeMemoryTests: XCTestCase {
     private func largestSketch(extraSymbols: Int = 0) -> SyncFrame {
         let keySum = [UInt8](repeating: 0x3c, count: CodedSymbol.maxKeySumBytes)
         let symbols = (0..<RatelessSketch.standardCapacity + extraSymbols).map {
-            CodedSymbol(count: Int64.min + Int64($0), keySum: keySum, tagSum: UInt64($0))
+            CodedSymbol(count: Int64.min + Int64($0), keySum: keySum, tagSum: UInt32($0))
         }
         return SyncFrame(account: account, schema: SchemaFingerprint(value: UInt64.max),
                          body: .sketch(SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 16), symbols: symbols)),
@@ -170,8 +170,8 @@ final class DecodeMemoryTests: XCTestCase {
     }
 
     func testTheFrameLimitIsTheLargestSketchAndTheReaderAgrees() {
-        XCTAssertEqual(SyncFrame.maxSymbolBytes, 4121)
-        XCTAssertEqual(SyncFrame.maxFrameBytes, 4096 * 4121 + (64 << 10))
+        XCTAssertEqual(SyncFrame.maxSymbolBytes, 4117)
+        XCTAssertEqual(SyncFrame.maxFrameBytes, 4096 * 4117 + (64 << 10))
         XCTAssertEqual(CBORLimits.frame.maxInputBytes, SyncFrame.maxFrameBytes)
         XCTAssertLessThan(InspectedRow.maxRowBytes + (1 << 20), SyncFrame.maxFrameBytes)
     }

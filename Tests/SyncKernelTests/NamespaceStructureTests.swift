@@ -97,6 +97,57 @@ final class NamespaceStructureTests: XCTestCase {
         XCTAssertGreaterThan(try upgraded.structureBytes(namespace: RecordNamespace.name), 0, "built and persisted")
     }
 
+    /// A structure persisted by the build of 64-bit sketch items (format 1: symbols with 8-byte
+    /// tag sums) is rebuilt once at open from the stored leaves: afterwards its header says
+    /// format 2, every symbol and bucket is byte for byte what the writes had kept, a symbol row
+    /// the new sketch does not have is gone, the change counter survives, and the persisted and
+    /// in-memory structures equal a from-scratch build over the decoded rows.
+    func testAStructureOfTheEarlierFormatIsRebuiltAtOpenAndEqualsAFromScratchBuild() throws {
+        let world = try TestWorld()
+        let path = world.path()
+        let store = try world.store(path: path)
+        var random = SeededGenerator(seed: 41)
+        for step in 0..<6 {
+            try store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+                for _ in 0..<80 {
+                    let id = "k\(random.next() % 300)"
+                    if random.next() % 5 == 0 {
+                        try tx.delete(key: Array(id.utf8))
+                    } else {
+                        try tx.save(Row(id: id, value: "v\(step)-\(random.next() % 4)", updatedAt: Int64(step)))
+                    }
+                }
+            }
+        }
+        let digest = store.stateDigest()
+        let counters = store.changeCounters()
+        store.close()
+        let kept = try Self.structureTables(at: path)
+        XCTAssertEqual(try SQLiteTestHelper.integer("SELECT format FROM sk_structure", at: path), 2)
+        try SQLiteTestHelper.execute("""
+            UPDATE sk_structure SET format = 1;
+            UPDATE sk_symbol SET symbol = substr(symbol, 1, length(symbol) - 4) || x'deadbeef' || substr(symbol, length(symbol) - 3);
+            INSERT OR REPLACE INTO sk_symbol(ns, idx, symbol) VALUES('\(RecordNamespace.name)', 4095, x'0201ffdeadbeef00000007');
+            """, at: path)
+        XCTAssertNotEqual(try Self.structureTables(at: path), kept, "the file now holds the earlier format")
+
+        let reopened = try world.store(path: path)
+        XCTAssertEqual(try SQLiteTestHelper.integer("SELECT format FROM sk_structure", at: path), 2, "rebuilt in the new format")
+        XCTAssertEqual(try Self.structureTables(at: path), kept, "equal to the structure the writes kept")
+        XCTAssertEqual(reopened.stateDigest(), digest)
+        XCTAssertEqual(reopened.changeCounters(), counters, "the change counter survives the rebuild")
+        XCTAssertNoThrow(try reopened.verifyStructures(), "persisted and in-memory structures equal a from-scratch build")
+        reopened.close()
+        let again = try world.store(path: path)
+        XCTAssertEqual(try Self.structureTables(at: path), kept, "opened once more, it reads the same")
+        XCTAssertNoThrow(try again.verifyStructures())
+    }
+
+    /// The persisted structure's rows (symbols and buckets, hex, in index order).
+    private static func structureTables(at path: String) throws -> [String] {
+        try FalsePeelTests.tableDump(at: path).filter { $0.hasPrefix("sk_symbol:") || $0.hasPrefix("sk_bucket:") }
+    }
+
     func testADamagedPersistedSymbolIsRebuiltFromTheStoredLeavesAtOpen() throws {
         let world = try TestWorld()
         let path = world.path()

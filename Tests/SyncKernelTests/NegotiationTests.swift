@@ -344,6 +344,42 @@ extension NegotiationTests {
         }
     }
 
+    /// A sibling of the build of 64-bit sketch items announces `sketch1` (with `compact1`): its
+    /// sketches read differently, so this replica takes it for a spec peer. It announces
+    /// `sketch2`, answers with the spec's Merkle digests and requests, and never sends a set-hash
+    /// digest or a sketch; the sibling, seeing no `sketch1`, does the same, and the two converge
+    /// through the spec's frames (in compact form, which both read).
+    func testASiblingOfTheSketch1BuildGetsTheSpecsFramesOnly() throws {
+        let world = try TestWorld()
+        let (a, b) = (TestWorld.device(0), TestWorld.device(1))
+        let (replica, store) = try oneRowReplica(world, a, b)
+        XCTAssertEqual(SyncFrame.sketchCapability, "sketch2")
+        let schema = store.namespaces.schema
+        let otherRoot = StateDigest(layout: .merkle, schema: schema, namespaces: store.namespaces.names,
+                                    roots: store.namespaces.names.map { _ in [UInt8](repeating: 0x33, count: 32) })
+        let earlier = [SyncFrame(account: world.account, schema: schema, body: .heartbeat, capabilities: ["compact1", "sketch1"]),
+                       SyncFrame(account: world.account, schema: schema, body: .stateDigest(digest: otherRoot.encoded(), probe: false),
+                                 capabilities: ["compact1", "sketch1"])]
+        var kinds: [String] = []
+        for (step, frame) in earlier.enumerated() {
+            replica.receive(frame.encoded(), from: b, now: Int64(step + 1))
+            for action in replica.drainActions() {
+                guard case .send(_, _, let bytes) = action else { continue }
+                let answer = try SyncFrame(decoding: bytes, account: world.account, sender: a)
+                kinds.append(answer.body.kind)
+                if case .stateDigest(let digest, _, _) = answer.body {
+                    XCTAssertEqual(StateDigest.claimedLayout(of: digest), .merkle, "step \(step): the spec's digest")
+                }
+                XCTAssertFalse(answer.capabilities.contains("sketch1"), "step \(step)")
+                if !answer.capabilities.isEmpty { XCTAssertTrue(answer.capabilities.contains("sketch2"), "step \(step)") }
+            }
+        }
+        XCTAssertTrue(kinds.contains("state_digest"), "\(kinds)")
+        XCTAssertTrue(kinds.contains("reconcile_req"), "\(kinds): the differing namespace through the spec's request")
+        XCTAssertFalse(kinds.contains("sketch_req"), "\(kinds)")
+        XCTAssertFalse(kinds.contains("range_req"), "\(kinds)")
+    }
+
     /// A sibling of an earlier sketch build (it announces `sketchCapability` only) gets the spec's frame
     /// form, set-hash digests and sketches included, never a compact one; once it announces
     /// `compact1` or sends a compact frame itself, the replica answers it in compact frames.

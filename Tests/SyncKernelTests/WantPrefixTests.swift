@@ -45,11 +45,11 @@ final class WantPrefixTests: XCTestCase {
         for seed: UInt64 in [1, 2, 3] {
             let world = try TestWorld()
             let (a, b, aOnly, bOnly) = try pair(shared: 300, onlyA: 6, onlyB: 4, seed: seed, world: world)
-            guard case .sketch(let sketch) = try a.sketchStart(for: namespace, expectedItems: 10) else {
+            guard case .sketch(let sketch) = try a.sketchStart(for: namespace, expectedItems: 40) else {
                 return XCTFail("seed \(seed): a sketch")
             }
             guard case .responses(let responses) = try b.answer(sketch, mark: nil) else {
-                return XCTFail("seed \(seed): 10 items decode from 24 symbols at this seed")
+                return XCTFail("seed \(seed): 10 items decode from 84 symbols")
             }
             let prefixes = responses.flatMap(\.wantPrefixes)
             XCTAssertEqual(responses.flatMap(\.want), [], "seed \(seed): every wanted key shortened")

@@ -1,7 +1,8 @@
-/// One coded symbol of a rateless sketch: the signed count, XOR of framed keys and XOR of tags
-/// of the items mapped to it.
+/// One coded symbol of a rateless sketch: the signed count, XOR of framed keys and XOR of the
+/// 32-bit tags of the items mapped to it.
 ///
-/// Invariants: `keySum` never ends in a zero byte (every initialiser and mutating method trims
+/// Invariants: the tag sum has exactly 32 bits (its type), and every encoding carries it in
+/// `tagBytes` bytes, so no form can hold more; `keySum` never ends in a zero byte (every initialiser and mutating method trims
 /// it), so one set of items has one representation and `==` compares contents; every update is
 /// its own inverse (adding then removing an item restores the symbol exactly), and counts wrap
 /// rather than trap, so hostile symbols can be combined freely.
@@ -11,7 +12,10 @@ package struct CodedSymbol: Sendable, Hashable {
     /// XOR of the framed keys of the items, trailing zero bytes trimmed.
     package var keySum: [UInt8]
     /// XOR of the items' tags.
-    package var tagSum: UInt64
+    package var tagSum: UInt32
+
+    /// The bytes of a tag sum in every encoding: 4, big-endian.
+    package static let tagBytes = 4
 
     /// The longest `keySum` a blob may carry: room for the longest framed key with slack.
     package static let maxKeySumBytes = SketchItem.maxKeyBytes + 5
@@ -29,7 +33,7 @@ package struct CodedSymbol: Sendable, Hashable {
     /// A symbol with the given parts, its key sum trimmed of trailing zero bytes.
     ///
     /// Invariant: the result's `keySum` never ends in a zero byte.
-    package init(count: Int64 = 0, keySum: [UInt8] = [], tagSum: UInt64 = 0) {
+    package init(count: Int64 = 0, keySum: [UInt8] = [], tagSum: UInt32 = 0) {
         self.count = count
         self.keySum = keySum
         self.tagSum = tagSum
@@ -69,8 +73,10 @@ package struct CodedSymbol: Sendable, Hashable {
     /// Invariant: non-nil only when the count is +1 or -1, the key sum parses as exactly one
     /// framed key (its shortest-form length `L <= SketchItem.maxKeyBytes`, at most `L` key
     /// bytes after it, the key's own trimmed trailing zero bytes restored) and the tag sum's low
-    /// 32 bits are `SketchItem.keyCheck` of that key under the tag sum's high 32 bits.
-    /// Allocates at most `L` bytes; never traps.
+    /// 16 bits are the low 16 bits of `SketchItem.keyHash` of that key under the tag sum's high
+    /// 16 bits; the item returned carries that hash as its seed. A mixture of items passes about
+    /// once in 65,536 tests (the decoder adds its own checks, `SketchDecoder`). Allocates at
+    /// most `L` bytes; never traps.
     package var pureItem: SketchItem? {
         guard count == 1 || count == -1 else { return nil }
         var end = keySum.count
@@ -88,26 +94,24 @@ package struct CodedSymbol: Sendable, Hashable {
             key.append(contentsOf: keySum[offset..<end])
             key.append(contentsOf: repeatElement(0, count: length - key.count))
         }
-        let identity = UInt32(truncatingIfNeeded: tagSum >> 32)
-        guard UInt32(truncatingIfNeeded: tagSum) == SketchItem.keyCheck(key, identity: identity) else {
+        let seed = SketchItem.keyHash(key, identity: UInt16(truncatingIfNeeded: tagSum >> 16))
+        guard UInt16(truncatingIfNeeded: tagSum) == UInt16(truncatingIfNeeded: seed) else {
             return nil
         }
-        return SketchItem(key: key, tag: tagSum)
+        return SketchItem(key: key, tag: tagSum, seed: seed)
     }
 
-    /// The persisted form: zigzag LEB128 count, LEB128 key-sum length, the key sum, then the tag
-    /// sum as 8 big-endian bytes.
+    /// The persisted form (and each symbol of the spec frame's `SketchCodec.encode`): zigzag
+    /// LEB128 count, LEB128 key-sum length, the key sum, then the tag sum as 4 big-endian bytes.
     ///
     /// Invariant: `CodedSymbol(decoding: encoded())` is this symbol, and equal symbols encode equal.
     package func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(2 * LEB128.maxBytes + keySum.count + 8)
+        bytes.reserveCapacity(2 * LEB128.maxBytes + keySum.count + Self.tagBytes)
         LEB128.append(UInt64(bitPattern: count << 1 ^ count >> 63), to: &bytes)
         LEB128.append(UInt64(keySum.count), to: &bytes)
         bytes.append(contentsOf: keySum)
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: tagSum >> UInt64(shift)))
-        }
+        appendTagSum(to: &bytes)
         return bytes
     }
 
@@ -115,7 +119,8 @@ package struct CodedSymbol: Sendable, Hashable {
     ///
     /// Invariant: accepts exactly the bytes `encoded()` writes; anything else (truncation,
     /// trailing bytes, a varint not in shortest form, a key sum ending in a zero byte or longer
-    /// than `maxKeySumBytes`) throws `.corruptBookkeeping`.
+    /// than `maxKeySumBytes`, a tag sum of other than 4 bytes, such as the 8 of an earlier
+    /// format) throws `.corruptBookkeeping`.
     package init(decoding bytes: [UInt8]) throws(SyncKernelError) {
         guard let symbol = Self.parse(bytes, from: 0, to: bytes.count) else {
             throw SyncKernelError(.corruptBookkeeping, "a sketch symbol blob is not canonical")
@@ -136,22 +141,39 @@ package struct CodedSymbol: Sendable, Hashable {
               let declared = try? LEB128.read(bytes, at: &offset, end: stop),
               declared <= UInt64(maxKeySumBytes) else { return nil }
         let length = Int(declared)
-        guard stop - offset == length + 8 else { return nil }
+        guard stop - offset == length + tagBytes else { return nil }
         let keySum = Array(bytes[offset..<offset + length])
         guard keySum.last != 0 else { return nil }
-        var tagSum: UInt64 = 0
-        for byte in bytes[offset + length..<stop] {
-            tagSum = tagSum << 8 | UInt64(byte)
-        }
         let count = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
-        return CodedSymbol(count: count, keySum: keySum, tagSum: tagSum)
+        return CodedSymbol(count: count, keySum: keySum, tagSum: readTagSum(bytes, at: offset + length))
+    }
+
+    /// Appends the tag sum's `tagBytes` big-endian bytes.
+    ///
+    /// Invariant: `readTagSum` of the appended bytes is `tagSum`.
+    package func appendTagSum(to bytes: inout [UInt8]) {
+        for shift in stride(from: 24, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: tagSum >> UInt32(shift)))
+        }
+    }
+
+    /// The tag sum in the `tagBytes` big-endian bytes at `offset`.
+    ///
+    /// Invariant: `offset + tagBytes <= bytes.count` is the caller's duty (checked by a precondition).
+    package static func readTagSum(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        precondition(offset >= 0 && offset + tagBytes <= bytes.count, "a tag sum runs past the bytes")
+        var tagSum: UInt32 = 0
+        for byte in bytes[offset..<offset + tagBytes] {
+            tagSum = tagSum << 8 | UInt32(byte)
+        }
+        return tagSum
     }
 
     /// XORs the framing of `key` (its length varint, then its bytes) into the key sum and `tag`
     /// into the tag sum, and moves the count by `direction`; allocates only to lengthen the key sum.
     ///
     /// Invariant: the same change as `apply(SketchItem(key: key, tag: tag), direction:)`.
-    package mutating func mix(key: [UInt8], tag: UInt64, direction: Int64) {
+    package mutating func mix(key: [UInt8], tag: UInt32, direction: Int64) {
         count &+= direction
         tagSum ^= tag
         let framedCount = LEB128.byteCount(UInt64(key.count)) + key.count

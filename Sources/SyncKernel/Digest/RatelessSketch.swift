@@ -27,7 +27,7 @@ package struct RatelessSketch: Sendable, Equatable {
     /// Invariant: only the touched symbols change; builds no index list and allocates only when a
     /// symbol's key sum grows.
     package mutating func apply(_ item: SketchItem, direction: Int64, touched: (Int) -> Void = { _ in }) {
-        var mapping = SymbolMapping(seed: item.tag, limit: capacity)
+        var mapping = SymbolMapping(seed: item.seed, limit: capacity)
         while let index = mapping.next() {
             symbols[index].mix(key: item.key, tag: item.tag, direction: direction)
             touched(index)
@@ -44,10 +44,11 @@ package struct RatelessSketch: Sendable, Equatable {
 
     /// The symbol indices `item` maps to below `limit`, ascending.
     ///
-    /// Invariant: starts with 0 whenever `limit > 0`; the same item always gives the same list,
-    /// and the list for a smaller limit is a prefix of the list for a larger one.
+    /// Invariant: starts with 0 whenever `limit > 0`; the list is a function of the item's seed
+    /// alone (so of its key and tag), and the list for a smaller limit is a prefix of the list for
+    /// a larger one.
     package static func indices(of item: SketchItem, below limit: Int) -> [Int] {
-        var mapping = SymbolMapping(seed: item.tag, limit: limit)
+        var mapping = SymbolMapping(seed: item.seed, limit: limit)
         var result: [Int] = []
         while let index = mapping.next() {
             result.append(index)

@@ -8,9 +8,14 @@ package enum SketchDecoder {
     ///
     /// Peeling repeatedly takes a pure symbol, records its item (count +1 in `remoteOnly`, -1 in
     /// `localOnly`) and removes the item from every symbol its mapping reaches below
-    /// `remote.count`. Returns nil when `local` is shorter than `remote`, when peeling stalls
-    /// before every symbol is zero, when an item would be recovered twice, or when more than
-    /// `maxItems` items (default `2 * remote.count + 16`) come out.
+    /// `remote.count`. A symbol at index `i` is taken for pure only when `CodedSymbol.pureItem`
+    /// accepts it (count, framing, 16-bit key check) and the item's own mapping reaches `i`: a
+    /// truly pure symbol always passes, and a mixture that passes the key check by chance (about
+    /// once in 65,536 tests) is refused again unless its garbage item's mapping happens to reach
+    /// that index (probability `1 / (1 + i / 2)`). Returns nil when `local` is shorter than
+    /// `remote`, when peeling stalls before every symbol is zero, when an item would be
+    /// recovered twice, or when more than `maxItems` items (default `2 * remote.count + 16`)
+    /// come out.
     ///
     /// Invariant: a non-nil result has both lists sorted by key, then tag.
     package static func decode(remote: [CodedSymbol], local: ArraySlice<CodedSymbol>,
@@ -29,8 +34,15 @@ package enum SketchDecoder {
         var recovered: Set<SketchItem> = []
         var remoteOnly: [SketchItem] = []
         var localOnly: [SketchItem] = []
+        var targets: [Int] = []
         while let index = pending.popLast() {
             guard let item = symbols[index].pureItem else { continue }
+            targets.removeAll(keepingCapacity: true)
+            var mapping = SymbolMapping(seed: item.seed, limit: width)
+            while let target = mapping.next() {
+                targets.append(target)
+            }
+            guard targets.contains(index) else { continue }
             let direction = symbols[index].count
             guard recovered.count < itemLimit, recovered.insert(item).inserted else { return nil }
             if direction == 1 {
@@ -38,8 +50,7 @@ package enum SketchDecoder {
             } else {
                 localOnly.append(item)
             }
-            var mapping = SymbolMapping(seed: item.tag, limit: width)
-            while let target = mapping.next() {
+            for target in targets {
                 symbols[target].mix(key: item.key, tag: item.tag, direction: -direction)
                 if symbols[target].count == 1 || symbols[target].count == -1 {
                     pending.append(target)

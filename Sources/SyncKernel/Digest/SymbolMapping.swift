@@ -1,7 +1,8 @@
 /// The coded-symbol indices one item is mapped to, below a limit, in ascending order: the
 /// rateless IBLT mapping of Yang, Gilad and Alizadeh (SIGCOMM 2024).
 ///
-/// Invariants: the sequence depends only on the seed (an item's tag) and is cut at `limit`;
+/// Invariants: the sequence depends only on the seed (an item's `SketchItem.seed`, a function
+/// of its key and tag) and is cut at `limit`;
 /// index 0 always comes first (when `limit > 0`); each further index is the reference
 /// generator's next one, a multiplicative step of the 64-bit state then a gap of
 /// `ceil((last + 1.5) * (2^32 / sqrt(state + 1) - 1))`, which puts index `i` in the sequence

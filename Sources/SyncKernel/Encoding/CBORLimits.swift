@@ -19,7 +19,7 @@ package struct CBORLimits: Sendable, Hashable {
     }
 
     /// The limits frames, rows and vectors are read under: depth 24, a million elements, and
-    /// 16,945,152 bytes, the largest frame (`SyncFrame.maxFrameBytes`, derived there; a row is
+    /// 16,928,768 bytes, the largest frame (`SyncFrame.maxFrameBytes`, derived there; a row is
     /// at most `InspectedRow.maxRowBytes`, below it).
-    package static let frame = CBORLimits(maxDepth: 24, maxContainerCount: 1 << 20, maxInputBytes: 16_945_152)
+    package static let frame = CBORLimits(maxDepth: 24, maxContainerCount: 1 << 20, maxInputBytes: 16_928_768)
 }

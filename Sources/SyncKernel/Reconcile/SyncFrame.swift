@@ -98,18 +98,18 @@ package struct SyncFrame: Sendable, Hashable {
 
     /// The most bytes one symbol of a `sketch_req` takes on the wire: its zigzag count (at most
     /// `LEB128.maxBytes`), its key sum's length (2 bytes for `CodedSymbol.maxKeySumBytes`), the
-    /// key sum and the 8-byte tag sum: 4,121 bytes.
+    /// key sum and the 4-byte tag sum (`CodedSymbol.tagBytes`): 4,117 bytes.
     package static let maxSymbolBytes = LEB128.maxBytes + LEB128.byteCount(UInt64(CodedSymbol.maxKeySumBytes))
-        + CodedSymbol.maxKeySumBytes + 8
+        + CodedSymbol.maxKeySumBytes + CodedSymbol.tagBytes
 
     /// Room for a frame's fields besides its largest one: account (34 bytes), schema (9), type,
     /// kind and their keys (under 40), at most 16 capabilities, the namespace name, a sketch's
     /// root (17) and the byte-string head of its symbols (5), with ample slack.
     package static let fieldBytes = 64 << 10
 
-    /// The largest frame a build writes or reads, 16,945,152 bytes: the largest legitimate frame
+    /// The largest frame a build writes or reads, 16,928,768 bytes: the largest legitimate frame
     /// is a `sketch_req` at full capacity, `RatelessSketch.standardCapacity` (4,096) symbols of
-    /// `maxSymbolBytes` each (16,879,616 bytes) plus `fieldBytes`. Every other kind stays below:
+    /// `maxSymbolBytes` each (16,863,232 bytes) plus `fieldBytes`. Every other kind stays below:
     /// a `reconcile_resp` carries at most `ReconcileResponse.rowBytesPerFrame` (4 MiB) of rows,
     /// tombstones, listings and wanted keys, or one row larger than that alone, and a row is at
     /// most `InspectedRow.maxRowBytes` (15 MiB); a `range_req` names at most
@@ -118,10 +118,11 @@ package struct SyncFrame: Sendable, Hashable {
     /// frames under this size (a test checks the two agree); one byte more is `limitExceeded`.
     package static let maxFrameBytes = RatelessSketch.standardCapacity * maxSymbolBytes + fieldBytes
 
-    /// The capability of a build that reads set-hash digests (layout 3), `sketch_req` and
-    /// `range_req`, and positional rows against a device table with sender references. A build
-    /// that announces only the earlier `sketch1` (layout-2 digests, map rows) is treated as a spec
-    /// peer, so neither side misreads the other's frames.
+    /// The capability of a build that reads set-hash digests (layout 3), `sketch_req` with
+    /// sketch items of 32-bit tags (`SketchItem`), `range_req`, and positional rows against a
+    /// device table with sender references. A build of the earlier 64-bit items, layout-2 digests
+    /// and map rows announced "sketch1"; the two would misread each other's frames, so each takes
+    /// the other for a spec peer and they meet in the spec's frames.
     package static let sketchCapability = "sketch2"
 
     /// The capability of a build that reads compact frames (`FrameKey.compactName`), announced

@@ -216,6 +216,24 @@ struct Bookkeeping {
         return try Bookkeeping.leafList(statement, namespace)
     }
 
+    /// Hands every stored leaf of a namespace to `body`, in key order, one at a time (the rows
+    /// are stepped through, never gathered), checked as `leaves(_:)` checks them.
+    ///
+    /// Invariant: `body` sees exactly the leaves `leaves(_:)` returns, in the same order, and
+    /// must not read the leaves of any namespace itself (that would reset this statement).
+    func forEachLeaf(_ namespace: String, _ body: (Leaf) throws(SyncKernelError) -> Void) throws(SyncKernelError) {
+        let statement = try db.statement("SELECT key, leaf FROM \(Bookkeeping.rowTable(namespace)) WHERE length(leaf) > 0 ORDER BY key")
+        var previous: [UInt8]?
+        while try statement.step() {
+            let leaf = Leaf(key: statement.blob(0), hash: statement.blob(1))
+            guard leaf.hash.count == SHA256.byteCount, previous.map({ [UInt8].keyPrecedes($0, leaf.key) }) ?? true else {
+                throw SyncKernelError(.corruptBookkeeping, "a stored leaf out of shape or order in \(namespace)")
+            }
+            previous = leaf.key
+            try body(leaf)
+        }
+    }
+
     /// The (key, leaf) rows `statement` returns, checked as the spec's Merkle roots and the
     /// structure need them: leaf hashes of 32 bytes and keys strictly ascending. A damaged store
     /// that breaks either (a hand-edited leaf, a key stored as another SQLite type) is

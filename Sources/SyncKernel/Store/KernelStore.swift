@@ -119,10 +119,14 @@ public final class KernelStore {
     }
 
     /// Builds a namespace's structure from its stored leaves and persists it, in one transaction.
+    /// The leaves are streamed into the structure one at a time: memory holds the structure and
+    /// one row, never a list of every row.
     private func rebuiltStructure(_ namespace: String) throws(SyncKernelError) -> NamespaceStructure {
         let changes = try books.structure(namespace)?.changes ?? 0
-        let items = try StructureItems.items(try namespaces.driver(named: namespace), books: books)
-        var structure = try NamespaceStructure.building(items, changes: changes)
+        let driver = try namespaces.driver(named: namespace)
+        var structure = try NamespaceStructure.building(changes: changes) { add throws(SyncKernelError) in
+            try StructureItems.forEachItem(driver, books: books, add)
+        }
         try db.transaction { () throws(SyncKernelError) in
             try books.clearStructure(namespace)
             try structure.persist(namespace, into: books)

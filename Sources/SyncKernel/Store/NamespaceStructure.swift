@@ -13,8 +13,11 @@
 /// (only from a damaged store: every row written was inspected) is refused with
 /// `corruptBookkeeping`.
 struct NamespaceStructure: Sendable, Equatable {
-    /// The layout of the persisted structure; a store holding another is rebuilt once at open.
-    static let format: Int64 = 1
+    /// The layout of the persisted structure; a store holding another is rebuilt once at open
+    /// (from its stored leaves, streamed: `KernelStore.rebuiltStructure`). Format 2 holds sketch
+    /// items of 32-bit tags (`SketchItem`) and symbols of 4-byte tag sums; format 1 held 64-bit
+    /// ones, which no longer parse and would map items to other symbols.
+    static let format: Int64 = 2
 
     /// The largest item count a persisted header may claim: 2^48, more rows than a SQLite file
     /// can hold (its size limit is about 2^48 bytes and a row takes more than one byte). A
@@ -127,12 +130,24 @@ struct NamespaceStructure: Sendable, Equatable {
         return structure
     }
 
-    /// The structure of `leaves` built from scratch (the audit and the one-time rebuild), every
-    /// part marked changed so `persist` writes it whole, header included.
+    /// The structure of `leaves` built from scratch (the audit), every part marked changed so
+    /// `persist` writes it whole, header included.
     /// Throws `corruptBookkeeping` for a leaf whose key `move` refuses.
     static func building(_ leaves: some Sequence<Leaf>, changes: UInt64 = 0) throws(SyncKernelError) -> NamespaceStructure {
+        try building(changes: changes) { add throws(SyncKernelError) in
+            for leaf in leaves { try add(leaf) }
+        }
+    }
+
+    /// The structure of the items `stream` hands to `add` one at a time (the one-time rebuild,
+    /// which streams them from the store so no list of every item is held), every part marked
+    /// changed so `persist` writes it whole, header included.
+    /// Throws `corruptBookkeeping` for a leaf whose key `move` refuses, and whatever `stream` throws.
+    static func building(changes: UInt64 = 0,
+                         _ stream: (_ add: (Leaf) throws(SyncKernelError) -> Void) throws(SyncKernelError) -> Void)
+        throws(SyncKernelError) -> NamespaceStructure {
         var structure = NamespaceStructure()
-        for leaf in leaves { try structure.move(key: leaf.key, from: nil, to: leaf.hash) }
+        try stream { leaf throws(SyncKernelError) in try structure.move(key: leaf.key, from: nil, to: leaf.hash) }
         structure.changes = changes
         structure.metaDirty = true
         return structure

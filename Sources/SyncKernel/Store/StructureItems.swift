@@ -28,6 +28,19 @@ enum StructureItems {
         return items
     }
 
+    /// Hands every item of a namespace to `body` in key order, one at a time, streamed from the
+    /// stored leaves (only the set of conflicted keys is gathered first).
+    ///
+    /// Invariant: `body` sees exactly the items `items(_:books:)` returns, in the same order.
+    static func forEachItem(_ driver: NamespaceDriver, books: Bookkeeping,
+                            _ body: (Leaf) throws(SyncKernelError) -> Void) throws(SyncKernelError) {
+        let conflicted = driver.isCausal ? Set(try books.conflictedKeys(driver.name, in: nil)) : []
+        try books.forEachLeaf(driver.name) { leaf throws(SyncKernelError) in
+            guard conflicted.contains(leaf.key) else { return try body(leaf) }
+            try body(Leaf(key: leaf.key, hash: try item(leaf.key, leaf: leaf.hash, driver: driver, books: books)))
+        }
+    }
+
     /// The item of `key`, whose visible row has `leaf`: the leaf, or the conflict item when the
     /// key keeps a live version of another leaf beside it (over every kept live version's stored
     /// leaf and vector, those of the visible leaf included; the visible content's vector is
