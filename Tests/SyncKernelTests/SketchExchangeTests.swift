@@ -48,11 +48,12 @@ final class SketchExchangeTests: XCTestCase {
         guard case .sketch(let small) = try a.sketchStart(for: namespace, expectedItems: 2) else {
             return XCTFail("an expected difference of 2 out of 400 items starts with a sketch")
         }
-        XCTAssertEqual(small.symbols.count, 6)
+        XCTAssertEqual(small.symbols.count, KernelStore.sketchSymbols(forExpectedItems: 2))
+        XCTAssertEqual(small.symbols.count, 12)
         guard case .answer(.sketch(let larger)) = try b.decide(small) else {
-            return XCTFail("6 symbols cannot decode 300 items")
+            return XCTFail("12 symbols cannot decode 300 items")
         }
-        XCTAssertEqual(larger.symbols.count, 12, "the receiver answers with twice as many of its own symbols")
+        XCTAssertEqual(larger.symbols.count, 24, "the receiver answers with twice as many of its own symbols")
         XCTAssertEqual(larger.root, Array(b.stateDigest().roots[0].prefix(SketchRequest.rootPrefixBytes)), "the larger sketch carries the receiver's root")
 
         var pump = ExchangePump(a: a, b: b)
@@ -61,7 +62,7 @@ final class SketchExchangeTests: XCTestCase {
         XCTAssertEqual(try b.rows(RecordNamespace.self).count, 400)
         let sizes = pump.sketchSizes
         XCTAssertGreaterThanOrEqual(sizes.count, 6, "\(sizes)")
-        XCTAssertEqual(sizes.first, 6)
+        XCTAssertEqual(sizes.first, 12)
         for index in sizes.indices.dropFirst() { XCTAssertEqual(sizes[index], 2 * sizes[index - 1], "\(sizes)") }
         XCTAssertGreaterThan(try XCTUnwrap(sizes.last), 300, "\(sizes): no sketch smaller than the difference decodes it")
         let afterSketches = pump.kinds.drop { $0 == "sketch_req" }
