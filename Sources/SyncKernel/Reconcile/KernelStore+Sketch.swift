@@ -16,13 +16,13 @@ extension KernelStore {
     /// seeds, sketch items of 32 bits with a 16-bit identity and check: at d = 1,000 a mean of
     /// 1.37 and a 99th percentile of 1.45 per item; at d = 100, 1.46 and 1.78; at d = 50, 1.54
     /// and 2.06; below that a long tail, 99th percentiles of 2.9 to 5.7 per item): 1.6 per item
-    /// plus 10 from 50 items, 2 per item plus 8 from 5, 4 per item plus 4 from 2, one symbol for
+    /// plus 10 from 50 items, 2 per item plus 9 from 5, 4 per item plus 4 from 2, one symbol for
     /// one item (it is alone in symbol 0), never more than the persisted capacity. Where the
     /// difference is small the extra symbols are cheap beside the rows and a failed decode costs a
     /// round trip (the receiver answers with twice as many of its own), so the small sizes buy
     /// down the tail: over 2,000 seeded differences of 16-byte keys (a quarter of them edits, so
     /// two items a key), 12 symbols fail to decode 0.7 times in 100 for 2 items (6 symbols: 4.3),
-    /// 18 fail 2.0 times for 5 (14: 5.0), 34 fail 3.2 times for 13 (30: 6.5) and 68 fail 0.8
+    /// 19 fail 1.6 times for 5 (14: 5.0), 35 fail 2.6 times for 13 (30: 6.5) and 69 fail 0.7
     /// times for 30 (64: 1.6); 1.6 per item plus 10 fails 1.8 times in 100 at 100 items and never
     /// at 1,000.
     ///
@@ -36,7 +36,7 @@ extension KernelStore {
         let wanted = switch expectedItems {
         case ...1: 1
         case 2...4: 4 * expectedItems + 4
-        case 5..<50: 2 * expectedItems + 8
+        case 5..<50: 2 * expectedItems + 9
         default: expectedItems + expectedItems * 3 / 5 + 10
         }
         return min(RatelessSketch.standardCapacity, wanted)
