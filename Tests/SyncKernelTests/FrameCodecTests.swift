@@ -374,7 +374,10 @@ extension FrameCodecTests {
         XCTAssertNoThrow(try SyncFrame(decoding: twice, account: account, sender: TestWorld.device(5)), "two devices when the sender is another")
     }
 
-    func testRejectAMapRowAgainstADeviceTable() throws {
+    /// Against a table a row is the positional array; the map an earlier build wrote against a
+    /// table (vectors and writer by position) still reads, so a snapshot page it exported imports;
+    /// an empty array is refused.
+    func testRejectAnEmptyPositionalRowAndReadTheEarlierMapRowAgainstATable() throws {
         let row = RecordNamespace.rowEncoding(of: .init(id: "a", value: "b", updatedAt: 4))
         func frame(_ writeRow: @escaping (inout CanonicalWriter) -> Void) -> [UInt8] {
             frameBytes { map in
@@ -388,7 +391,23 @@ extension FrameCodecTests {
             }
         }
         XCTAssertNoThrow(try SyncFrame(decoding: frame { $0.writeArray([row]) { $0.write(encodedItem: $1) } }), "a row alone")
-        assertRejected(frame { $0.writeMap { entry in entry.entry("r") { $0.write(encodedItem: row) } } }, .unexpectedType)
+        let table = (0..<2).map(TestWorld.device).sorted()
+        let earlier = frameBytes { map in
+            map.entry("kind") { $0.write("reconcile_resp") }
+            map.entry("ns") { $0.write("records") }
+            map.entry("devices") { $0.writeArray(table) { $0.write(bytes: $1.publicKey) } }
+            map.entry("rows") { writer in
+                writer.writeArrayHeader(count: 1)
+                writer.writeMap { entry in
+                    entry.entry("r") { $0.write(encodedItem: row) }
+                    entry.entry("v") { $0.writeArray([UInt64(0), 2, 2, 1]) { $0.write($1) } }
+                    entry.entry("w") { $0.write(UInt64(1)) }
+                }
+            }
+        }
+        guard case .reconcileResponse(let response) = try SyncFrame(decoding: earlier).body else { return XCTFail("a response") }
+        XCTAssertEqual(response.rows, [ShippedRow(row: row, vector: VersionVector([table[0]: 2, DeviceID.ownCreation: 1]), writer: table[1])])
+        assertRejected(frame { $0.writeMap { entry in entry.entry("s") { $0.writeArrayHeader(count: 0) } } }, .missingField)
         assertRejected(frame { $0.writeArrayHeader(count: 0) }, .missingField)
     }
 

@@ -23,6 +23,11 @@ package struct CBORCursor {
         offset < input.count && input[offset] == 0xf6
     }
 
+    /// Whether the next item is a map.
+    package var isAtMap: Bool {
+        offset < input.count && input[offset] >> 5 == 5
+    }
+
     /// Whether the next item is a text string (map keys the kernel writes are).
     package var isAtText: Bool {
         offset < input.count && input[offset] >> 5 == 3

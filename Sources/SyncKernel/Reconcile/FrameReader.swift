@@ -244,9 +244,11 @@ struct FrameReader {
     /// map, whose keys are read in the order `v`, `c`, `s`, `w`, `r`, whatever order they are
     /// written in (`w`, the writer's 32-byte device key, is optional); against a table it is the
     /// positional form `[row, vector, writer, content, siblings]` (`SyncFrame.encode(_:table:into:)`),
-    /// where a missing or null field is absent and fields past the fifth are skipped.
+    /// where a missing or null field is absent and fields past the fifth are skipped, or the map
+    /// an earlier build wrote against a table (its vectors and writer by position: a snapshot
+    /// page exported by a `sketch1` build still imports).
     private mutating func readShippedRow(_ cursor: inout CBORCursor, table: DeviceTable?, depth: Int) throws(SyncKernelError) -> ShippedRow {
-        if let table { return try readPositionalRow(&cursor, table: table, depth: depth) }
+        if let table, !cursor.isAtMap { return try readPositionalRow(&cursor, table: table, depth: depth) }
         var row: CBORCursor?
         var vector: CBORCursor?
         var content: CBORCursor?
@@ -260,13 +262,19 @@ struct FrameReader {
             if value.text(at: name, is: "w") { writer = value }
         }
         var vectorValue: VersionVector?
-        if var vector { vectorValue = try VersionVector(reading: &vector, budget: &budget) }
+        if var vector { vectorValue = try readVector(&vector, table: table, allowsOwn: true) }
         var contentValue: VersionVector?
-        if var content { contentValue = try VersionVector(reading: &content, budget: &budget) }
+        if var content { contentValue = try readVector(&content, table: table, allowsOwn: true) }
         var siblingRows: [ShippedRow] = []
-        if var siblings { siblingRows = try readSiblings(&siblings, table: nil, depth: depth) }
+        if var siblings { siblingRows = try readSiblings(&siblings, table: table, depth: depth) }
         var writerValue: DeviceID?
-        if var writer { writerValue = try DeviceID(publicKey: try writer.readBytes(count: 32, budget: &budget)) }
+        if var writer {
+            if let table {
+                writerValue = try table.readWriter(&writer)
+            } else {
+                writerValue = try DeviceID(publicKey: try writer.readBytes(count: 32, budget: &budget))
+            }
+        }
         guard var row else { throw SyncKernelError(.missingField, "r") }
         return ShippedRow(row: try row.readEncoded(budget: &budget), vector: vectorValue, contentVector: contentValue, siblings: siblingRows,
                           writer: writerValue)
