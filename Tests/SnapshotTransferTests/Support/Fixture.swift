@@ -1,5 +1,6 @@
 import Foundation
 import SyncKernel
+import XCTest
 
 /// Reads the golden fixtures checked in beside the tests.
 enum Fixture {
@@ -18,5 +19,16 @@ enum Fixture {
     /// A fixture that does not read.
     struct FixtureError: Error, CustomStringConvertible {
         let description: String
+    }
+}
+
+/// The helper checked against what it promises: it reads the bytes of a golden line and refuses what does not read, so a broken helper fails on
+/// its own instead of making the tests that use it pass or fail for the wrong reason.
+final class FixtureSelfTests: XCTestCase {
+    func testAFixtureReadsTheBytesOfItsLabelAndRefusesAMissingLabelOrFile() throws {
+        let bytes = try Fixture.bytes("transfer/ack_ok")
+        XCTAssertEqual(Array(bytes.prefix(4)), Array("SKXF".utf8), "the golden line's hex, decoded")
+        XCTAssertThrowsError(try Fixture.bytes("transfer/ack_ok", label: "no-such-label"))
+        XCTAssertThrowsError(try Fixture.bytes("transfer/no-such-fixture"))
     }
 }

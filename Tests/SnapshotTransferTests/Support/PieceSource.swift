@@ -1,5 +1,6 @@
 @testable import SnapshotTransfer
 import SyncKernel
+import XCTest
 
 /// A byte source over pieces held in memory, optionally failing after some of them.
 ///
@@ -34,5 +35,29 @@ struct PieceSource: ByteSource {
         var out: [UInt8] = []
         while let piece = try source.next() { out += piece }
         return out
+    }
+}
+
+/// The helper checked against what it promises: it yields its pieces in order and fails where it is told to, so a broken helper fails on
+/// its own instead of making the tests that use it pass or fail for the wrong reason.
+final class PieceSourceSelfTests: XCTestCase {
+    func testAPieceSourceYieldsItsPiecesInOrderSkipsEmptyOnesAndFailsWhereTold() throws {
+        var source = PieceSource([[1, 2], [], [3], [4, 5, 6]])
+        XCTAssertEqual(try source.next(), [1, 2])
+        XCTAssertEqual(try source.next(), [3], "an empty piece is skipped")
+        XCTAssertEqual(try source.next(), [4, 5, 6])
+        XCTAssertNil(try source.next())
+        XCTAssertNil(try source.next(), "stays at the end")
+
+        var cut = PieceSource(Array(0..<10), pieceBytes: 4)
+        XCTAssertEqual(try PieceSource.drain(&cut), Array(0..<10))
+        var pieces = PieceSource(Array(0..<10), pieceBytes: 4)
+        XCTAssertEqual(try pieces.next()?.count, 4)
+        XCTAssertEqual(try pieces.next()?.count, 4)
+        XCTAssertEqual(try pieces.next()?.count, 2, "the last piece holds the rest")
+
+        var failing = PieceSource([[1], [2], [3]], failAfter: 1, failure: SyncKernelError(.blobStoreFailed))
+        XCTAssertEqual(try failing.next(), [1])
+        XCTAssertThrowsError(try failing.next()) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .blobStoreFailed) }
     }
 }

@@ -132,3 +132,30 @@ final class SnapshotWorld {
         return try importer.finish()
     }
 }
+
+/// The helper checked against what it promises: it mints stable devices, fresh stores and a notebook that ships whole, so a broken helper fails on
+/// its own instead of making the tests that use it pass or fail for the wrong reason.
+final class SnapshotWorldSelfTests: XCTestCase {
+    func testTheWorldMintsStableDevicesFreshStoresAndARichNotebookThatShipsWhole() throws {
+        let world = try SnapshotWorld(seed: 3)
+        XCTAssertEqual(try world.device(1), try SnapshotWorld(seed: 3).device(1), "devices are fixed by the seed")
+        XCTAssertNotEqual(try world.device(0), try world.device(1))
+        XCTAssertEqual(world.notes(5).count, 5)
+        XCTAssertEqual(Set(world.notes(20).map(\.id)).count, 20, "fresh ids")
+
+        let rich = try world.richNotebook("rich", rows: 40)
+        let lines = try SnapshotWorld.bookkeeping(of: rich)
+        XCTAssertEqual(lines.count, 40, "every note's key, live or deleted, has a line")
+        XCTAssertTrue(lines.contains { $0.contains(" d [\"") }, "some keys hold delete versions")
+        XCTAssertGreaterThan(try rich.leaves(namespace: "notebook").count, 0)
+
+        let copy = try world.store("copy", device: 2)
+        XCTAssertNotEqual(try SnapshotWorld.bookkeeping(of: copy), lines, "a fresh store holds nothing")
+        let records = try SnapshotWorld.plaintext(of: rich)
+        XCTAssertFalse(records.isEmpty)
+        _ = try SnapshotWorld.importPlaintext(records, into: copy)
+        XCTAssertEqual(try SnapshotWorld.bookkeeping(of: copy), lines, "a snapshot carries the whole bookkeeping")
+        let directory = world.directory
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory))
+    }
+}

@@ -1,5 +1,6 @@
-import Synchronization
 import SyncEnvelope
+import Synchronization
+import XCTest
 
 /// A wall clock a test moves by hand.
 ///
@@ -17,5 +18,19 @@ final class VirtualWallClock: WallClock {
     func advance(by duration: Duration) {
         let parts = duration.components
         now.withLock { $0 += parts.seconds * 1_000 + parts.attoseconds / 1_000_000_000_000_000 }
+    }
+}
+
+/// The helper checked against what it promises: it moves only when advanced, so a broken helper fails on
+/// its own instead of making the tests that use it pass or fail for the wrong reason.
+final class VirtualWallClockSelfTests: XCTestCase {
+    func testTheVirtualClockMovesOnlyWhenAdvanced() {
+        let clock = VirtualWallClock(1_000)
+        XCTAssertEqual(clock.millisecondsSince1970, 1_000)
+        XCTAssertEqual(clock.millisecondsSince1970, 1_000, "never moves by itself")
+        clock.advance(by: .milliseconds(250))
+        XCTAssertEqual(clock.millisecondsSince1970, 1_250)
+        clock.advance(by: .seconds(2))
+        XCTAssertEqual(clock.millisecondsSince1970, 3_250)
     }
 }
