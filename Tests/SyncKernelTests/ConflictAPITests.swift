@@ -29,6 +29,23 @@ final class ConflictAPITests: XCTestCase {
         return fleet
     }
 
+    /// Two devices sharing one note, each editing it apart (`bodies`, change stamps `at`), then
+    /// healed and run to 30 s: both hold the two concurrent versions.
+    private func fleetWithOneConflict(_ world: TestWorld, bodies: (String, String) = ("a", "b"),
+                                      at stamps: (Double, Double) = (2_000, 2_000)) throws -> Fleet {
+        let fleet = try fleetSharingOneNote(world, devices: 2)
+        try fleet.write(on: 0, NotebookNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(note("groceries", body: bodies.0, at: stamps.0))
+        }
+        try fleet.write(on: 1, NotebookNamespace.self) { tx throws(SyncKernelError) in
+            try tx.save(note("groceries", body: bodies.1, at: stamps.1))
+        }
+        fleet.heal()
+        fleet.announceAll()
+        fleet.run(until: 30_000)
+        return fleet
+    }
+
     private func conflictEvents(_ fleet: Fleet, _ index: Int) -> [[ConflictVersion]] {
         fleet.events(of: index).compactMap { event in
             if case .concurrentEdit(let namespace, let key, let versions) = event, namespace == "notebook", key == noteID {
@@ -47,16 +64,7 @@ final class ConflictAPITests: XCTestCase {
 
     func testTwoDevicesEditOneNoteConcurrentlyBothSeeBothVersionsAndOneResolveEndsItOnBoth() throws {
         let world = try TestWorld()
-        let fleet = try fleetSharingOneNote(world, devices: 2)
-        try fleet.write(on: 0, NotebookNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(note("groceries", body: "milk, eggs", at: 2_000))
-        }
-        try fleet.write(on: 1, NotebookNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(note("groceries", body: "milk, bread", at: 1_900))
-        }
-        fleet.heal()
-        fleet.announceAll()
-        fleet.run(until: 30_000)
+        let fleet = try fleetWithOneConflict(world, bodies: ("milk, eggs", "milk, bread"), at: (2_000, 1_900))
         XCTAssertTrue(fleet.allRootsMatch)
 
         let (a, b) = (fleet.replicas[0].store, fleet.replicas[1].store)
@@ -190,16 +198,7 @@ final class ConflictAPITests: XCTestCase {
 
     func testAnOrdinaryEditOrDeleteOfAKeyInConflictResolvesItAndNamespacesWithoutVersionsRefuse() throws {
         let world = try TestWorld()
-        let fleet = try fleetSharingOneNote(world, devices: 2)
-        try fleet.write(on: 0, NotebookNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(note("groceries", body: "a", at: 2_000))
-        }
-        try fleet.write(on: 1, NotebookNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(note("groceries", body: "b", at: 2_000))
-        }
-        fleet.heal()
-        fleet.announceAll()
-        fleet.run(until: 30_000)
+        let fleet = try fleetWithOneConflict(world)
         XCTAssertEqual(try fleet.replicas[1].store.openConflictCounts(), ["notebook": 1])
         let outcome = try fleet.write(on: 1, NotebookNamespace.self) { tx throws(SyncKernelError) in
             try tx.delete(key: noteID)
@@ -219,16 +218,7 @@ final class ConflictAPITests: XCTestCase {
 
     func testAStoreFromBeforeWritersAndKeptLeavesOpensWithItsConflictInTheDigest() throws {
         let world = try TestWorld()
-        let fleet = try fleetSharingOneNote(world, devices: 2)
-        try fleet.write(on: 0, NotebookNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(note("groceries", body: "a", at: 2_000))
-        }
-        try fleet.write(on: 1, NotebookNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(note("groceries", body: "b", at: 2_000))
-        }
-        fleet.heal()
-        fleet.announceAll()
-        fleet.run(until: 30_000)
+        let fleet = try fleetWithOneConflict(world)
         let expected = fleet.replicas[1].store.stateDigest()
         let versions = try fleet.replicas[0].store.versions(NotebookNamespace.self, key: noteID)
         XCTAssertEqual(versions.count, 2)
@@ -259,16 +249,7 @@ final class ConflictAPITests: XCTestCase {
 
     func testAKeptVersionWhoseStoredLeafOrWriterIsDamagedIsFoundAndNeverTrusted() throws {
         let world = try TestWorld()
-        let fleet = try fleetSharingOneNote(world, devices: 2)
-        try fleet.write(on: 0, NotebookNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(note("groceries", body: "a", at: 2_000))
-        }
-        try fleet.write(on: 1, NotebookNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(note("groceries", body: "b", at: 2_000))
-        }
-        fleet.heal()
-        fleet.announceAll()
-        fleet.run(until: 30_000)
+        let fleet = try fleetWithOneConflict(world)
         let store = fleet.replicas[0].store
         try store.checkpoint()
         store.close()
