@@ -2,6 +2,7 @@ import Foundation
 import NotebookNamespace
 @testable import SyncEnvelope
 import SyncKernel
+import TestServerSupport
 import XCTest
 
 /// The envelope layer between `ReplicaHost`s and a relay, as a device runs it: frames leave
@@ -13,8 +14,8 @@ final class EnvelopePipelineTests: XCTestCase {
         let host: ReplicaHost
         let receiver: SealedReceiver
         let inbox: RecipientSubject
-        let replicaEvents: EventLog<ReplicaEvent>
-        let envelopeEvents: EventLog<EnvelopeEvent>
+        let replicaEvents: Recorder<ReplicaEvent>
+        let envelopeEvents: Recorder<EnvelopeEvent>
     }
 
     private let now = EnvelopeWorld.now
@@ -27,13 +28,13 @@ final class EnvelopePipelineTests: XCTestCase {
         let store = try KernelStore(path: world.path("store-\(index).sqlite"), namespaces: NamespaceSet([NotebookNamespace.self]),
                                     entropy: .seeded(UInt64(200 + index)))
         let replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store)
-        let envelopeEvents = EventLog<EnvelopeEvent>()
-        let replicaEvents = EventLog<ReplicaEvent>()
+        let envelopeEvents = Recorder<EnvelopeEvent>()
+        let replicaEvents = Recorder<ReplicaEvent>()
         let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster, entropy: .seeded(UInt64(100 + index))),
-                                        carrier: relay, clock: wall, onEvent: envelopeEvents.record)
-        let host = ReplicaHost(replica: replica, transport: transport, clock: clock, onEvent: replicaEvents.record)
+                                        carrier: relay, clock: wall, onEvent: { envelopeEvents.append($0) })
+        let host = ReplicaHost(replica: replica, transport: transport, clock: clock, onEvent: { replicaEvents.append($0) })
         let gate = EnvelopeGate(keys: keys, roster: roster, replay: try ReplayGuard(path: world.replayPath(index)))
-        let receiver = SealedReceiver(gate: gate, host: host, clock: wall, onEvent: envelopeEvents.record)
+        let receiver = SealedReceiver(gate: gate, host: host, clock: wall, onEvent: { envelopeEvents.append($0) })
         return Device(host: host, receiver: receiver, inbox: keys.inbox, replicaEvents: replicaEvents, envelopeEvents: envelopeEvents)
     }
 
@@ -82,7 +83,7 @@ final class EnvelopePipelineTests: XCTestCase {
         XCTAssertGreaterThan(deliveries, 2)
         let (acceptedA, acceptedB) = (await a.receiver.acceptedCount, await b.receiver.acceptedCount)
         XCTAssertEqual(acceptedA + acceptedB, deliveries, "every envelope was accepted")
-        XCTAssertEqual(a.envelopeEvents.all + b.envelopeEvents.all, [], "no drop, no seal failure")
+        XCTAssertEqual(a.envelopeEvents.items + b.envelopeEvents.items, [], "no drop, no seal failure")
         let shown = await relay.shown
         XCTAssertEqual(Set(shown.map(\.wake)), [.silent])
         XCTAssertEqual(Set(shown.map(\.subject)), [a.inbox, b.inbox])
@@ -162,14 +163,14 @@ final class EnvelopePipelineTests: XCTestCase {
             XCTAssertEqual(verdict, .dropped(reason))
             let digest = await b.host.stateDigest
             XCTAssertEqual(digest, before, "\(reason): nothing written")
-            XCTAssertEqual(b.replicaEvents.all, [], "\(reason): the replica never saw the frame")
+            XCTAssertEqual(b.replicaEvents.items, [], "\(reason): the replica never saw the frame")
         }
         let shown = await relay.shown
         XCTAssertEqual(shown, [], "the replica answered nothing")
         let counts = await b.receiver.dropCounts
         XCTAssertEqual(counts.values.reduce(0, +), hostile.count)
         XCTAssertEqual(counts[.unopenable], 2)
-        XCTAssertEqual(b.envelopeEvents.all.count, hostile.count, "each drop reported once")
+        XCTAssertEqual(b.envelopeEvents.items.count, hostile.count, "each drop reported once")
         let verdict = await b.receiver.deliver(valid)
         guard case .accepted = verdict else { return XCTFail("the same frame, properly sealed, is accepted") }
         let after = await b.host.stateDigest
@@ -205,7 +206,7 @@ extension EnvelopePipelineTests {
         XCTAssertEqual(again, .dropped(.replayed))
         let shown = await relay.shown.count
         XCTAssertEqual(shown, answered, "the replayed heartbeat never reached the restarted replica")
-        XCTAssertEqual(restarted.replicaEvents.all, [])
+        XCTAssertEqual(restarted.replicaEvents.items, [])
     }
 
     func testAWrongSchemaDigestInsideAValidEnvelopeReachesTheReplicaAsASchemaReport() async throws {
@@ -219,7 +220,7 @@ extension EnvelopePipelineTests {
         let verdict = await b.receiver.deliver(try world.sealer(0).seal(digest, to: world.id(1), now: now).bytes)
         guard case .accepted = verdict else { return XCTFail("a valid envelope passes the gate whatever its frame holds") }
         let local = try NamespaceSet([NotebookNamespace.self]).schema
-        XCTAssertEqual(b.replicaEvents.all, try [.peerSchemaMismatch(peer: world.id(0), local: local, remote: remote)])
+        XCTAssertEqual(b.replicaEvents.items, try [.peerSchemaMismatch(peer: world.id(0), local: local, remote: remote)])
         let after = await b.host.stateDigest
         XCTAssertEqual(after, before, "nothing written")
         let shown = await relay.shown
@@ -234,7 +235,7 @@ extension EnvelopePipelineTests {
                                 body: .heartbeat).encoded()
         let verdict = await b.receiver.deliver(try world.sealer(0).seal(claimed, to: world.id(1), now: now).bytes)
         guard case .accepted = verdict else { return XCTFail("the certificate is this account's: the gate passes it") }
-        XCTAssertEqual(b.replicaEvents.all, try [.frameRefused(from: world.id(0), error: SyncKernelError(.foreignAccount))],
+        XCTAssertEqual(b.replicaEvents.items, try [.frameRefused(from: world.id(0), error: SyncKernelError(.foreignAccount))],
                        "the frame's own account must be the one its certificate proved")
         let after = await b.host.stateDigest
         XCTAssertEqual(after, before)
@@ -243,11 +244,11 @@ extension EnvelopePipelineTests {
     func testRejectSendingWithoutKeyMaterialAsASealFailure() async throws {
         let world = try EnvelopeWorld(devices: 2)
         let relay = InboxRelay()
-        let events = EventLog<EnvelopeEvent>()
+        let events = Recorder<EnvelopeEvent>()
         let transport = SealedTransport(sealer: EnvelopeSealer(keys: nil, roster: try world.roster(0)), carrier: relay,
-                                        clock: ManualWallClock(), onEvent: events.record)
+                                        clock: ManualWallClock(), onEvent: { events.append($0) })
         await transport.send([1, 2, 3], kind: "heartbeat", to: try world.id(1))
-        XCTAssertEqual(events.all, try [.sealFailed(recipient: world.id(1), error: SyncKernelError(.keyMaterialMissing, "this device holds no account keys"))])
+        XCTAssertEqual(events.items, try [.sealFailed(recipient: world.id(1), error: SyncKernelError(.keyMaterialMissing, "this device holds no account keys"))])
         let shown = await relay.shown
         XCTAssertEqual(shown, [], "nothing reaches the relay")
     }

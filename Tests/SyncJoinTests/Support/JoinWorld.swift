@@ -1,8 +1,9 @@
 import Foundation
-import Synchronization
 @testable import SyncEnvelope
 @testable import SyncJoin
 import SyncKernel
+import Synchronization
+import TestServerSupport
 import XCTest
 
 /// An account with a sign-in key and two devices (`laptop`, which answers sign-in requests, and
@@ -58,19 +59,19 @@ final class JoinWorld {
 
     /// The answering sibling's responder, recording into `events`, publishing through `carrier`
     /// (the world's relay unless given).
-    func responder(events: EventLog<JoinResponderEvent>, maxPending: Int = 8, carrier: (any JoinCarrier)? = nil) throws -> JoinResponder {
+    func responder(events: Recorder<JoinResponderEvent>, maxPending: Int = 8, carrier: (any JoinCarrier)? = nil) throws -> JoinResponder {
         try JoinResponder(directory: sibling, replay: ReplayGuard(path: seenPath, window: SignInGate.replayWindow),
                           carrier: carrier ?? relay,
                           family: DeviceFamily("Linux laptop") ?? .thisMachine, clock: clock, maxPending: maxPending,
-                          entropy: EntropySource.seeded(99), onEvent: events.record)
+                          entropy: EntropySource.seeded(99), onEvent: { events.append($0) })
     }
 
     /// A new device named `name` asking to join with `credential` into `folder/<directory>`.
     func requester(_ credential: SignInCredential, name: String = "phone", directory: String = "phone-account",
                    policy: JoinPolicy = JoinPolicy(), seed: UInt64 = 5,
-                   events: EventLog<JoinRequesterEvent>) throws -> JoinRequester {
+                   events: Recorder<JoinRequesterEvent>) throws -> JoinRequester {
         try JoinRequester(credential: credential, directory: AccountDirectory(path: path(directory)), name: name, carrier: relay,
-                          clock: clock, policy: policy, entropy: EntropySource.seeded(seed), onEvent: events.record)
+                          clock: clock, policy: policy, entropy: EntropySource.seeded(seed), onEvent: { events.append($0) })
     }
 
     /// Every file under `path`, relative, sorted (empty when it does not exist).
@@ -126,18 +127,7 @@ actor JoinRelay: JoinCarrier {
     var isEmpty: Bool { queues.values.allSatisfy(\.isEmpty) }
 }
 
-/// Collects events from `@Sendable` callbacks.
-final class EventLog<Event: Sendable>: Sendable {
-    private let events = Mutex<[Event]>([])
-
-    func record(_ event: Event) {
-        events.withLock { $0.append(event) }
-    }
-
-    var all: [Event] { events.withLock { $0 } }
-}
-
-/// The join tests stand on this world: check it is as seeded and that its clock, relay and log
+/// The join tests stand on this world: check it is as seeded and that its clock and relay
 /// keep what they are given.
 final class JoinWorldSelfTests: XCTestCase {
     func testTheSameSeedMakesTheSameAccountInItsOwnFolder() throws {
@@ -182,9 +172,5 @@ final class JoinWorldSelfTests: XCTestCase {
         XCTAssertFalse(isEmpty)
         let shown = await relay.shown
         XCTAssertEqual(shown.count, 3)
-        let log = EventLog<Int>()
-        log.record(2)
-        log.record(1)
-        XCTAssertEqual(log.all, [2, 1])
     }
 }
