@@ -25,17 +25,23 @@ final class CommandLineTests: XCTestCase {
         return url
     }
 
-    /// Runs the CLI (its default state files in this test's folder); with `killAfter`, sends
-    /// SIGKILL once it has reported that many steps. Returns the exit status, or minus the signal
-    /// that ended it.
-    @discardableResult
-    private func run(_ arguments: [String], killAfter: Int? = nil) throws -> Int32 {
+    /// The CLI with `arguments`, its default state files in this test's folder, not started yet.
+    private func process(_ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = try binary()
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state-home").path
         process.environment = environment
+        return process
+    }
+
+    /// Runs the CLI (its default state files in this test's folder); with `killAfter`, sends
+    /// SIGKILL once it has reported that many steps. Returns the exit status, or minus the signal
+    /// that ended it.
+    @discardableResult
+    private func run(_ arguments: [String], killAfter: Int? = nil) throws -> Int32 {
+        let process = try process(arguments)
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -55,12 +61,7 @@ final class CommandLineTests: XCTestCase {
 
     /// Runs the CLI to its end; returns the exit status and what it printed on standard output.
     private func runCapturing(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state-home").path
-        process.environment = environment
+        let process = try process(arguments)
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
