@@ -59,9 +59,6 @@ enum NatsOptionsBuilder {
         try check(natsOptions_SetReconnectedCB(natsOptions, { connection, context in
             ConnectionSink.borrowed(context)?.reportUp(.reconnected, on: connection)
         }, context), "reconnected callback")
-        try check(natsOptions_SetErrorHandler(natsOptions, { _, _, status, context in
-            if status == NATS_SLOW_CONSUMER { ConnectionSink.borrowed(context)?.tally.drop([.slowConsumer]) }
-        }, context), "error handler")
         try check(natsOptions_SetClosedCB(natsOptions, { _, context in
             guard let context else { return }
             let sink = Unmanaged<ConnectionSink>.fromOpaque(context)

@@ -182,8 +182,20 @@ public final class NatsRelayConnection: Sendable {
         }
     }
 
-    /// What the connection sent, received and dropped so far.
-    public var counters: NatsRelayCounters { tally.snapshot }
+    /// What the connection sent, received and dropped so far; `slowConsumer` is the number of
+    /// messages the client library dropped from the inbox subscription because it fell behind
+    /// (as the library counts them, read now; the last count read stays after `close()`).
+    public var counters: NatsRelayCounters {
+        handles.withLock { handles in
+            guard let subscription = handles.subscription else { return }
+            var dropped: Int64 = 0
+            guard natsSubscription_GetDropped(subscription, &dropped) == NATS_OK, dropped > 0 else { return }
+            tally.update { counters in
+                counters.drops[.slowConsumer] = max(counters.dropped(.slowConsumer), Int(clamping: dropped))
+            }
+        }
+        return tally.snapshot
+    }
 
     /// Publishes `payload` to `subject`, in as many chunks as the server's limit needs.
     ///

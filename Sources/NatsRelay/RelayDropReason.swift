@@ -17,7 +17,7 @@ public enum RelayDropReason: String, Sendable, Hashable, CaseIterable, Comparabl
     case evicted
     /// A payload received while `receiveBufferMessages` were still waiting for the consumer.
     case receiveBufferFull
-    /// Messages the client library dropped because the subscription fell behind (slow consumer).
+    /// Messages the client library dropped because the inbox subscription fell behind (slow consumer), as the library counts them.
     case slowConsumer
 
     public static func < (lhs: RelayDropReason, rhs: RelayDropReason) -> Bool {

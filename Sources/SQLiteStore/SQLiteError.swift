@@ -65,6 +65,14 @@ package struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
         message = text.map { String(cString: $0) } ?? ""
     }
 
+    /// Whether SQLite said the disk or its quota is full (`SQLITE_FULL`; SQLite reports a write
+    /// the file system refused for want of space, `ENOSPC`, as this too).
+    package var isStorageFull: Bool { status & 0xff == SQLITE_FULL }
+
+    /// Whether SQLite said the database cannot be written (`SQLITE_READONLY` and its extended
+    /// codes: a read-only file, folder or mount).
+    package var isReadOnly: Bool { status & 0xff == SQLITE_READONLY }
+
     /// The code, and the status with its text when SQLite reported one.
     package var description: String {
         status == SQLITE_OK ? "SQLiteError(\(code))" : "SQLiteError(\(code): status \(status) \(message))"

@@ -39,19 +39,28 @@ public struct SnapshotReceiver: Sendable {
     }
 
     /// Absorbs the snapshot `offer` describes into `store` for `account` (this device's
-    /// userIDHash); `progress` hears every piece fetched, checked and imported.
+    /// userIDHash); `progress` hears every piece fetched, checked and imported. `shouldStop` is
+    /// asked before each piece is fetched, checked or imported; once it answers true the absorb
+    /// ends with `snapshotStopped`: the transactions the import committed stay (an import only
+    /// inserts what is absent, so a later import or the digest loop completes it), nothing else is
+    /// written.
     public func absorb(_ offer: SyncOffer, into store: KernelStore, account: [UInt8],
-                       progress: (SnapshotProgress) -> Void = { _ in }) -> SnapshotAbsorbResult {
+                       progress: (SnapshotProgress) -> Void = { _ in },
+                       shouldStop: () -> Bool = { false }) -> SnapshotAbsorbResult {
         let started = ContinuousClock.now
         var report = SnapshotAbsorbReport()
         do throws(SyncKernelError) {
             guard offer.size <= maxBlobBytes else { throw SyncKernelError(.limitExceeded, "an offered blob above this device's bound") }
             let cipher = try SnapshotCipher(algorithm: offer.algorithm, key: offer.key, nonce: offer.nonce)
             let spool = try SpoolFile(directory: spoolDirectory)
-            try fetch(offer, into: spool, report: &report, progress: progress)
+            func stopping() throws(SyncKernelError) {
+                guard !shouldStop() else { throw SyncKernelError(.snapshotStopped, "the absorb stopped with its device") }
+            }
+            try fetch(offer, into: spool, report: &report, progress: progress, stopping: stopping)
             let verifying = ContinuousClock.now
             var check = SnapshotOpener(sealed: try spool.reader(), size: offer.size, cipher: cipher)
             while try check.next() != nil {
+                try stopping()
                 progress(SnapshotProgress(phase: .verifying, bytes: check.bytesRead, totalBytes: offer.size, rows: 0))
             }
             report.verifyTime = verifying.duration(to: .now)
@@ -66,6 +75,7 @@ public struct SnapshotReceiver: Sendable {
                 report.importTime = importing.duration(to: .now)
             }
             while let plaintext = try opener.next() {
+                try stopping()
                 try importer.consume(plaintext)
                 progress(SnapshotProgress(phase: .importing, bytes: opener.bytesRead, totalBytes: offer.size, rows: importer.rows))
             }
@@ -81,13 +91,14 @@ public struct SnapshotReceiver: Sendable {
     /// Fetches the offered blob into `spool`, hashing it, and checks its size and SHA-256 against
     /// the offer's.
     private func fetch(_ offer: SyncOffer, into spool: SpoolFile, report: inout SnapshotAbsorbReport,
-                       progress: (SnapshotProgress) -> Void) throws(SyncKernelError) {
+                       progress: (SnapshotProgress) -> Void, stopping: () throws(SyncKernelError) -> Void) throws(SyncKernelError) {
         let started = ContinuousClock.now
         defer { report.downloadTime = started.duration(to: .now) }
         var reader = try blobStore.open(offer.blobID)
         guard reader.size == offer.size else { throw SyncKernelError(.snapshotHashMismatch, "the stored blob's size is not the offer's") }
         var hash = StreamingSHA256()
         while let piece = try reader.next() {
+            try stopping()
             guard hash.count + Int64(piece.count) <= offer.size else {
                 throw SyncKernelError(.snapshotHashMismatch, "the blob is longer than the offer's size")
             }

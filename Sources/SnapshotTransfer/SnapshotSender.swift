@@ -32,9 +32,12 @@ public struct SnapshotSender {
     }
 
     /// Answers `request` with a snapshot of `store` for `account` (this device's userIDHash):
-    /// an offer, or a `SyncBroken` when a step failed. `progress` hears every sealed piece stored.
+    /// an offer, or a `SyncBroken` when a step failed. `progress` hears every sealed piece stored;
+    /// `shouldStop` is asked before each piece is read, and once it answers true the export ends
+    /// with `snapshotStopped` (the partly stored blob removed, as for any failed upload).
     public func answer(_ request: SyncRequest, store: KernelStore, account: [UInt8],
-                       progress: (SnapshotProgress) -> Void = { _ in }) -> SnapshotSendResult {
+                       progress: (SnapshotProgress) -> Void = { _ in },
+                       shouldStop: () -> Bool = { false }) -> SnapshotSendResult {
         let started = ContinuousClock.now
         var report = SnapshotSendReport()
         let algorithm = SealingAlgorithm.choose(accepted: request.accepts, aesAvailable: aesAvailable)
@@ -56,12 +59,14 @@ public struct SnapshotSender {
         }
         typealias Stored = (Result<BlobID, SyncKernelError>, SnapshotSealer<SnapshotExporter>)
         let (stored, finished) = withoutActuallyEscaping(progress) { progress -> Stored in
-            var source = MeteredSource(sealer: sealer, progress: progress)
-            do throws(SyncKernelError) {
-                let id = try blobStore.put(&source)
-                return (.success(id), source.sealer)
-            } catch {
-                return (.failure(error), source.sealer)
+            withoutActuallyEscaping(shouldStop) { shouldStop -> Stored in
+                var source = MeteredSource(sealer: sealer, progress: progress, shouldStop: shouldStop)
+                do throws(SyncKernelError) {
+                    let id = try blobStore.put(&source)
+                    return (.success(id), source.sealer)
+                } catch {
+                    return (.failure(error), source.sealer)
+                }
             }
         }
         let exported = finished.source

@@ -12,7 +12,9 @@ import SyncKernel
 /// and reaches the desk only from this account (`TransferMessage.accept`); a learned sibling is
 /// added to the sealer and the replica, and recorded in the account directory (unless a
 /// certificate of that device is there already), before its first frame is handled, so the answer
-/// to that frame can be sealed to it; envelopes are handled in the order `deliver` is called.
+/// to that frame can be sealed to it; envelopes are handled in the order `deliver` is called; a
+/// drop costs the gate's checks and a count (`dropCounts`), and an event only when
+/// `reportsEachDrop`.
 actor DeviceInbox {
     private let gate: EnvelopeGate
     private let host: ReplicaHost
@@ -22,10 +24,13 @@ actor DeviceInbox {
     private let account: [UInt8]
     private let clock: any WallClock
     private let monitor: DeviceMonitor
+    private let reportsEachDrop: Bool
 
-    /// Takes ownership of `gate`; hands frames to `host` and transfer messages to `desk`.
+    /// Takes ownership of `gate`; hands frames to `host` and transfer messages to `desk`; reports
+    /// each drop as an event when `reportsEachDrop`.
     init(gate: sending EnvelopeGate, host: ReplicaHost, transport: SealedTransport, desk: TransferDesk, directory: AccountDirectory,
-         account: [UInt8], clock: any WallClock, monitor: DeviceMonitor) {
+         account: [UInt8], clock: any WallClock, monitor: DeviceMonitor, reportsEachDrop: Bool) {
+        self.reportsEachDrop = reportsEachDrop
         self.gate = gate
         self.host = host
         self.transport = transport
@@ -39,7 +44,10 @@ actor DeviceInbox {
     /// Gates one envelope and hands its frame on; returns the verdict.
     func deliver(_ envelope: [UInt8]) async -> EnvelopeVerdict {
         let verdict = gate.open(envelope, now: clock.millisecondsSince1970)
-        for event in gate.drainEvents() { monitor.emit(RunningDevice.event(event)) }
+        for event in gate.drainEvents() {
+            if case .dropped = event, !reportsEachDrop { continue }
+            monitor.emit(RunningDevice.event(event))
+        }
         for certificate in gate.drainLearned() { await learn(certificate) }
         guard case .accepted(let opened) = verdict else { return verdict }
         if TransferMessage.isTransferMessage(opened.frame) {

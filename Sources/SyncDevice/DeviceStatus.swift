@@ -23,13 +23,19 @@ public struct DeviceStatus: Sendable, Hashable {
         public let accepted: Int
         /// Envelopes the gate dropped since the device started, by reason.
         public let dropped: [EnvelopeDropReason: Int]
+        /// Payloads and chunks the relay layer dropped since the device started, by reason (on
+        /// the inbox connection: slow consumer, oversized, malformed chunks, a full receive
+        /// buffer, and sends while not connected).
+        public let relayDropped: [RelayDropReason: Int]
 
         /// A running device's counters.
-        public init(relay: NatsRelayStatus, roundsStarted: Int, accepted: Int, dropped: [EnvelopeDropReason: Int]) {
+        public init(relay: NatsRelayStatus, roundsStarted: Int, accepted: Int, dropped: [EnvelopeDropReason: Int],
+                    relayDropped: [RelayDropReason: Int] = [:]) {
             self.relay = relay
             self.roundsStarted = roundsStarted
             self.accepted = accepted
             self.dropped = dropped
+            self.relayDropped = relayDropped
         }
     }
 
@@ -62,7 +68,8 @@ public struct DeviceStatus: Sendable, Hashable {
     /// The status as a JSON-ready object: `device`, `namespaces` (name to `rows`, `root` and
     /// `conflicts`, the keys holding live versions of more than one content, null when unreadable),
     /// `siblings` (`device`, `last_round`, `last_seen`, `in_sync`), and for a running device
-    /// `running`, `relay`, `rounds_started` and `envelopes` (`accepted`, `dropped` by reason).
+    /// `running`, `relay`, `rounds_started`, `envelopes` (`accepted`, `dropped` by reason) and
+    /// `relay_dropped` (by relay drop reason).
     public func jsonObject() -> [String: Any] {
         var namespaceObject: [String: Any] = [:]
         for namespace in namespaces {
@@ -84,6 +91,7 @@ public struct DeviceStatus: Sendable, Hashable {
             var dropped: [String: Int] = [:]
             for (reason, count) in live.dropped { dropped[reason.name] = count }
             object["envelopes"] = ["accepted": live.accepted, "dropped": dropped] as [String: Any]
+            object["relay_dropped"] = Dictionary(uniqueKeysWithValues: live.relayDropped.map { ($0.key.rawValue, $0.value) })
         }
         return object
     }
@@ -99,7 +107,8 @@ public struct DeviceStatus: Sendable, Hashable {
         if let live {
             let dropped = live.dropped.values.reduce(0, +)
             lines.append("relay: \(Self.name(of: live.relay)), rounds started: \(live.roundsStarted), "
-                         + "envelopes accepted: \(live.accepted), dropped: \(dropped)")
+                         + "envelopes accepted: \(live.accepted), dropped: \(dropped), "
+                         + "relay dropped: \(live.relayDropped.values.reduce(0, +))")
         }
         let width = max(9, namespaces.map(\.name.count).max() ?? 0)
         lines.append("namespace".padding(toLength: width, withPad: " ", startingAt: 0) + "  " + "rows".leftPadded(10) + "  " + "conflicts".leftPadded(9)

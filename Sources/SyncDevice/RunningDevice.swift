@@ -43,17 +43,28 @@ final class RunningDevice: Sendable {
     private let inbox: Task<Void, Never>
     private let relayEvents: Task<Void, Never>
     private let statusTask: Task<Void, Never>
+    private let dropSummary: Task<Void, Never>
 
-    /// Checks the relay options, loads the keys, opens the seen set and the store, connects the
-    /// relay and starts the tasks (in this order: nothing is created for options or keys it refuses).
+    /// Checks the relay options, loads the keys, opens the store (taking its lock: a store another
+    /// process has open is refused with `storeInUse` before anything beside it is touched) and the
+    /// seen sets, connects the relay and starts the tasks (in this order: nothing is created for
+    /// options or keys it refuses).
     static func open(_ configuration: SyncDeviceConfiguration, monitor: DeviceMonitor) throws(SyncKernelError) -> RunningDevice {
         let relay = try configuration.relay.validated()
         let keys = try configuration.account.envelopeKeys(name: configuration.name)
         let roster = try configuration.account.roster(for: keys)
-        let replay = try ReplayGuard(path: configuration.seenPath, window: configuration.replayWindow)
-        let signInReplay = try ReplayGuard(path: configuration.signInSeenPath, window: SignInGate.replayWindow)
         let discoverySubject = try configuration.account.discoverySubject()
+        // The store first: its lock refuses a second process on it before anything beside it is touched.
         let store = try KernelStore(path: configuration.storePath, namespaces: configuration.namespaces)
+        let replay: ReplayGuard
+        let signInReplay: ReplayGuard
+        do throws(SyncKernelError) {
+            replay = try ReplayGuard(path: configuration.seenPath, window: configuration.replayWindow)
+            signInReplay = try ReplayGuard(path: configuration.signInSeenPath, window: SignInGate.replayWindow)
+        } catch {
+            store.close()
+            throw error
+        }
         let replica: Replica
         let connection: NatsRelayConnection
         let discovery: NatsRelayConnection
@@ -95,17 +106,18 @@ final class RunningDevice: Sendable {
                                 spoolDirectory: configuration.spoolDirectory, clock: wallClock, monitor: monitor)
         let receiver = DeviceInbox(gate: EnvelopeGate(keys: keys, roster: roster, replay: replay, learnsSiblings: true), host: host,
                                    transport: transport, desk: desk, directory: configuration.account, account: keys.userIDHash,
-                                   clock: wallClock, monitor: monitor)
+                                   clock: wallClock, monitor: monitor, reportsEachDrop: configuration.reportsEachDrop)
         monitor.restore(SiblingLog.read(configuration.siblingsPath) ?? [])
         // Reported before any task runs, so it comes first.
         monitor.emit(.started(device: keys.device))
         return RunningDevice(keys: keys, host: host, receiver: receiver, desk: desk, siblings: roster.devices, responder: responder,
-                             connection: connection, discovery: discovery, monitor: monitor, siblingsPath: configuration.siblingsPath)
+                             connection: connection, discovery: discovery, monitor: monitor, siblingsPath: configuration.siblingsPath,
+                             dropSummaryInterval: configuration.dropSummaryInterval)
     }
 
     private init(keys: EnvelopeKeys, host: ReplicaHost, receiver: DeviceInbox, desk: TransferDesk, siblings: [DeviceID],
                  responder: JoinResponder, connection: NatsRelayConnection, discovery: NatsRelayConnection, monitor: DeviceMonitor,
-                 siblingsPath: String) {
+                 siblingsPath: String, dropSummaryInterval: Duration) {
         self.keys = keys
         self.host = host
         self.receiver = receiver
@@ -133,6 +145,8 @@ final class RunningDevice: Sendable {
         inbox = Task {
             var rounds = 0
             for await payload in connection.messages {
+                // A stop ends the inbox at once, leaving what the relay buffered unread.
+                guard !Task.isCancelled else { break }
                 guard case .accepted(let opened) = await receiver.deliver(payload) else { continue }
                 monitor.heard(from: opened.sender)
                 let started = await host.roundsStarted
@@ -141,6 +155,9 @@ final class RunningDevice: Sendable {
                     monitor.emit(.roundStarted(peer: opened.sender))
                 }
             }
+        }
+        dropSummary = Task {
+            await Self.summariseDrops(receiver: receiver, connection: connection, monitor: monitor, every: dropSummaryInterval)
         }
         relayEvents = Task {
             for await event in connection.events {
@@ -162,6 +179,43 @@ final class RunningDevice: Sendable {
         }
     }
 
+    /// Reports the drops of each period of `interval` that had any (`dropsSummarised`), until
+    /// cancelled; the wait is measured on the continuous clock.
+    private static func summariseDrops(receiver: DeviceInbox, connection: NatsRelayConnection, monitor: DeviceMonitor,
+                                       every interval: Duration) async {
+        var envelopesBefore: [EnvelopeDropReason: Int] = [:]
+        var relayBefore: [RelayDropReason: Int] = [:]
+        var since = ContinuousClock.now
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            let envelopes = await receiver.dropCounts
+            let relay = connection.counters.drops
+            let envelopeDelta = increase(from: envelopesBefore, to: envelopes)
+            let relayDelta = increase(from: relayBefore, to: relay)
+            let now = ContinuousClock.now
+            if !envelopeDelta.isEmpty || !relayDelta.isEmpty {
+                let period = since.duration(to: now)
+                monitor.emit(.dropsSummarised(envelopes: envelopeDelta, relay: relayDelta,
+                                              periodMillis: period.components.seconds * 1_000
+                                                  + period.components.attoseconds / 1_000_000_000_000_000))
+            }
+            (envelopesBefore, relayBefore, since) = (envelopes, relay, now)
+        }
+    }
+
+    /// The counts that grew from `before` to `after`, by how much.
+    private static func increase<Reason: Hashable>(from before: [Reason: Int], to after: [Reason: Int]) -> [Reason: Int] {
+        var grown: [Reason: Int] = [:]
+        for (reason, count) in after where count > before[reason, default: 0] {
+            grown[reason] = count - before[reason, default: 0]
+        }
+        return grown
+    }
+
     /// The running device's status now.
     func status() async -> DeviceStatus {
         await Self.status(host: host, receiver: receiver, connection: connection, monitor: monitor)
@@ -171,14 +225,19 @@ final class RunningDevice: Sendable {
                                monitor: DeviceMonitor) async -> DeviceStatus {
         let snapshot = await host.snapshot
         let live = DeviceStatus.Live(relay: connection.status, roundsStarted: snapshot.roundsStarted,
-                                     accepted: await receiver.acceptedCount, dropped: await receiver.dropCounts)
+                                     accepted: await receiver.acceptedCount, dropped: await receiver.dropCounts,
+                                     relayDropped: connection.counters.drops)
         return DeviceStatus(summary: snapshot.summary, siblings: monitor.siblings(snapshot.siblings), live: live)
     }
 
-    /// Ends the run: the loop, the relay (flushed, then closed, which ends the inbox and event
-    /// tasks), the status task; records the siblings and closes the store. Returns the last status.
+    /// Ends the run: the loop and the inbox (envelopes the relay buffered are left unread), the
+    /// snapshot transfers under way (`TransferDesk.stop()`), the relay (flushed, then closed, which
+    /// ends the event tasks), the status task; records the siblings and closes the store. Returns
+    /// the last status.
     func shutDown() async -> DeviceStatus {
         loop.cancel()
+        inbox.cancel()
+        await desk.stop()
         await loop.value
         if connection.status == .connected {
             do throws(SyncKernelError) {
@@ -188,8 +247,10 @@ final class RunningDevice: Sendable {
             }
         }
         approvalTimer.cancel()
+        dropSummary.cancel()
         discovery.close()
         await discoveryTask.value
+        await dropSummary.value
         await approvalTimer.value
         connection.close()
         await inbox.value
@@ -208,6 +269,7 @@ final class RunningDevice: Sendable {
     func abandon() {
         loop.cancel()
         approvalTimer.cancel()
+        dropSummary.cancel()
         discovery.close()
         connection.close()
         monitor.detach()

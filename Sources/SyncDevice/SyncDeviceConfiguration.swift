@@ -42,6 +42,13 @@ public struct SyncDeviceConfiguration: Sendable {
     public var snapshotInterval: Duration = .seconds(5)
     /// Sends of the snapshot request per sibling at most (default 7: about 35 s).
     public var snapshotMaxSends = 7
+    /// Whether every envelope the gate drops is reported as its own `envelopeDropped` event
+    /// (default false: a flood of junk then costs a count per envelope, not an event). Drops are
+    /// counted in the status and summarised by `dropsSummarised` events either way.
+    public var reportsEachDrop = false
+    /// The shortest time between two `dropsSummarised` events (default 5 s); none is reported for
+    /// a period without drops.
+    public var dropSummaryInterval: Duration = .seconds(5)
 
     /// A device `name` of the account at `account`, its store at `storePath`, syncing `namespaces`
     /// through `relay`.

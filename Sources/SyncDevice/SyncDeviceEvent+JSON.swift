@@ -9,7 +9,7 @@ import SyncKernel
 ///
 /// Invariants: every event maps to exactly one object; the `event` names are stable
 /// (`ready`, `stopped`, `connected`, `disconnected`, `reconnected`, `relay_closed`,
-/// `envelope_dropped`, `seal_failed`, `round_started`, `round_completed`, `storm_suspected`,
+/// `envelope_dropped`, `drops_summarised`, `seal_failed`, `round_started`, `round_completed`, `storm_suspected`,
 /// `applied`, `apply_failed`, `frame_refused`, `schema_mismatch`, `store_failed`,
 /// `store_rolled_back`, `versions_collided`, `rows_quarantined`, `sibling_learned`,
 /// `transfer_dropped`, `sign_in_dropped`, `approval_requested`, `approved`, `approval_rejected`,
@@ -31,6 +31,7 @@ extension SyncDeviceEvent {
         case .relay(.reconnected): "reconnected"
         case .relay(.closed): "relay_closed"
         case .envelopeDropped: "envelope_dropped"
+        case .dropsSummarised: "drops_summarised"
         case .sealFailed: "seal_failed"
         case .roundStarted: "round_started"
         case .replica(let event): Self.name(of: event)
@@ -62,6 +63,10 @@ extension SyncDeviceEvent {
             object["reason"] = reason.name
             object["code"] = reason.rawValue
             object["bytes"] = bytes
+        case .dropsSummarised(let envelopes, let relay, let period):
+            object["envelopes"] = Dictionary(uniqueKeysWithValues: envelopes.map { ($0.key.name, $0.value) })
+            object["relay"] = Dictionary(uniqueKeysWithValues: relay.map { ($0.key.rawValue, $0.value) })
+            object["seconds"] = Double(period) / 1_000
         case .sealFailed(let recipient, let error):
             object["peer"] = recipient.hex
             object["error"] = error.code.rawValue

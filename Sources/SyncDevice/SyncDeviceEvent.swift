@@ -8,7 +8,9 @@ import SyncKernel
 /// gate dropped, the rounds it starts, and every event of its replica.
 ///
 /// Invariants: `started` is the first event of each run and `stopped` the last; every envelope the
-/// gate drops is reported once (`envelopeDropped`, its frame never reached the replica); a round
+/// gate drops is counted in the status and in the next `dropsSummarised`, and reported once on
+/// its own (`envelopeDropped`, its frame never reached the replica) when the configuration asks
+/// for it (`reportsEachDrop`); a round
 /// the replica starts is reported once (`roundStarted`), and a round that reached matching roots
 /// once (`replica(.converged)`); a sibling the gate learned is reported once (`siblingLearned`),
 /// before any frame of it is handled; every join and snapshot step is reported (`joinResponder`,
@@ -24,6 +26,10 @@ public enum SyncDeviceEvent: Sendable, Hashable {
     case relay(NatsRelayEvent)
     /// The self-gate dropped an envelope of `bytes` bytes for `reason`.
     case envelopeDropped(reason: EnvelopeDropReason, bytes: Int)
+    /// Envelopes the gate dropped (by reason) and payloads the relay layer dropped (by reason)
+    /// in the last `periodMillis` milliseconds; reported at most once every
+    /// `SyncDeviceConfiguration.dropSummaryInterval`, only for a period with drops.
+    case dropsSummarised(envelopes: [EnvelopeDropReason: Int], relay: [RelayDropReason: Int], periodMillis: Int64)
     /// A frame for `recipient` could not be sealed and was not sent.
     case sealFailed(recipient: DeviceID, error: SyncKernelError)
     /// A reconcile round with `peer` started: its digest differed, requests went out.

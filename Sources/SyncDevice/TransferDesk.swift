@@ -14,7 +14,9 @@ import SyncKernel
 /// second export); an export or upload that throws is answered `SyncBroken`, never a decline; the
 /// blob an ack answers is deleted; the store is read and written only inside the replica host,
 /// so nothing else touches it meanwhile; `absorb` ends with a report or a typed error and, when
-/// the offered blob fails its checks, acks `ok: false` having imported nothing.
+/// the offered blob fails its checks, acks `ok: false` having imported nothing. `stop()` ends an
+/// export or absorb under way within a piece of the snapshot (`snapshotStopped`), answers no
+/// request from then on, and returns once the export has ended.
 actor TransferDesk {
     private struct Answered {
         let sibling: DeviceID
@@ -37,6 +39,8 @@ actor TransferDesk {
     private var answered: [SyncRequestID: Answered] = [:]
     private var answeredOrder: [SyncRequestID] = []
     private var session: SnapshotRequestSession?
+    private var exportTask: Task<Void, Never>?
+    private let shutdown = ShutdownFlag()
 
     /// A desk reading and writing the store through `host`, sealing through `transport`, for
     /// `account` (this device's userIDHash), parking blobs as `blobs` says.
@@ -72,9 +76,9 @@ actor TransferDesk {
                 return
             } else if exporting != nil {
                 await answer(.decline(SyncDecline(requestID: request.requestID, reason: .busy)), to: sender, remember: false)
-            } else {
+            } else if !shutdown.isRaised {
                 exporting = request.requestID
-                Task { await self.export(request, for: sender) }
+                exportTask = Task { await self.export(request, for: sender) }
             }
         case .ack(let ack):
             guard let done = answered[ack.requestID], done.sibling == sender else { return }
@@ -93,12 +97,15 @@ actor TransferDesk {
         do throws(SyncKernelError) {
             let store = try blobs()
             let account = account
+            let shutdown = shutdown
             message = await host.withStore { kernelStore in
-                SnapshotSender(blobStore: store).answer(request, store: kernelStore, account: account).message
+                SnapshotSender(blobStore: store).answer(request, store: kernelStore, account: account,
+                                                        shouldStop: { shutdown.isRaised || Task.isCancelled }).message
             }
         } catch {
             message = .broken(SyncBroken(requestID: request.requestID, stage: .upload, error: error))
         }
+        guard !shutdown.isRaised else { return }
         await answer(message, to: sibling, remember: true)
     }
 
@@ -141,6 +148,7 @@ actor TransferDesk {
                                          maxSends: maxSends)
         var lastAbsorbError: SyncKernelError?
         while let current = session {
+            guard !shutdown.isRaised else { throw SyncKernelError(.snapshotStopped, "the request stopped with its device") }
             let now = clock.millisecondsSince1970
             var sending = current
             let due = sending.due(now: now)
@@ -159,6 +167,7 @@ actor TransferDesk {
                 throw Self.refusal(session?.answers ?? [:], lastAbsorbError: lastAbsorbError)
             case .offered(let sibling, let offer):
                 let result = try await absorbOffer(offer)
+                if result.error?.code == .snapshotStopped, let error = result.error { throw error }
                 await transport.sendMessage(TransferMessage.ack(result.ack).encoded(), to: sibling, wake: .silent)
                 if let error = result.error, let reason = result.ack.reason {
                     session?.abandon(offerFrom: sibling, reason: reason)
@@ -188,9 +197,19 @@ actor TransferDesk {
         let receiver = SnapshotReceiver(blobStore: store, spoolDirectory: spoolDirectory)
         let account = account
         let monitor = monitor
+        let shutdown = shutdown
         return await host.withStore { kernelStore in
-            receiver.absorb(offer, into: kernelStore, account: account) { progress in monitor.emit(.snapshotProgress(progress)) }
+            receiver.absorb(offer, into: kernelStore, account: account,
+                            progress: { progress in monitor.emit(.snapshotProgress(progress)) },
+                            shouldStop: { shutdown.isRaised || Task.isCancelled })
         }
+    }
+
+    /// Ends the transfers under way: an export or absorb stops within a piece of its snapshot
+    /// (`snapshotStopped`), no request is answered from now on; returns once the export ended.
+    func stop() async {
+        shutdown.raise()
+        await exportTask?.value
     }
 
     /// The error of a request every sibling refused: the last absorb's error when an offer failed

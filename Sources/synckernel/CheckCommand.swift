@@ -15,6 +15,8 @@ enum CheckCommand {
     static let damaged: Int32 = 1
     /// The exit status when the file does not open as a store.
     static let unopenable: Int32 = 2
+    /// The exit status of `--repair` on a store another process has open for writing.
+    static let inUse: Int32 = 3
 
     /// The command's help text.
     static let usage = """
@@ -25,9 +27,13 @@ enum CheckCommand {
           the standard namespaces it holds; row tables of any other namespace are listed, not checked.
           --repair  quarantine every damaged row, rebuild every structure that differs, check again
           --json    print one JSON object
+          Beside a device running on the store, the check reads it through a read-only connection
+          as the device left it (one consistent state; nothing written); --repair writes, so it is
+          refused then (exit 3) until the device stops.
           exit status: 0 healthy, 1 damage found (after --repair: damage left), 2 the file does not
           open as a store (missing, zero-length, not SQLite, another application's database, or a
-          file SQLite cannot read), 64 bad usage
+          file SQLite cannot read), 3 --repair on a store another process has open for writing,
+          64 bad usage
         """
 
     /// Runs the command and returns its exit status.
@@ -54,6 +60,7 @@ enum CheckCommand {
         output.status = switch status {
         case healthy: "healthy"
         case damaged: "damaged"
+        case inUse: "in_use"
         default: "unopenable"
         }
         print(json ? output.json() : output.text())
@@ -75,7 +82,16 @@ enum CheckCommand {
                 output.namespaces.append(namespace.name)
             }
             output.unknownNamespaces = stored.filter { !output.namespaces.contains($0) }
-            store = try KernelStore(path: path, namespaces: NamespaceSet(standard))
+            do throws(SyncKernelError) {
+                store = try KernelStore(path: path, namespaces: NamespaceSet(standard))
+            } catch where error.code == .storeInUse && !repair {
+                // A device runs on the store: check it as that device left it, through a read-only connection.
+                output.report = try KernelStore.checkIntegrity(storedAt: path, namespaces: NamespaceSet(standard))
+                return output.report?.isHealthy == true ? healthy : damaged
+            }
+        } catch where error.code == .storeInUse {
+            output.error = "the store is open for writing in another process (\(error.detail)): a repair waits until it stops (\(error.code))"
+            return inUse
         } catch {
             output.error = "the file does not open as a store: \(error)"
             return unopenable

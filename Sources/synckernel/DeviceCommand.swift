@@ -13,7 +13,8 @@ import SyncKernel
 ///
 /// Invariants: a thin layer over `SyncDevice`: every sync decision is the library's; the process
 /// exits 0 only after `SyncDevice.stop()` returned (loop ended, relay closed, store closed), so
-/// every write acknowledged with a `written` line is in the store; standard output carries only
+/// every write acknowledged with a `written` line is in the store; a stop (SIGINT, SIGTERM,
+/// `quit`) is taken in every phase, the join and the snapshot transfer included; standard output carries only
 /// JSON lines (events with `--events json`, and the answer to every input line), standard error
 /// the log; the end of standard input stops nothing; every input line is bounded and checked, and
 /// an unknown one gets a JSON error line; bad arguments give the usage and exit 64, a device
@@ -23,7 +24,7 @@ enum DeviceCommand {
     static let usage = """
         usage: synckernel device --account DIR --name NAME --db PATH --relay nats://HOST:PORT[,nats://HOST:PORT...]
                                  [--join CERTFILE] [--blobs folder:PATH|jetstream] [--auto-approve]
-                                 [--events json] [--namespaces all|NAME,NAME]
+                                 [--events json] [--each-drop] [--namespaces all|NAME,NAME]
                                  [--debounce-ms N] [--retry-ms N] [--max-retry-ms N]
                                  [--creds FILE | --user USER --password-file FILE | --token-file FILE]
                                  [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-hostname NAME]
@@ -45,6 +46,9 @@ enum DeviceCommand {
           --auto-approve  approve every sign-in request that passes the checks, without asking:
                           FOR DEMOS AND TESTS ONLY (anyone holding a sign-in credential gets in)
           --events json   print every event as one JSON object per line on standard output
+          --each-drop     report every envelope the gate drops as its own `envelope_dropped` event
+                          (default: drops are counted in `status` and summarised, at most once
+                          every 5 seconds, by one `drops_summarised` event and one log line)
           --namespaces    the namespaces to sync (default: all thirteen); siblings must agree
           --debounce-ms   the wait between a local write and the digest it sends (default 400)
           --retry-ms, --max-retry-ms   the first and the longest delay before the digest goes again
@@ -57,7 +61,13 @@ enum DeviceCommand {
             approve ID    admit the device of the `approval_requested` event with this id
             reject ID     refuse it (nothing is recorded)
             quit          stop the device and exit 0
-          exit status: 0 stopped cleanly, 1 the device could not join or start, 64 bad usage
+          SIGINT, SIGTERM and `quit` stop the device within about two seconds whatever it is doing
+          (waiting for approval, joining, absorbing or exporting a snapshot, running, reconnecting):
+          a join under way ends with nothing written, a snapshot import keeps what it committed
+          (the digest loop fills the rest), and the store is closed before the process exits.
+          exit status: 0 stopped cleanly (also when stopped before it joined or started), 1 the
+          device could not join or start, 3 another process has the store open for writing (its
+          pid in the message where the system tells it), 64 bad usage
         """
 
     /// The parsed command line.
@@ -94,10 +104,11 @@ enum DeviceCommand {
             return 64
         }
         let output = DeviceOutput()
-        let stop = StopRequest()
+        let stop = Latch()
+        let ready = Latch()
         let sources = [SIGINT, SIGTERM].map { signal in
             let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
-            source.setEventHandler { stop.request() }
+            source.setEventHandler { stop.open() }
             source.resume()
             return source
         }
@@ -111,7 +122,7 @@ enum DeviceCommand {
                 if parsed.jsonEvents { output.line(event.json()) }
                 if case .snapshotProgress(let progress) = event {
                     if progressBar { output.progress(bar(progress)) }
-                } else if let text = logLine(event) {
+                } else if let text = logLine(event, store: parsed.configuration.storePath) {
                     if progressBar, event.name.hasPrefix("snapshot_") { output.progress("") }
                     output.log(text)
                 }
@@ -127,62 +138,130 @@ enum DeviceCommand {
                 if event == .stopped { return }
             }
         }
-        if let join = parsed.join {
-            do throws(SyncKernelError) {
-                let credential = try SignInCredential.read(from: join)
-                let joined = try await device.join(credential)
-                output.log("joined the account as \(joined.name) (device \(joined.device.hex))")
-            } catch {
-                output.log("could not join: \(error)")
-                printer.cancel()
-                return 1
-            }
+        // Standard input is read from the start, so `quit` stops every phase; other commands wait
+        // until the device is ready (joined, started and, after a join, done absorbing).
+        let commands = Task { await readCommands(device: device, output: output, stop: stop, ready: ready) }
+        let startup = Task { await startUp(device, join: parsed.join, output: output) }
+        let watcher = Task {
+            await stop.wait()
+            ready.open()
+            startup.cancel()
         }
-        do throws(SyncKernelError) {
-            try await device.start()
-        } catch {
-            output.log("could not start: \(error)")
+        let started = await startup.value
+        if case .failed(let status) = started, !stop.isOpen {
+            stop.open()
+            await commands.value
             printer.cancel()
-            return 1
+            return status
+        }
+        guard case .running = started, !stop.isOpen else {
+            // Stopped before the device ran: nothing was joined or written.
+            output.log("stopped before the device started")
+            stop.open()
+            await commands.value
+            await device.stop()
+            printer.cancel()
+            return 0
         }
         let absorbing = Task {
+            defer { ready.open() }
             guard parsed.join != nil else { return }
             do throws(SyncKernelError) {
                 let report = try await device.absorbSnapshot()
                 output.log("absorbed a snapshot of \(report.rows) rows")
             } catch {
+                guard !stop.isOpen else { return }
                 output.log("no snapshot (the digest loop fills the store instead): \(error)")
-            }
-        }
-        let taken = DispatchSemaphore(value: 0)
-        let commands = Task {
-            await absorbing.value
-            for await line in DeviceInput.lines(from: STDIN_FILENO, taken: taken) {
-                defer { taken.signal() }
-                guard !stop.isRequested else { break }
-                await handle(line, device: device, output: output, stop: stop)
             }
         }
         await stop.wait()
         absorbing.cancel()
-        commands.cancel()
         await commands.value
         await device.stop()
+        watcher.cancel()
         // The printer ends after writing `stopped`, the last event.
         await printer.value
         return 0
     }
 
+    /// How starting the device ended.
+    private enum Startup {
+        /// The device runs.
+        case running
+        /// Joining or starting failed: the exit status.
+        case failed(Int32)
+        /// A stop came first.
+        case interrupted
+    }
+
+    /// Joins the account when `join` names a credential, then starts the device; a cancellation
+    /// (the stop) ends a join under way with nothing written.
+    private static func startUp(_ device: SyncDevice, join: String?, output: DeviceOutput) async -> Startup {
+        if let join {
+            do throws(SyncKernelError) {
+                let credential = try SignInCredential.read(from: join)
+                let joined = try await device.join(credential)
+                output.log("joined the account as \(joined.name) (device \(joined.device.hex))")
+            } catch {
+                if Task.isCancelled { return .interrupted }
+                output.log("could not join: \(error)")
+                return .failed(1)
+            }
+        }
+        guard !Task.isCancelled else { return .interrupted }
+        do throws(SyncKernelError) {
+            try await device.start()
+        } catch where error.code == .storeInUse {
+            output.log("could not start: the store \(device.configuration.storePath) is open for writing in another process "
+                       + "(\(error.detail); one process per store); nothing was written (\(error.code))")
+            return .failed(storeInUseStatus)
+        } catch {
+            output.log("could not start: \(error)")
+            return .failed(1)
+        }
+        return .running
+    }
+
+    /// The exit status when another process has the store open for writing.
+    static let storeInUseStatus: Int32 = 3
+
+    /// Reads standard input until the stop: `quit` opens the stop at once, whatever the device is
+    /// doing; every other line is answered once the device is ready, one command at a time (the
+    /// reader holds at most one more line while a command runs).
+    private static func readCommands(device: SyncDevice, output: DeviceOutput, stop: Latch, ready: Latch) async {
+        let taken = DispatchSemaphore(value: 0)
+        let lines = DeviceInput.lines(from: STDIN_FILENO, taken: taken)
+        let reader = Task {
+            var running: Task<Void, Never>?
+            for await line in lines {
+                defer { taken.signal() }
+                if case .text(let text) = line, text.split(whereSeparator: \.isWhitespace) == ["quit"] {
+                    stop.open()
+                    break
+                }
+                await running?.value
+                guard !stop.isOpen else { break }
+                running = Task {
+                    await ready.wait()
+                    guard !stop.isOpen else { return }
+                    await handle(line, device: device, output: output, stop: stop)
+                }
+            }
+            await running?.value
+        }
+        await stop.wait()
+        reader.cancel()
+        await reader.value
+    }
+
     /// Answers one input line.
-    private static func handle(_ line: DeviceInput.Line, device: SyncDevice, output: DeviceOutput, stop: StopRequest) async {
+    private static func handle(_ line: DeviceInput.Line, device: SyncDevice, output: DeviceOutput, stop: Latch) async {
         guard case .text(let text) = line else {
             output.line(JSONLine.encode(["event": "error", "error": "line longer than \(DeviceInput.maxLineBytes) bytes"]))
             return
         }
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
         switch words.first {
-        case "quit" where words.count == 1:
-            stop.request()
         case "status" where words.count == 1:
             do throws(SyncKernelError) {
                 output.line(try await device.currentStatus().json())
@@ -195,12 +274,12 @@ enum DeviceCommand {
                 return
             }
             do throws(SyncKernelError) {
-                let outcome = try await DemoWriter(device: device).write(count) { stop.isRequested }
+                let outcome = try await DemoWriter(device: device).write(count) { stop.isOpen }
                 output.line(JSONLine.encode(["event": "written", "count": outcome.inserted + outcome.edited,
                                              "inserted": outcome.inserted, "edited": outcome.edited, "batch": outcome.batch,
                                              "interrupted": outcome.interrupted]))
             } catch {
-                output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue]))
+                report(error, of: "demo-write", device: device, output: output)
             }
         case "demo-fill" where words.count == 2:
             guard let count = Int(words[1]), (1...DemoFiller.maxRows).contains(count) else {
@@ -208,11 +287,11 @@ enum DeviceCommand {
                 return
             }
             do throws(SyncKernelError) {
-                let outcome = try await DemoFiller(device: device).fill(count) { stop.isRequested }
+                let outcome = try await DemoFiller(device: device).fill(count) { stop.isOpen }
                 output.line(JSONLine.encode(["event": "filled", "rows": outcome.rows, "namespaces": outcome.namespaces,
                                              "interrupted": outcome.interrupted]))
             } catch {
-                output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue]))
+                report(error, of: "demo-fill", device: device, output: output)
             }
         case "approve" where words.count == 2, "reject" where words.count == 2:
             let approving = words[0] == "approve"
@@ -236,20 +315,24 @@ enum DeviceCommand {
 
     /// The log line of an event, for those the log shows (rounds, storms, drops, relay changes,
     /// refusals and failures).
-    private static func logLine(_ event: SyncDeviceEvent) -> String? {
+    private static func logLine(_ event: SyncDeviceEvent, store: String) -> String? {
         switch event {
         case .started(let device): "started as device \(device.hex)"
         case .stopped: "stopped"
-        case .relay(let change): "relay \(change)"
-        case .envelopeDropped(let reason, let bytes): "dropped an envelope of \(bytes) bytes: \(reason)"
-        case .sealFailed(let recipient, let error): "could not seal a frame for \(recipient): \(error)"
+        case .relay: "relay \(event.name)"
+        case .envelopeDropped: nil
+        case .dropsSummarised(let envelopes, let relay, let period): dropSummary(envelopes: envelopes, relay: relay, periodMillis: period)
+        case .sealFailed(let recipient, let error): "could not seal a frame for \(recipient.hex): \(error.code)"
         case .roundStarted(let peer): "round started with \(peer)"
         case .replica(.converged(let peer)): "round completed with \(peer)"
         case .replica(.stormSuspected(let peer, let namespaces, _)): "storm suspected with \(peer) over \(namespaces.joined(separator: ","))"
         case .replica(.applied): nil
-        case .replica(let other): "\(event.name): \(other)"
+        case .replica(.storeFailed(let error)) where error.code == .storageFull || error.code == .storeReadOnly,
+             .replica(.applyFailed(_, _, let error)) where error.code == .storageFull || error.code == .storeReadOnly:
+            storeProblem(error, doing: "a sibling's rows could not be stored", store: store)
+        case .replica: fields(event)
         case .siblingLearned(let device): "learned sibling \(device.hex)"
-        case .transferDropped(let reason): "dropped a transfer message: \(reason)"
+        case .transferDropped: fields(event)
         case .joinResponder(.approvalRequested(let approval)):
             "device \(approval.deviceName) (\(approval.device.hex.prefix(16))) asks to join: type `approve \(approval.id)` or `reject \(approval.id)`"
         case .joinResponder(let other): "\(event.name): \(other)"
@@ -269,6 +352,47 @@ enum DeviceCommand {
         }
     }
 
+    /// Answers a write command that failed with `error`: the JSON error line, and for a full or
+    /// read-only store a sentence naming the store on standard error (the device keeps running).
+    private static func report(_ error: SyncKernelError, of command: String, device: SyncDevice, output: DeviceOutput) {
+        output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue, "name": error.code.name]))
+        guard error.code == .storageFull || error.code == .storeReadOnly else { return }
+        output.log(storeProblem(error, doing: "\(command) failed", store: device.configuration.storePath))
+    }
+
+    /// An event as its stable name and its JSON fields, `name key=value ...` in key order.
+    static func fields(_ event: SyncDeviceEvent) -> String {
+        let object = event.jsonObject()
+        return ([event.name] + object.keys.filter { $0 != "event" }.sorted().map { key in
+            "\(key)=\(JSONLine.encode(["v": object[key] ?? NSNull()]).dropFirst(5).dropLast())"
+        }).joined(separator: " ")
+    }
+
+    /// The log line summarising a period's drops: the total, then each reason's count, most first.
+    static func dropSummary(envelopes: [EnvelopeDropReason: Int], relay: [RelayDropReason: Int], periodMillis: Int64) -> String {
+        let seconds = String(format: "%.1f", Double(periodMillis) / 1_000)
+        var parts: [String] = []
+        if !envelopes.isEmpty {
+            let counts = envelopes.sorted { ($1.value, $0.key.name) < ($0.value, $1.key.name) }.map { "\($0.value) \($0.key.name)" }
+            parts.append("dropped \(envelopes.values.reduce(0, +)) envelopes (" + counts.joined(separator: ", ") + ")")
+        }
+        if !relay.isEmpty {
+            let counts = relay.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }.map { "\($0.value) \($0.key.rawValue)" }
+            parts.append("the relay layer dropped \(relay.values.reduce(0, +)) (" + counts.joined(separator: ", ") + ")")
+        }
+        return parts.joined(separator: "; ") + " in the last \(seconds) s"
+    }
+
+    /// The sentence for a store that ran out of room or refuses writes; nil for other errors.
+    static func storeProblem(_ error: SyncKernelError, doing what: String, store: String) -> String {
+        let name = "the store \(store)"
+        if error.code == .storageFull {
+            return "\(what): \(name) is on a full disk; nothing of it was stored, and writes succeed again once there is room "
+                + "(\(error.code))"
+        }
+        return "\(what): \(name) refuses writes (read-only file, folder or file system); nothing of it was stored (\(error.code))"
+    }
+
     /// A one-line progress bar for a snapshot being absorbed.
     private static func bar(_ progress: SnapshotProgress) -> String {
         let width = 30
@@ -285,7 +409,7 @@ enum DeviceCommand {
                                                             "password-file", "token-file", "tls-ca", "tls-cert", "tls-key",
                                                             "tls-hostname", "debounce-ms", "retry-ms", "max-retry-ms", "join", "blobs",
                                                             "snapshot-retry-ms", "join-retry-ms"],
-                                       flags: ["auto-approve"])
+                                       flags: ["auto-approve", "each-drop"])
         guard let account = options.values["account"], !account.isEmpty else { throw UsageError("--account DIR is required") }
         guard let name = options.values["name"] else { throw UsageError("--name NAME is required") }
         guard AccountDirectory.isValidDeviceName(name) else { throw UsageError("NAME is 1 to 64 letters, digits, - or _") }
@@ -322,6 +446,7 @@ enum DeviceCommand {
         }
         if let join = options.values["join"], join.isEmpty { throw UsageError("--join takes a credential file") }
         configuration.joinPolicy.resendIntervalMillis = Int64(try options.int("join-retry-ms", default: 5_000, range: 10...25_000))
+        configuration.reportsEachDrop = options.flags.contains("each-drop")
         return Arguments(configuration: configuration, jsonEvents: jsonEvents, join: options.values["join"],
                          autoApprove: options.flags.contains("auto-approve"))
     }

@@ -28,10 +28,10 @@ final class DeviceSecurityTests: XCTestCase {
         let schema: SchemaFingerprint
     }
 
-    private func setUp(server: NatsServerProcess) async throws -> Setup {
+    private func setUp(server: NatsServerProcess, eachDrop: Bool = true) async throws -> Setup {
         let fleet = try await ProcessFleet(devices: ["laptop", "phone", "tablet"])
         let laptop = try await DeviceProcess.launch(name: "laptop", store: fleet.store("laptop"), account: fleet.account,
-                                                    relay: [server.url])
+                                                    relay: [server.url], extra: eachDrop ? ["--each-drop"] : [])
         addTeardownBlock { await laptop.stop() }
         let connected = await laptop.waitForEvents("connected")
         XCTAssertTrue(connected)
@@ -164,6 +164,43 @@ final class DeviceSecurityTests: XCTestCase {
         let applied = await setup.laptop.waitForEvents("applied")
         XCTAssertTrue(applied)
         XCTAssertEqual(setup.laptop.events("applied").first?["rows"] as? Int, 1)
+        XCTAssertFalse(setup.laptop.program.hasExited)
+    }
+
+    /// A flood of junk on the inbox of a device that does not report each drop: every envelope
+    /// is counted, at the gate by reason or at the relay layer, in the status; the standard error
+    /// carries one summary line per period, never a line per envelope; no per-drop event is printed.
+    func testAFloodOfJunkIsCountedAndSummarisedNeverLoggedPerEnvelope() async throws {
+        let server = try await startNatsServer()
+        let setup = try await setUp(server: server, eachDrop: false)
+        let (wrongVersion, short) = (600, 400)
+        for _ in 0..<wrongVersion {
+            try setup.rogue.publish([9, 0] + random(SealedEnvelope.overheadBytes + 100), to: setup.laptopKeys.inbox.value)
+        }
+        for _ in 0..<short { try setup.rogue.publish([1, 0] + random(20), to: setup.laptopKeys.inbox.value) }
+        try setup.rogue.flush()
+        let summarised = await setup.laptop.waitFor(timeout: .seconds(30)) { lines in
+            let summaries = lines.compactMap(DeviceProcess.object).filter { $0["event"] as? String == "drops_summarised" }
+            let counted = summaries.reduce(0) { total, summary in
+                total + (summary["envelopes"] as? [String: Int] ?? [:]).values.reduce(0, +)
+                    + (summary["relay"] as? [String: Int] ?? [:]).values.reduce(0, +)
+            }
+            return counted >= wrongVersion + short
+        }
+        XCTAssertTrue(summarised, "the summaries account for every envelope; log:\n\(setup.laptop.program.errors.tail())")
+        let status = try await setup.laptop.status()
+        let dropped = (status["envelopes"] as? [String: Any])?["dropped"] as? [String: Int] ?? [:]
+        let relayDropped = status["relay_dropped"] as? [String: Int] ?? [:]
+        XCTAssertEqual(dropped.values.reduce(0, +) + relayDropped.values.reduce(0, +), wrongVersion + short,
+                       "every envelope counted once: \(dropped) \(relayDropped)")
+        XCTAssertLessThanOrEqual(dropped["unknownFormat", default: 0], wrongVersion)
+        XCTAssertLessThanOrEqual(dropped["truncated", default: 0], short)
+        XCTAssertTrue(setup.laptop.events("envelope_dropped").isEmpty, "no event per drop unless asked for")
+        let summaries = setup.laptop.events("drops_summarised").count
+        let logLines = setup.laptop.program.errors.lines.filter { $0.contains("dropped") }
+        XCTAssertGreaterThan(summaries, 0)
+        XCTAssertLessThanOrEqual(logLines.count, summaries, "one log line per summary: \(logLines)")
+        XCTAssertTrue(logLines.allSatisfy { $0.contains("envelopes (") || $0.contains("the relay layer dropped") }, "\(logLines)")
         XCTAssertFalse(setup.laptop.program.hasExited)
     }
 }

@@ -15,9 +15,13 @@ final class SyncDeviceTests: XCTestCase {
     private let deadline = Duration.seconds(30)
 
     /// Devices for every configuration, each stopped when the test ends, with their event logs.
-    private func devices(_ world: DeviceWorld, servers: (Int) -> [String]) throws -> [(device: SyncDevice, log: Recorder<SyncDeviceEvent>)] {
+    private func devices(_ world: DeviceWorld, servers: (Int) -> [String],
+                         adjust: (Int, inout SyncDeviceConfiguration) -> Void = { _, _ in })
+        throws -> [(device: SyncDevice, log: Recorder<SyncDeviceEvent>)] {
         try world.names.indices.map { index in
-            let device = SyncDevice(try world.configuration(index, servers: servers(index)))
+            var configuration = try world.configuration(index, servers: servers(index))
+            adjust(index, &configuration)
+            let device = SyncDevice(configuration)
             addTeardownBlock { await device.stop() }
             return (device, Recorder(device.events))
         }
@@ -230,7 +234,11 @@ final class SyncDeviceTests: XCTestCase {
     func testDropsRelayChangesAndAServerRestartAreReportedAndTheDevicesStillConverge() async throws {
         let server = try await startNatsServer()
         let world = try DeviceWorld(devices: 2)
-        let pair = try devices(world) { _ in [server.url] }
+        let pair = try devices(world, servers: { _ in [server.url] }) { index, configuration in
+            // Device 0 reports each drop; device 1 only counts and summarises them.
+            configuration.reportsEachDrop = index == 0
+            configuration.dropSummaryInterval = .milliseconds(200)
+        }
         for (device, _) in pair { try await device.start() }
         try await write(0..<1, on: pair[0].device)
         let first = await waitForConvergence(pair.map(\.device))
@@ -249,6 +257,27 @@ final class SyncDeviceTests: XCTestCase {
         let counted = try await pair[0].device.currentStatus()
         XCTAssertEqual(counted.live?.dropped, [.unopenable: 1, .truncated: 1])
         XCTAssertEqual(counted.namespaces.first?.items, 1, "nothing written")
+        let summarised = await pair[0].log.wait(timeout: deadline) { events in
+            events.contains { event in
+                guard case .dropsSummarised(let envelopes, _, _) = event else { return false }
+                return envelopes == [.unopenable: 1, .truncated: 1]
+            }
+        }
+        XCTAssertTrue(summarised, "the period's drops are summarised too: \(pair[0].log.items)")
+
+        let quietInbox = try world.account.envelopeKeys(name: world.names[1]).inbox.value
+        for _ in 0..<3 { try rogue.publish([1, 0, 3], to: quietInbox) }
+        let quietSummary = await pair[1].log.wait(timeout: deadline) { events in
+            events.contains { event in
+                guard case .dropsSummarised(let envelopes, _, _) = event else { return false }
+                return envelopes == [.truncated: 3]
+            }
+        }
+        XCTAssertTrue(quietSummary, "a device that does not report each drop summarises them: \(pair[1].log.items)")
+        XCTAssertFalse(pair[1].log.items.contains { if case .envelopeDropped = $0 { true } else { false } },
+                       "and reports no drop on its own")
+        let quietCounted = try await pair[1].device.currentStatus()
+        XCTAssertEqual(quietCounted.live?.dropped, [.truncated: 3])
 
         try await server.restart()
         let back = await pair[1].log.wait(timeout: deadline) { events in

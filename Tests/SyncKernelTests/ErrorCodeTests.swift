@@ -23,11 +23,11 @@ final class ErrorCodeTests: XCTestCase {
         "SK404": "operationNotSupportedByRule", "SK405": "namespaceRefused", "SK406": "invalidDeclaration",
         "SK407": "rowRejected", "SK408": "notTheAuthor",
         "SK501": "sqlite", "SK502": "corruptBookkeeping", "SK503": "storeClosed", "SK504": "rowFormatChanged",
-        "SK505": "notAStore", "SK506": "foreignDatabase",
+        "SK505": "notAStore", "SK506": "foreignDatabase", "SK507": "storeInUse", "SK508": "storageFull", "SK509": "storeReadOnly",
         "SK601": "invalidRelayConfiguration", "SK602": "invalidSubject", "SK603": "relayConnectionFailed",
         "SK604": "relayNotConnected", "SK605": "relayClosed", "SK606": "relayPayloadTooLarge",
         "SK607": "relayPublishFailed", "SK608": "blobNotFound", "SK609": "blobStoreFailed",
-        "SK701": "deviceNotRunning", "SK702": "snapshotDeclined", "SK703": "snapshotSiblingFailed", "SK704": "snapshotTimedOut",
+        "SK701": "deviceNotRunning", "SK702": "snapshotDeclined", "SK703": "snapshotSiblingFailed", "SK704": "snapshotTimedOut", "SK705": "snapshotStopped",
     ]
 
     /// Shipped codes whose reason can no longer occur: never reused for another reason.
@@ -54,7 +54,7 @@ final class ErrorCodeTests: XCTestCase {
         }
         XCTAssertEqual(Set(current.keys).subtracting(Self.shipped.keys), [], "a new code is added to the shipped list")
         XCTAssertEqual(Code.truncatedInput.rawValue, "SK101")
-        XCTAssertEqual(Code.snapshotTimedOut, Code.all.last)
+        XCTAssertEqual(Code.snapshotStopped, Code.all.last)
     }
 
     func testDescriptionsCarryTheCodeAndTheDetailOnly() {

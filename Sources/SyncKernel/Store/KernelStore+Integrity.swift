@@ -1,3 +1,5 @@
+import SQLiteStore
+
 /// The store's audit: SQLite's own check, every structure against a rescan, every stored row
 /// through the same checks the store applies where it reads rows, and the repair of what it finds.
 ///
@@ -23,6 +25,29 @@ extension KernelStore {
     /// A page SQLite cannot read stops that namespace's scan (or SQLite's own check) and is
     /// listed among `sqliteProblems`; the other namespaces are still checked.
     public func checkIntegrity() throws(SyncKernelError) -> IntegrityReport {
+        try Self.audit(db: db, books: books, namespaces: namespaces) { namespace in self.structure(namespace) }
+    }
+
+    /// `checkIntegrity()` of the store at `path` through a read-only connection, in one read
+    /// transaction (one consistent state), for a store another process has open for writing: the
+    /// same checks, except that there is no in-memory structure to compare (the persisted one is
+    /// compared with the rescan). Writes nothing, takes no lock, migrates nothing: read a store as
+    /// its running device left it (a device migrates its store when it opens it). Throws
+    /// `notAStore` for a missing file and refuses a file that is not a store as `init` does.
+    public static func checkIntegrity(storedAt path: String, namespaces: NamespaceSet) throws(SyncKernelError) -> IntegrityReport {
+        guard try StoreFile.classify(path) != .missing else { throw SyncKernelError(.notAStore, "no file") }
+        let db = try SQLiteConnection<SyncKernelError>(readingOnly: path)
+        defer { db.close() }
+        let books = Bookkeeping(db: db)
+        return try db.transaction(writing: false) { () throws(SyncKernelError) -> IntegrityReport in
+            try audit(db: db, books: books, namespaces: namespaces, memory: nil)
+        }
+    }
+
+    /// The checks of `checkIntegrity` over `db`; `memory` gives a namespace's in-memory structure
+    /// to compare too (nil: only the persisted one).
+    private static func audit(db: SQLiteConnection<SyncKernelError>, books: Bookkeeping, namespaces: NamespaceSet,
+                              memory: ((String) -> NamespaceStructure)?) throws(SyncKernelError) -> IntegrityReport {
         var sqliteProblems: [String] = []
         do {
             sqliteProblems = try db.integrityProblems()
@@ -56,7 +81,7 @@ extension KernelStore {
                         damaged.append(DamagedRow(namespace: driver.name, key: key, row: entry.row ?? [], vector: entry.vector, reason: reason))
                     }
                 }
-                if try !structureMatches(driver.name, rescan: rescan) { differing.append(driver.name) }
+                if try !structureMatches(driver.name, rescan: rescan, books: books, memory: memory) { differing.append(driver.name) }
             } catch where error.code == .sqlite {
                 sqliteProblems.append("\(driver.name): the scan stopped: \(error.detail)")
             }
@@ -82,17 +107,19 @@ extension KernelStore {
         return RepairOutcome(quarantined: writer.quarantined, rebuiltStructures: found.differingStructures)
     }
 
-    /// Whether a namespace's persisted structure reads and both it and the one in memory hold
-    /// the items of `rescan` (with one change counter between them).
-    private func structureMatches(_ namespace: String, rescan: NamespaceStructure) throws(SyncKernelError) -> Bool {
+    /// Whether a namespace's persisted structure reads and both it and the one in memory (when
+    /// `memory` gives one) hold the items of `rescan` (with one change counter between them).
+    private static func structureMatches(_ namespace: String, rescan: NamespaceStructure, books: Bookkeeping,
+                                         memory: ((String) -> NamespaceStructure)?) throws(SyncKernelError) -> Bool {
         let persisted: NamespaceStructure?
         do {
             persisted = try NamespaceStructure.load(namespace, from: books)
         } catch where error.code == .corruptBookkeeping {
             return false
         }
-        guard let persisted else { return false }
-        let memory = structure(namespace)
-        return persisted.holdsSameItems(as: rescan) && memory.holdsSameItems(as: rescan) && persisted.changes == memory.changes
+        guard let persisted, persisted.holdsSameItems(as: rescan) else { return false }
+        guard let memory else { return true }
+        let held = memory(namespace)
+        return held.holdsSameItems(as: rescan) && persisted.changes == held.changes
     }
 }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SQLiteStore
 
 /// One device's synced state on SQLite: namespace rows, RowVersion bookkeeping, tombstones, and
@@ -29,6 +34,8 @@ public final class KernelStore {
     /// The namespaces this store syncs.
     public let namespaces: NamespaceSet
     let db: SQLiteConnection<SyncKernelError>
+    /// The claim on the database file this store holds until it closes (nil in memory).
+    private let lock: StoreLock?
     let books: Bookkeeping
     /// The device epoch record and its continuity checks.
     let ledger: EpochLedger
@@ -83,9 +90,9 @@ public final class KernelStore {
     public init(path: String, namespaces: NamespaceSet, entropy: EntropySource = .system) throws(SyncKernelError) {
         self.namespaces = namespaces
         self.entropy = entropy
-        db = try StoreFile.open(path)
+        (db, lock) = try StoreFile.open(path)
         books = Bookkeeping(db: db)
-        ledger = EpochLedger(db: db, path: path == ":memory:" || path.isEmpty ? nil : path)
+        ledger = EpochLedger(db: db, path: path == ":memory:" || path.isEmpty ? nil : Self.resolvedPath(path))
         try db.execute(Bookkeeping.schema)
         try books.upgradeKernelTables()
         try db.execute(EpochLedger.schema)
@@ -271,9 +278,23 @@ public final class KernelStore {
         return stored != nil
     }
 
-    /// Closes the database; the store is unusable afterwards.
+    deinit {
+        close()
+    }
+
+    /// Closes the database, then releases the store's lock on its file (another process may open
+    /// it for writing from then on); the store is unusable afterwards. Closing again does nothing.
     public func close() {
         db.close()
+        lock?.release()
+    }
+
+    /// `path` with every symbolic link resolved (itself when it cannot be resolved), so the
+    /// lease file of a store reached through a link is the one beside the file itself.
+    private static func resolvedPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Writes the WAL into the main file (before copying the file as a snapshot).

@@ -30,27 +30,44 @@ enum StoreFile {
         case unmarked
     }
 
-    /// Opens the store at `path`, creating it when no file is there and marking one of an
-    /// earlier build; throws `notAStore` or `foreignDatabase` (having written nothing) for a
-    /// file that is not one of ours.
-    static func open(_ path: String) throws(SyncKernelError) -> SQLiteConnection<SyncKernelError> {
+    /// Opens the store at `path` for writing, creating it when no file is there and marking one of
+    /// an earlier build; throws `notAStore` or `foreignDatabase` (having written nothing) for a
+    /// file that is not one of ours, and `storeInUse` (having written nothing) when another open
+    /// store holds the file's `StoreLock`. The lock is taken before the first write to an existing
+    /// file, and right after a new store is linked into place (a creation that loses the race to
+    /// another process's then meets that process's lock); the caller releases it after closing the
+    /// connection. An in-memory store takes no lock.
+    static func open(_ path: String) throws(SyncKernelError) -> (db: SQLiteConnection<SyncKernelError>, lock: StoreLock?) {
         if path == ":memory:" {
             let db = try SQLiteConnection<SyncKernelError>(path: path)
             try db.setApplicationID(applicationID)
-            return db
+            return (db, nil)
         }
-        let found = try classify(path)
+        var found = try classify(path)
         if found == .missing {
-            try SQLiteConnection<SyncKernelError>.create(at: path) { (db: SQLiteConnection<SyncKernelError>) throws(SyncKernelError) in
-                try db.setApplicationID(applicationID)
-                try db.execute(Bookkeeping.schema)
+            do throws(SyncKernelError) {
+                try SQLiteConnection<SyncKernelError>.create(at: path) { (db: SQLiteConnection<SyncKernelError>) throws(SyncKernelError) in
+                    try db.setApplicationID(applicationID)
+                    try db.execute(Bookkeeping.schema)
+                }
+            } catch {
+                // Another process created the store meanwhile: its file is used (and locked) like any.
+                found = try classify(path)
+                guard found != .missing else { throw error }
             }
         }
+        let lock = try StoreLock(path: path)
         let db = try SQLiteConnection<SyncKernelError>(path: path, create: false)
         if found == .unmarked {
-            try db.transaction { () throws(SyncKernelError) in try db.setApplicationID(applicationID) }
+            do throws(SyncKernelError) {
+                try db.transaction { () throws(SyncKernelError) in try db.setApplicationID(applicationID) }
+            } catch {
+                db.close()
+                lock.release()
+                throw error
+            }
         }
-        return db
+        return (db, lock)
     }
 
     /// What the file at `path` is, refusing a file that is not one of ours.

@@ -168,6 +168,18 @@ extension SyncKernelError {
         /// The file at the store's path is a SQLite database of another application: another
         /// application id, or none and not the kernel's tables. Nothing was written to it.
         public static let foreignDatabase = Code("SK506", "foreignDatabase")
+        /// Another open store holds the file at the store's path for writing (another process, or
+        /// another `KernelStore` of this one), reached through this path or any other (a symbolic
+        /// or hard link): one writer per store. Nothing was written. The detail names the holder's
+        /// process id where the system tells it.
+        public static let storeInUse = Code("SK507", "storeInUse")
+        /// The disk (or the file system's quota) holding the store is full: the transaction was
+        /// rolled back whole and nothing of it is stored; the store stays open, and writes succeed
+        /// again once there is room.
+        public static let storageFull = Code("SK508", "storageFull")
+        /// The store's file, its folder or its file system refuses writes (read-only mount,
+        /// permissions): the transaction was rolled back whole and nothing of it is stored.
+        public static let storeReadOnly = Code("SK509", "storeReadOnly")
 
         // MARK: Relay (6xx)
 
@@ -212,6 +224,10 @@ extension SyncKernelError {
         /// No sibling answered the snapshot request within the re-send budget (or the device knows
         /// no sibling to ask); nothing was imported.
         public static let snapshotTimedOut = Code("SK704", "snapshotTimedOut")
+        /// A snapshot export or absorb ended because its device is stopping: an export's partly
+        /// stored blob is removed and nothing is offered; an absorb keeps the transactions its
+        /// import committed (it only inserts what is absent) and the digest loop fills the rest.
+        public static let snapshotStopped = Code("SK705", "snapshotStopped")
 
         /// Every code, in code order.
         public static let all: [Code] = [
@@ -225,10 +241,10 @@ extension SyncKernelError {
             joinRejected, joinTimedOut, approvalNotPending, conflictChanged,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected, notTheAuthor,
-            sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase,
+            sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase, storeInUse, storageFull, storeReadOnly,
             invalidRelayConfiguration, invalidSubject, relayConnectionFailed, relayNotConnected, relayClosed,
             relayPayloadTooLarge, relayPublishFailed, blobNotFound, blobStoreFailed,
-            deviceNotRunning, snapshotDeclined, snapshotSiblingFailed, snapshotTimedOut,
+            deviceNotRunning, snapshotDeclined, snapshotSiblingFailed, snapshotTimedOut, snapshotStopped,
         ]
     }
 }

@@ -97,7 +97,8 @@ final class RelayDevice: Sendable {
         }
     }
 
-    /// Stops both loops and closes the connection; again, nothing more.
+    /// Stops both loops, closes the connection and closes the store (so the next opener of its
+    /// file, one writer at a time, can take it); again, nothing more.
     func stop() async {
         let running = phase.withLock { phase in
             defer { phase = .stopped }
@@ -107,6 +108,7 @@ final class RelayDevice: Sendable {
         for task in running { task.cancel() }
         transport.connection.close()
         for task in running { await task.value }
+        await host.closeStore()
     }
 
     /// Saves notes `ids` (titles name the device and the id); throws on a device whose loops are

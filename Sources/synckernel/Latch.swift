@@ -1,35 +1,36 @@
 import Synchronization
 
-/// The one-way switch that ends `synckernel device`: set by SIGINT, SIGTERM or `quit`.
+/// A one-way switch tasks wait on: `synckernel device` holds one that SIGINT, SIGTERM and `quit`
+/// open (the stop) and one that opens once the device is ready for commands.
 ///
-/// Invariants: once requested it stays requested; every `wait` returns once it is (at once when
-/// it already is); requesting again changes nothing.
-final class StopRequest: Sendable {
+/// Invariants: once open it stays open; every `wait` returns once it is (at once when it
+/// already is); opening again changes nothing.
+final class Latch: Sendable {
     private struct State {
-        var requested = false
+        var open = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
 
-    /// Whether a stop was requested.
-    var isRequested: Bool { state.withLock { $0.requested } }
+    /// Whether the latch was opened.
+    var isOpen: Bool { state.withLock { $0.open } }
 
-    /// Requests the stop and wakes every wait.
-    func request() {
+    /// Opens the latch and wakes every wait.
+    func open() {
         let waiters = state.withLock { state in
-            state.requested = true
+            state.open = true
             defer { state.waiters.removeAll() }
             return state.waiters
         }
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once a stop is requested.
+    /// Returns once the latch is open.
     func wait() async {
         await withCheckedContinuation { continuation in
             let now = state.withLock { state in
-                if state.requested { return true }
+                if state.open { return true }
                 state.waiters.append(continuation)
                 return false
             }
