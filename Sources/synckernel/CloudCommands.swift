@@ -132,9 +132,10 @@ enum CloudCommands {
                   + "\(summary.links) links and \(summary.folders) folders; every file verified by content hash")
             return ExitCode.success.rawValue
         case .incomplete(let problems):
-            for problem in problems { print("restore incomplete: \(problem)") }
-            let backupsFault = problems.contains { $0.kind == .missing || $0.kind == .damaged }
-            if backupsFault {
+            let shortfall = RestoreShortfall(problems)
+            for problem in shortfall.listed { print("restore incomplete: \(problem)") }
+            print("restore incomplete: \(shortfall.summary)")
+            if shortfall.isBackupsFault {
                 print("restore incomplete: run backup again from the source (it uploads these files again), then restore --resume")
                 return ExitCode.incomplete.rawValue
             }

@@ -7,7 +7,9 @@ import SyncKernel
 /// no migration), so it can run while devices run on them; keys and hashes print in hexadecimal
 /// and rows in escaped diagnostic notation; the exit status is 0 when the stores hold the same
 /// items in every namespace, 1 when they differ, 2 when a file is not a store, 64 on bad usage
-/// (`--db` given other than twice), never a crash.
+/// (`--db` given other than twice), never a crash. A namespace both stores hold is compared
+/// through their persisted structures (`StructureComparison`), which lists exactly the keys a
+/// comparison of every key lists.
 enum DiffCommand {
     /// The command's help text.
     static let usage = """
@@ -16,7 +18,8 @@ enum DiffCommand {
           key differs when its leaf differs, when one side lacks it, or when one side keeps concurrent
           versions of it the other does not hold (a conflict). For each key it shows both sides' leaves,
           live versions and rows. A namespace only one store holds is listed as such. Reads the files
-          only (read-only SQLite, nothing written).
+          only (read-only SQLite, nothing written), and of a namespace both hold only the rows under the
+          keys where their persisted structures differ (every row when a structure cannot be used).
           --json  print one JSON object
           exit status: 0 equal, 1 they differ, 2 a file is not a store, 64 bad usage
         """
@@ -64,7 +67,8 @@ enum DiffCommand {
         return diff.isEqual ? 0 : 1
     }
 
-    private static func text(_ diff: StoreDiff, _ paths: [String]) -> String {
+    /// The text report of `diff` between the stores at `paths`.
+    static func text(_ diff: StoreDiff, _ paths: [String]) -> String {
         var lines = ["A: \(paths[0])", "B: \(paths[1])"]
         for namespace in diff.namespaces {
             guard namespace.inA, namespace.inB else {
@@ -88,7 +92,8 @@ enum DiffCommand {
         return lines.joined(separator: "\n")
     }
 
-    private static func json(_ diff: StoreDiff, _ paths: [String]) -> String {
+    /// The JSON report of `diff` between the stores at `paths`.
+    static func json(_ diff: StoreDiff, _ paths: [String]) -> String {
         var namespaces: [String: Any] = [:]
         for namespace in diff.namespaces {
             namespaces[namespace.name] = [

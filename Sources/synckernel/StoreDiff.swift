@@ -8,16 +8,6 @@ import SyncKernel
 /// empty diff means equal roots in every namespace both hold; a namespace only one store holds is
 /// listed whole; keys are in key order and namespaces in name order.
 struct StoreDiff {
-    /// One key that differs, with what each side holds (nil: nothing at all).
-    struct KeyDifference {
-        /// The key.
-        let key: [UInt8]
-        /// What the first store holds.
-        let a: StoredKey?
-        /// What the second store holds.
-        let b: StoredKey?
-    }
-
     /// One namespace where the stores differ.
     struct NamespaceDifference {
         /// The namespace.
@@ -32,25 +22,29 @@ struct StoreDiff {
 
     /// The namespaces where the stores differ.
     let namespaces: [NamespaceDifference]
+    /// How each namespace both stores hold was compared.
+    let routes: [String: StructureComparison.Route]
 
     /// Whether the stores hold the same items in every namespace.
     var isEqual: Bool { namespaces.isEmpty }
 
-    /// Compares the stores `a` and `b` read through `StoreReader`s.
+    /// Compares the stores `a` and `b` read through `StoreReader`s: a namespace both hold through
+    /// its persisted structures (`StructureComparison`), one only one holds by every key it holds.
     init(_ a: StoreReader, _ b: StoreReader) throws(SyncKernelError) {
         var out: [NamespaceDifference] = []
+        var routes: [String: StructureComparison.Route] = [:]
         for name in Set(a.namespaces).union(b.namespaces).sorted() {
             let (inA, inB) = (a.namespaces.contains(name), b.namespaces.contains(name))
-            let left = inA ? try a.keys(namespace: name) : []
-            let right = inB ? try b.keys(namespace: name) : []
-            let byKeyA = Dictionary(left.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-            let byKeyB = Dictionary(right.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-            var keys: [KeyDifference] = []
-            for key in Set(byKeyA.keys).union(byKeyB.keys).sorted(by: [UInt8].keyPrecedes) where byKeyA[key]?.item != byKeyB[key]?.item {
-                keys.append(KeyDifference(key: key, a: byKeyA[key], b: byKeyB[key]))
+            let keys: [KeyDifference]
+            if inA && inB {
+                let comparison = try StructureComparison.compare(a, b, namespace: name)
+                (keys, routes[name]) = (comparison.keys, comparison.route)
+            } else {
+                keys = KeyDifference.listing(inA ? try a.keys(namespace: name) : [], inB ? try b.keys(namespace: name) : [])
             }
             if !keys.isEmpty || inA != inB { out.append(NamespaceDifference(name: name, inA: inA, inB: inB, keys: keys)) }
         }
         namespaces = out
+        self.routes = routes
     }
 }

@@ -13,6 +13,8 @@ let usage = """
                  --grid [--json] [--csv PATH]   (both modes over N x D; `make bench-grid`)
                  no --rows/--grid: the earlier side-by-side comparisons [--compare-rows R] [--seed S] (`make bench`)
                  fast = the sketch exchange over the persisted structure; see `synckernel bench --help`
+      bench-diff  time `diff` on two equal stores of N rows and after D rows of one are edited
+                 --rows N [--diff D] [--full-scan] [--directory DIR] [--json]   (see `synckernel bench-diff --help`)
       soak       seeded faulty fleets (crashes, partitions, loss, skewed clocks) checked for convergence,
                  against an oracle store and for storm trips; prints the seed of every failure
                  [--fleets N] [--first-seed F] [--json]   (default 1,000 fleets; `make soak`)
@@ -44,6 +46,8 @@ case "simulate":
     exit(SimulateCommand.run(Array(arguments.dropFirst())))
 case "bench":
     exit(BenchCommand.run(Array(arguments.dropFirst())))
+case "bench-diff":
+    exit(BenchDiffCommand.run(Array(arguments.dropFirst())))
 case "soak":
     exit(SoakCommand.run(Array(arguments.dropFirst())))
 case "backup":

@@ -225,6 +225,30 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try runCapturing(["backup", "--from", source.path, "--to", "folder:" + drive.path]).status, 0)
     }
 
+    /// A restore from a drive that lost its whole `files/` folder: seven files are all named; of
+    /// twenty-five, the first twenty by path are named and the count of all; exit 11 both times.
+    func testARestoreNamesEveryMissingFileOrTheFirstTwentyAndTheCount() throws {
+        for count in [7, 25] {
+            let source = directory.appendingPathComponent("source-\(count)")
+            let driveFolder = directory.appendingPathComponent("drive-\(count)")
+            let paths = (0..<count).map { String(format: "f%02d.txt", $0) }
+            try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+            for path in paths { try Data(path.utf8).write(to: source.appendingPathComponent(path)) }
+            XCTAssertEqual(try runCapturing(["backup", "--from", source.path, "--to", "folder:" + driveFolder.path]).status, 0)
+            try FileManager.default.removeItem(at: driveFolder.appendingPathComponent("files"))
+            let target = directory.appendingPathComponent("target-\(count)")
+            let restored = try runCapturing(["restore", "--from", "folder:" + driveFolder.path, "--to", target.path])
+            XCTAssertEqual(restored.status, 11, restored.output)
+            let named = restored.output.split(separator: "\n").filter { $0.hasPrefix("restore incomplete: missing from the backup: ") }
+            XCTAssertEqual(named.map { String($0.dropFirst("restore incomplete: missing from the backup: ".count)) },
+                           Array(paths.prefix(20)), restored.output)
+            let summary = count > 20 ? "restore incomplete: 25 entries not in place (25 missing from the backup); the first 20 by path are named"
+                : "restore incomplete: 7 entries not in place (7 missing from the backup)"
+            XCTAssertTrue(restored.output.contains(summary + "\n"), restored.output)
+            XCTAssertFalse(restored.output.contains("completed"), "never success over missing data")
+        }
+    }
+
     /// The outcomes of issue 14's rows as the CLI reports them: a FIFO is a warning and exit 0, a
     /// damaged file names itself with exit 11, a damaged manifest is exit 12 with nothing
     /// written, conflicts are exit 13 with nothing written and `--overwrite` replaces them.

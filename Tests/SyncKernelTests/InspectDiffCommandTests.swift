@@ -39,30 +39,10 @@ final class InspectDiffCommandTests: XCTestCase {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
     }
 
-    private func note(_ body: String, at seconds: Double) -> Note {
-        Note(id: noteID, title: "groceries", body: body, createdAt: Date(timeIntervalSince1970: 1_000),
-             updatedAt: Date(timeIntervalSince1970: seconds))
-    }
-
     /// Two closed stores on files holding one note both devices edited concurrently (a conflict),
     /// converged; returns their paths.
     private func conflictedPair(_ world: TestWorld) throws -> (a: String, b: String) {
-        let fleet = try world.fleet(2, namespaces: [NotebookNamespace.self])
-        fleet.announceAll()
-        try fleet.write(on: 0, NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(note("milk", at: 1_000)) }
-        fleet.run(until: 5_000)
-        fleet.partition([[0], [1]])
-        try fleet.write(on: 0, NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(note("milk, \"eggs\"\u{1b}[2J", at: 2_000)) }
-        try fleet.write(on: 1, NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(note("milk, bread", at: 2_000)) }
-        fleet.heal()
-        fleet.announceAll()
-        fleet.run(until: 30_000)
-        XCTAssertTrue(fleet.allRootsMatch)
-        for replica in fleet.replicas {
-            try replica.store.checkpoint()
-            replica.store.close()
-        }
-        return (world.directory + "/store-1.sqlite", world.directory + "/store-2.sqlite")
+        try world.conflictedNotebooks(noteID: noteID, first: "milk", edits: ("milk, \"eggs\"\u{1b}[2J", "milk, bread"))
     }
 
     /// Every file in `directory` with its bytes.

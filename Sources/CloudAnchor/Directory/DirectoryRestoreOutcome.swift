@@ -20,4 +20,10 @@ public enum DirectoryRestoreOutcome: Sendable, Hashable {
     case sourceChanged
     /// The availability gate stopped the restore.
     case unavailable(UnavailableReason)
+
+    /// For `.incomplete`, what its report says about the entries not in place; nil otherwise.
+    public var shortfall: RestoreShortfall? {
+        guard case .incomplete(let problems) = self else { return nil }
+        return RestoreShortfall(problems)
+    }
 }

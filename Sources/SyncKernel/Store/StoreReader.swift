@@ -11,10 +11,12 @@ import SQLiteStore
 /// returns is one consistent state. Rows are returned as stored, undecoded: a damaged entry shows
 /// as it is. Not `Sendable`: one owner uses it, then closes it.
 package final class StoreReader {
-    private let db: SQLiteConnection<SyncKernelError>
-    private let books: Bookkeeping
+    /// The read-only connection.
+    let db: SQLiteConnection<SyncKernelError>
+    /// The kernel's queries over `db`.
+    let books: Bookkeeping
     /// The kernel tables the file holds (an earlier build's store may lack some).
-    private let tables: Set<String>
+    let tables: Set<String>
 
     /// Opens the store at `path` to read only.
     package init(path: String) throws(SyncKernelError) {
@@ -40,7 +42,7 @@ package final class StoreReader {
     }
 
     /// Whether the file holds kept versions with the columns this build reads (`writer`, `leaf`).
-    private func versionColumns() throws(SyncKernelError) -> Bool {
+    func versionColumns() throws(SyncKernelError) -> Bool {
         guard tables.contains("sk_version") else { return false }
         let statement = try db.statement("SELECT COUNT(*) FROM pragma_table_info('sk_version') WHERE name IN ('writer', 'leaf')")
         return try statement.first { $0.int64(0) } == 2
@@ -66,19 +68,22 @@ package final class StoreReader {
     /// not hold.
     package func keys(namespace: String) throws(SyncKernelError) -> [StoredKey] {
         guard namespaces.contains(namespace) else { throw SyncKernelError(.unknownNamespace) }
-        return try db.transaction(writing: false) { () throws(SyncKernelError) -> [StoredKey] in
-            var keys = Set(try books.keyedRows(namespace).map(\.key))
-            if tables.contains("sk_version") {
-                let statement = try db.statement("SELECT DISTINCT key FROM sk_version WHERE ns = ?")
-                statement.bind(1, namespace)
-                while try statement.step() { keys.insert(statement.blob(0)) }
-            }
-            var out: [StoredKey] = []
-            for key in keys.sorted(by: [UInt8].keyPrecedes) {
-                if let stored = try read(key, namespace: namespace) { out.append(stored) }
-            }
-            return out
+        return try db.transaction(writing: false) { () throws(SyncKernelError) -> [StoredKey] in try everyKey(namespace) }
+    }
+
+    /// `keys(namespace:)` inside the caller's transaction.
+    func everyKey(_ namespace: String) throws(SyncKernelError) -> [StoredKey] {
+        var keys = Set(try books.keyedRows(namespace).map(\.key))
+        if tables.contains("sk_version") {
+            let statement = try db.statement("SELECT DISTINCT key FROM sk_version WHERE ns = ?")
+            statement.bind(1, namespace)
+            while try statement.step() { keys.insert(statement.blob(0)) }
         }
+        var out: [StoredKey] = []
+        for key in keys.sorted(by: [UInt8].keyPrecedes) {
+            if let stored = try read(key, namespace: namespace) { out.append(stored) }
+        }
+        return out
     }
 
     /// The stored record of `key`, reading the columns an earlier build's row table lacks as NULL.
@@ -101,7 +106,7 @@ package final class StoreReader {
     }
 
     /// What is stored for `key`, inside the caller's transaction.
-    private func read(_ key: [UInt8], namespace: String) throws(SyncKernelError) -> StoredKey? {
+    func read(_ key: [UInt8], namespace: String) throws(SyncKernelError) -> StoredKey? {
         let record = try record(key, namespace: namespace)
         var versions: [VersionEntry] = []
         if try versionColumns() {
