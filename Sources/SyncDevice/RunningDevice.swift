@@ -37,6 +37,9 @@ final class RunningDevice: Sendable {
     private let discovery: NatsRelayConnection
     private let monitor: DeviceMonitor
     private let discoveryTask: Task<Void, Never>
+    /// Tells the members online this device's sign-in ledger whenever the discovery connection
+    /// (re)connects.
+    private let discoveryEvents: Task<Void, Never>
     private let approvalTimer: Task<Void, Never>
     private let siblingsPath: String
     private let loop: Task<Void, Never>
@@ -73,7 +76,8 @@ final class RunningDevice: Sendable {
         }
         let responder: JoinResponder
         do throws(SyncKernelError) {
-            responder = try JoinResponder(directory: configuration.account, replay: signInReplay, carrier: RelayJoinCarrier(discovery),
+            responder = try JoinResponder(directory: configuration.account, name: configuration.name, replay: signInReplay,
+                                          carrier: RelayJoinCarrier(discovery),
                                           family: configuration.family, clock: configuration.wallClock) { event in
                 monitor.emit(.joinResponder(event))
             }
@@ -119,6 +123,11 @@ final class RunningDevice: Sendable {
         loop = Task { await host.run() }
         discoveryTask = Task {
             for await message in discovery.messages { await responder.deliver(message) }
+        }
+        discoveryEvents = Task {
+            for await event in discovery.events where event == .connected || event == .reconnected {
+                await responder.announceLedger()
+            }
         }
         approvalTimer = Task {
             while !Task.isCancelled {
@@ -190,6 +199,7 @@ final class RunningDevice: Sendable {
         approvalTimer.cancel()
         discovery.close()
         await discoveryTask.value
+        await discoveryEvents.value
         await approvalTimer.value
         connection.close()
         await inbox.value

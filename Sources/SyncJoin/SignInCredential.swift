@@ -40,6 +40,10 @@ public struct SignInCredential: Sendable, Hashable, CustomStringConvertible {
         discoverySubject = subject
     }
 
+    /// The credential's id (what the sign-in ledger names it by); nil only when libsodium is not
+    /// usable.
+    public var id: CredentialID? { CredentialID(certificate: certificate) }
+
     /// The file's bytes.
     public func encoded() -> [UInt8] {
         Self.magic + certificate.encoded() + discoveryKey

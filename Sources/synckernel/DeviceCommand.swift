@@ -93,7 +93,7 @@ enum DeviceCommand {
             FileHandle.standardError.write(Data("synckernel device: \(error.message)\n\(usage)\n".utf8))
             return 64
         }
-        let output = DeviceOutput()
+        let output = DeviceOutput(device: parsed.configuration.name)
         let stop = StopRequest()
         let sources = [SIGINT, SIGTERM].map { signal in
             let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
@@ -111,7 +111,7 @@ enum DeviceCommand {
                 if parsed.jsonEvents { output.line(event.json()) }
                 if case .snapshotProgress(let progress) = event {
                     if progressBar { output.progress(bar(progress)) }
-                } else if let text = logLine(event) {
+                } else if let text = logLine(event, device: output.device) {
                     if progressBar, event.name.hasPrefix("snapshot_") { output.progress("") }
                     output.log(text)
                 }
@@ -236,7 +236,7 @@ enum DeviceCommand {
 
     /// The log line of an event, for those the log shows (rounds, storms, drops, relay changes,
     /// refusals and failures).
-    private static func logLine(_ event: SyncDeviceEvent) -> String? {
+    private static func logLine(_ event: SyncDeviceEvent, device name: String) -> String? {
         switch event {
         case .started(let device): "started as device \(device.hex)"
         case .stopped: "stopped"
@@ -250,21 +250,16 @@ enum DeviceCommand {
         case .replica(let other): "\(event.name): \(other)"
         case .siblingLearned(let device): "learned sibling \(device.hex)"
         case .transferDropped(let reason): "dropped a transfer message: \(reason)"
-        case .joinResponder(.approvalRequested(let approval)):
-            "device \(approval.deviceName) (\(approval.device.hex.prefix(16))) asks to join: type `approve \(approval.id)` or `reject \(approval.id)`"
-        case .joinResponder(let other): "\(event.name): \(other)"
-        case .joinRequester(.requestSent(let attempt)): "sign-in request sent (attempt \(attempt)), waiting for a sibling"
-        case .joinRequester(.acknowledged(let family)): "waiting for approval: approve on your \(family)"
-        case .joinRequester(.granted(let joined)): "granted: joined as \(joined.name)"
-        case .joinRequester(let other): "\(event.name): \(other)"
+        case .joinResponder(let join): JoinLogLine.responder(join, device: name)
+        case .joinRequester(let join): JoinLogLine.requester(join)
         case .snapshotRequested(let peer): "snapshot requested by \(peer)"
-        case .snapshotAnswered(let peer, let answer): "snapshot answer to \(peer): \(event.jsonObject()["answer"] ?? answer)"
+        case .snapshotAnswered(let peer, _): "snapshot answer to \(peer): \(JoinLogLine.fields(event, ["answer", "reason", "stage", "error", "bytes"]))"
         case .snapshotAcknowledged(let peer, let ack): "snapshot ack from \(peer): ok \(ack.ok)"
         case .snapshotRequestSent(let peer, let attempt, _): "snapshot request to \(peer) (attempt \(attempt))"
-        case .snapshotReply(let peer, let answer): "snapshot reply from \(peer): \(answer)"
+        case .snapshotReply(let peer, _): "snapshot reply from \(peer): \(JoinLogLine.fields(event, ["answer", "reason", "stage", "error", "bytes"]))"
         case .snapshotProgress: nil
         case .snapshotAbsorbed(let peer, let report): "absorbed \(report.rows) rows from \(peer)"
-        case .snapshotAbandoned(let peer, let reason): "snapshot from \(peer) refused: \(reason); nothing imported"
+        case .snapshotAbandoned(let peer, _): "snapshot from \(peer) refused: \(JoinLogLine.fields(event, ["reason"])); nothing imported"
         case .snapshotFailed(let error): "snapshot failed: \(error)"
         }
     }
