@@ -33,14 +33,17 @@ enum DeviceCommand {
           --join CERTFILE ask to join the account of the sign-in credential CERTFILE (made by
                           `synckernel account sign-in-cert` on a device of the account): DIR must be
                           missing or empty; waits for a sibling's user to approve (exit 1 when
-                          rejected or unanswered, with nothing written), writes DIR, starts, asks
+                          rejected, refused, unanswered or undecided, with the cause on standard
+                          error and nothing written), writes DIR, starts, asks
                           the siblings for a snapshot and absorbs it (a progress bar on standard
                           error when it is a terminal), then runs like any device
           --blobs         where snapshots are parked: folder:PATH (default: the folder
                           synckernel-blobs beside the store; only devices sharing it can use it)
                           or jetstream (the relay's servers, which must run JetStream: -js)
           --join-retry-ms      the wait between two sends of the sign-in request while no sibling answered
-                               (default 5000; 7 sends, then the wait ends: no sibling online)
+                               (default 5000; 7 sends, then the wait ends one interval later: no
+                               sibling online); once a sibling answers, its user has 180 s from the
+                               first send to decide; the remaining wait is logged every 5 s
           --snapshot-retry-ms  the wait between two sends of the snapshot request (default 5000; 7 sends)
           --auto-approve  approve every sign-in request that passes the checks, without asking:
                           FOR DEMOS AND TESTS ONLY (anyone holding a sign-in credential gets in)

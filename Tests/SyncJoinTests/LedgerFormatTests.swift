@@ -107,6 +107,7 @@ final class LedgerFormatTests: XCTestCase {
         let notice = try XCTUnwrap(JoinNotice(kind: .approved, requestID: requestID, sender: "laptop", ledger: try goldenLedger()))
         let sealed = try XCTUnwrap(notice.sealed(with: discovery, nonce: nonce))
         XCTAssertEqual(JoinNotice.open(sealed, with: discovery), notice)
+        XCTAssertEqual(sealed.count, 62 + "laptop".utf8.count + 2 * SignInLedger.entryBytes, "62 bytes, the name, 25 an entry")
         XCTAssertNil(JoinNotice.open(sealed, with: other), "another account's keys")
         XCTAssertNil(JoinNotice.open(try XCTUnwrap(notice.sealed(with: other, nonce: nonce)), with: discovery), "made by another account")
         for index in sealed.indices {
