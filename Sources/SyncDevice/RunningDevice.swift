@@ -11,7 +11,8 @@ import SyncKernel
 /// `NatsEnvelopeCarrier` → the relay; the relay's inbox → `DeviceInbox` (the gate, learning
 /// siblings, before any frame is parsed) → `TransferDesk` for snapshot transfer messages,
 /// `ReplicaHost` for every other frame; the account's discovery subject (a second connection)
-/// → `JoinResponder` (the sign-in ladder, approvals).
+/// → `JoinResponder` (the sign-in ladder, approvals, the members' notices; each (re)connect of that
+/// connection announces the sign-in ledger).
 ///
 /// Invariants: `open` either returns a running device, having reported `started` before any of
 /// its tasks ran, or throws having closed everything it opened; the tasks are the loop (`ReplicaHost.run`), the inbox (every payload to the gate, in

@@ -3,7 +3,9 @@ import SyncKernel
 /// What a `JoinResponder` reports to its host: every request its ladder dropped, every approval
 /// it asks its user for, and how each ended.
 ///
-/// Invariants: every dropped request is reported once (`requestDropped`, nothing was sent back);
+/// Invariants: every dropped message is reported once (`requestDropped`; nothing was sent back,
+/// except a sealed refusal for SJ112 to SJ115); every notice that taught the ledger once
+/// (`ledgerLearned`);
 /// every accepted one once as `approvalRequested`, after its acknowledgement was sent, and then
 /// exactly once as `approved`, `rejected`, `approvalWithdrawn` or `approvalExpired`; no event
 /// carries key material.

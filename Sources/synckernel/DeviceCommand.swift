@@ -256,10 +256,10 @@ enum DeviceCommand {
         case .joinResponder(let join): JoinLogLine.responder(join, device: name)
         case .joinRequester(let join): JoinLogLine.requester(join)
         case .snapshotRequested(let peer): "snapshot requested by \(peer)"
-        case .snapshotAnswered(let peer, _): "snapshot answer to \(peer): \(JoinLogLine.fields(event, ["answer", "reason", "stage", "error", "bytes"]))"
+        case .snapshotAnswered(let peer, _): "snapshot answer to \(peer): \(JoinLogLine.fields(event, JoinLogLine.answerKeys))"
         case .snapshotAcknowledged(let peer, let ack): "snapshot ack from \(peer): ok \(ack.ok)"
         case .snapshotRequestSent(let peer, let attempt, _): "snapshot request to \(peer) (attempt \(attempt))"
-        case .snapshotReply(let peer, _): "snapshot reply from \(peer): \(JoinLogLine.fields(event, ["answer", "reason", "stage", "error", "bytes"]))"
+        case .snapshotReply(let peer, _): "snapshot reply from \(peer): \(JoinLogLine.fields(event, JoinLogLine.answerKeys))"
         case .snapshotProgress: nil
         case .snapshotAbsorbed(let peer, let report): "absorbed \(report.rows) rows from \(peer)"
         case .snapshotAbandoned(let peer, _): "snapshot from \(peer) refused: \(JoinLogLine.fields(event, ["reason"])); nothing imported"

@@ -3,7 +3,7 @@ import SyncDevice
 import SyncJoin
 
 /// The log lines `synckernel device` writes for the join protocol's events, and the stable
-/// fields of an event as text.
+/// fields of an event as text (for the snapshot lines).
 ///
 /// Invariants: every line is built from stable words, numbers, ids and device names (never a
 /// Swift rendering of an enum or a struct); an approval prompt names the device that asks (its
@@ -52,6 +52,9 @@ enum JoinLogLine {
         case .storeFailed(let error): "the grant could not be stored: \(error.code)"
         }
     }
+
+    /// The fields a snapshot answer's log line shows.
+    static let answerKeys = ["answer", "reason", "stage", "error", "bytes"]
 
     /// The values of `keys` in the event's JSON object that are present, as `key value` pairs.
     static func fields(_ event: SyncDeviceEvent, _ keys: [String]) -> String {

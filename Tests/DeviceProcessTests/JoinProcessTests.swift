@@ -199,6 +199,11 @@ final class JoinProcessTests: XCTestCase {
         let waits = tablet.events("join_waiting")
         XCTAssertEqual(waits.first?["remaining_seconds"] as? Int, 35, "no sibling yet: the re-sends' 35 s")
         XCTAssertEqual(waits.first { $0["acknowledged"] as? Bool == true }?["remaining_seconds"] as? Int, 180, "then the decision wait")
+        let counted = await tablet.program.errors.wait(timeout: .seconds(10)) { lines in
+            lines.contains("synckernel device [tablet]: waiting 35 s more for a sibling to answer "
+                           + "(nothing answers while no device of the account is online)")
+        }
+        XCTAssertTrue(counted, tablet.program.errors.tail())
         // The tablet was not a member when the credential was spent: it learns it from the members' ledger.
         let learned = await tablet.waitForEvents("sign_in_ledger_learned")
         XCTAssertTrue(learned, "the tablet learned the spent credential; its log ends with:\n\(tablet.program.errors.tail())")
@@ -214,7 +219,9 @@ final class JoinProcessTests: XCTestCase {
             lines.contains { $0.contains("SK314") && $0.contains("admitted a device already") }
         }
         XCTAssertTrue(told, watch.program.errors.tail())
-        XCTAssertEqual(tablet.events("sign_in_dropped").last?["code"] as? String, "SJ113", "refused by the tablet, the only member online")
+        let refusal = tablet.events("sign_in_dropped").last ?? [:]
+        XCTAssertEqual(refusal["code"] as? String, "SJ113", "refused by the tablet, the only member online")
+        XCTAssertEqual(refusal["answered"] as? Bool, true, "a refusal was sent back")
         XCTAssertFalse(FileManager.default.fileExists(atPath: fleet.directory + "/watch-account"), "nothing written")
     }
 
@@ -250,6 +257,11 @@ final class JoinProcessTests: XCTestCase {
         XCTAssertEqual(tablet.events("snapshot_failed").first?["error"] as? String, "SK703", "broken, not declined (SK702)")
         XCTAssertTrue(tablet.events("snapshot_absorbed").isEmpty)
         XCTAssertEqual(laptop.events("snapshot_answered").first?["answer"] as? String, "broken")
+        let logged = await tablet.program.errors.wait(timeout: .seconds(10)) { lines in
+            lines.contains { $0.hasPrefix("synckernel device [tablet]: snapshot reply from ")
+                && $0.hasSuffix(": answer broken, stage upload, error SK609") }
+        }
+        XCTAssertTrue(logged, "the log names the answer in stable words:\n\(tablet.program.errors.tail())")
         // Still a member: the digest loop fills the tablet instead.
         let converged = try await ProcessFleet.waitForConvergence([laptop, tablet])
         XCTAssertTrue(converged, "the digest loop filled the tablet")

@@ -567,11 +567,3 @@ actor AutoApprovingRelay: JoinCarrier {
         }
     }
 }
-
-extension JoinRequesterEvent {
-    /// Whether the event is a step or an outcome of the protocol (not the countdown).
-    var isOutcomeOrStep: Bool {
-        if case .waiting = self { return false }
-        return true
-    }
-}
