@@ -7,14 +7,16 @@ import SyncEnvelope
 import SyncKernel
 
 /// The sign-in side of an account directory: the verifier key the account pins, the sign-in
-/// credentials it writes for new devices, and the certificates of devices that joined.
+/// credentials it writes for new devices, the ledger of credentials spent or revoked, and the
+/// certificates of devices that joined.
 ///
 ///     DIR/sign-in.key         the sign-in verifier seed and identity (`SignInKey`, 72 bytes)
 ///     DIR/devices/NAME.cert   also for a device that joined through this one (no NAME.key here)
 ///     DIR/sign-in.ledger      the credentials that admit no device any more (`SignInLedger`)
 ///
 /// Invariants: every file is written through `KeyFile` (mode 0600, whole or not at all, never
-/// overwritten) and read only with no permission bit beyond 0600; a sibling's certificate is
+/// overwritten but for the ledger, which is replaced whole) and read only with no permission bit
+/// beyond 0600; a sibling's certificate is
 /// recorded only when it names this account and verifies under its issuer, under a name no
 /// device of the directory has.
 extension AccountDirectory {

@@ -2,12 +2,12 @@ import SyncKernel
 
 /// How a device asking to join re-sends and how long it waits.
 ///
-/// Invariants (checked by `validated()`): at least one send, a positive interval, and a decision
+/// Invariants (checked by `validated()`): at least one send, a positive interval, a decision
 /// wait at least as long as the re-send span (`maxSends` times the interval) and at most
-/// `SignInRequest.maxWaitMillis`, and a positive countdown interval. With the defaults the request goes out at 0, 5, ..., 30 s
-/// (7 sends, about 35 s of coverage for a sibling that is still connecting); without an
-/// acknowledgement by 35 s the wait ends (no sibling answered); with one it ends at 180 s unless
-/// a decision came.
+/// `SignInRequest.maxWaitMillis`, and a positive countdown interval. With the defaults the
+/// request goes out at 0, 5, ..., 30 s (7 sends, about 35 s of coverage for a sibling that is
+/// still connecting); without an acknowledgement by 35 s the wait ends (no sibling answered);
+/// with one it ends at 180 s unless a decision came; the time left is reported every 5 s.
 public struct JoinPolicy: Sendable, Hashable {
     /// Milliseconds between sends while no sibling has acknowledged (default 5 s).
     public var resendIntervalMillis: Int64 = 5_000

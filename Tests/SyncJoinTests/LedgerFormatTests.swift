@@ -139,6 +139,27 @@ final class LedgerFormatTests: XCTestCase {
         XCTAssertNil(JoinNotice(kind: .ledger, requestID: requestID, sender: "a b", ledger: SignInLedger()))
     }
 
+    func testSeededMutantsOfANoticeInsideOpenToExactlyTheirBytesOrNothing() throws {
+        let discovery = try XCTUnwrap(discovery)
+        let good = try XCTUnwrap(JoinNotice(kind: .rejected, requestID: requestID, sender: "phone", ledger: try goldenLedger())).inside()
+        let entropy = EntropySource.seeded(31)
+        var opened = 0
+        for index in 0..<1_000 {
+            var inside = good
+            let draws = entropy.bytes(5)
+            for flip in 0..<(1 + Int(draws[0] % 3)) {
+                inside[Int(draws[1 + flip]) % inside.count] ^= draws[4] | 1
+            }
+            if draws[0] & 0x80 != 0 { inside.removeLast(Int(draws[1]) % 30) }
+            let box = try XCTUnwrap(JoinCrypto.box(inside, nonce: nonce, to: discovery.publicKey, from: discovery.secretKey))
+            guard let notice = JoinNotice.open([JoinNotice.tag] + nonce + box, with: discovery) else { continue }
+            opened += 1
+            XCTAssertEqual(notice.inside(), inside, "an opened mutant is exactly its bytes (mutant \(index))")
+            XCTAssertEqual(SignInLedger(parsing: notice.ledger.encoded()[...]), notice.ledger, "mutant \(index)")
+        }
+        XCTAssertGreaterThan(opened, 0, "mutants of the request id and the ledger's expiries still open")
+    }
+
     func testEachRefusalRoundTripsAndRejectRefusalsOfAnyOtherBody() throws {
         let discovery = try XCTUnwrap(discovery)
         let ephemeralKey = try XCTUnwrap(Sodium.envelopePublicKey(secretKey: ephemeralSecret))
