@@ -21,7 +21,8 @@ import SyncKernel
 /// reply is acted on only when it opens with this request's ephemeral key and the account's
 /// discovery key, names this request and, for a grant, holds together
 /// (`SignInGrant.isValid`), and every other reply is dropped, counted and reported, changing
-/// nothing; the account directory is written (all files or none) before the state becomes
+/// nothing; a refusal ends the wait (a `busy` one only while no sibling acknowledged: after an
+/// acknowledgement that sibling's user is still asked); the account directory is written (all files or none) before the state becomes
 /// `granted`, and nothing at all is written on any other outcome; the device's and the
 /// ephemeral secret keys never leave the actor except into the account directory's key file.
 public actor JoinRequester {
@@ -180,6 +181,8 @@ public actor JoinRequester {
         case .opened(.rejected):
             finish(.rejected)
         case .opened(.refused(let refusal)):
+            // Another sibling acknowledged: its user is asked, whatever a full one says.
+            if refusal == .busy, case .acknowledged = state { return }
             finish(.refused(refusal))
         case .opened(.granted(let grant)):
             guard let request = lastRequest, grant.isValid(for: request, credential: credential, now: clock.millisecondsSince1970) else {

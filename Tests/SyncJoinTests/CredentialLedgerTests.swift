@@ -133,6 +133,15 @@ final class CredentialLedgerTests: XCTestCase {
         let pending = await laptop.pendingApprovals()
         XCTAssertEqual(pending.map(\.deviceName).sorted(), ["crowd0", "crowd1", "phone"])
         XCTAssertEqual(Set(pending.map(\.credential)).count, 2)
+
+        let other = try world.credential(validFor: 602)
+        let desktop = try world.otherSibling("desktop", events: Recorder(), maxPendingPerCredential: 1)
+        let first = try await steps.ask(other, name: "first", seed: 50, to: [desktop])
+        let firstState = await first.state
+        XCTAssertEqual(firstState, .acknowledged(try XCTUnwrap(DeviceFamily("Linux desktop"))))
+        let again = try await steps.ask(other, name: "again", seed: 51, to: [laptop, desktop])
+        let againState = await again.state
+        XCTAssertEqual(againState, .acknowledged(family), "a busy refusal after another sibling's ack does not end the wait")
     }
 
     func testAPromptIsWithdrawnOnEverySiblingOnceOneDecides() async throws {

@@ -71,7 +71,7 @@ final class JoinWorld {
     /// A second sibling named `name` with its own copy of the account directory as it is now
     /// (`folder/<name>-account`: what it knows from here on is only what it hears), its own
     /// seen set, publishing on the world's relay.
-    func otherSibling(_ name: String, events: Recorder<JoinResponderEvent>) throws -> JoinResponder {
+    func otherSibling(_ name: String, events: Recorder<JoinResponderEvent>, maxPendingPerCredential: Int = 2) throws -> JoinResponder {
         let copy = path("\(name)-account")
         try FileManager.default.copyItem(atPath: sibling.path, toPath: copy)
         for file in files(under: copy) {
@@ -83,7 +83,8 @@ final class JoinWorld {
         return try JoinResponder(directory: AccountDirectory(path: copy), name: name,
                                  replay: ReplayGuard(path: path("\(name)-signin-seen.sqlite"), window: SignInGate.replayWindow),
                                  carrier: relay, family: DeviceFamily("Linux desktop") ?? .thisMachine, clock: clock,
-                                 entropy: EntropySource.seeded(98), onEvent: { events.append($0) })
+                                 maxPendingPerCredential: maxPendingPerCredential, entropy: EntropySource.seeded(98),
+                                 onEvent: { events.append($0) })
     }
 
     /// A new device named `name` asking to join with `credential` into `folder/<directory>`.
