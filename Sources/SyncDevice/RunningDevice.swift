@@ -11,7 +11,8 @@ import SyncKernel
 /// `NatsEnvelopeCarrier` → the relay; the relay's inbox → `DeviceInbox` (the gate, learning
 /// siblings, before any frame is parsed) → `TransferDesk` for snapshot transfer messages,
 /// `ReplicaHost` for every other frame; the account's discovery subject (a second connection)
-/// → `JoinResponder` (the sign-in ladder, approvals).
+/// → `JoinResponder` (the sign-in ladder, approvals, the members' notices; each (re)connect of that
+/// connection announces the sign-in ledger).
 ///
 /// Invariants: `open` either returns a running device, having reported `started` before any of
 /// its tasks ran, or throws having closed everything it opened; the tasks are the loop (`ReplicaHost.run`), the inbox (every payload to the gate, in
@@ -37,6 +38,9 @@ final class RunningDevice: Sendable {
     private let discovery: NatsRelayConnection
     private let monitor: DeviceMonitor
     private let discoveryTask: Task<Void, Never>
+    /// Tells the members online this device's sign-in ledger whenever the discovery connection
+    /// (re)connects.
+    private let discoveryEvents: Task<Void, Never>
     private let approvalTimer: Task<Void, Never>
     private let siblingsPath: String
     private let loop: Task<Void, Never>
@@ -84,7 +88,8 @@ final class RunningDevice: Sendable {
         }
         let responder: JoinResponder
         do throws(SyncKernelError) {
-            responder = try JoinResponder(directory: configuration.account, replay: signInReplay, carrier: RelayJoinCarrier(discovery),
+            responder = try JoinResponder(directory: configuration.account, name: configuration.name, replay: signInReplay,
+                                          carrier: RelayJoinCarrier(discovery),
                                           family: configuration.family, clock: configuration.wallClock) { event in
                 monitor.emit(.joinResponder(event))
             }
@@ -131,6 +136,11 @@ final class RunningDevice: Sendable {
         loop = Task { await host.run() }
         discoveryTask = Task {
             for await message in discovery.messages { await responder.deliver(message) }
+        }
+        discoveryEvents = Task {
+            for await event in discovery.events where event == .connected || event == .reconnected {
+                await responder.announceLedger()
+            }
         }
         approvalTimer = Task {
             while !Task.isCancelled {
@@ -251,6 +261,7 @@ final class RunningDevice: Sendable {
         discovery.close()
         await discoveryTask.value
         await dropSummary.value
+        await discoveryEvents.value
         await approvalTimer.value
         connection.close()
         await inbox.value

@@ -28,7 +28,9 @@ import SyncKernel
 ///   keeps nothing for it, and the digest loop catches up from there.
 /// - A running device admits others: it listens on its account's discovery subject, runs the
 ///   sign-in ladder (`JoinResponder`) and reports each request that passes as
-///   `joinResponder(.approvalRequested)`; only `approve(_:)` admits anyone. It answers its
+///   `joinResponder(.approvalRequested)`; only `approve(_:)` admits anyone, and a credential
+///   admits one device (the sign-in ledger, shared with the members in sealed notices on the
+///   discovery subject, which also withdraw a prompt another sibling decided). It answers its
 ///   siblings' snapshot requests, and its gate learns a device its account certified the first
 ///   time an envelope of it passes every other check.
 /// - A device with no account joins one (`join(_:)`, before `start()`): nothing is written unless a
@@ -135,9 +137,10 @@ public actor SyncDevice {
     /// reply subject on the relay, sends the sign-in request (re-sent per
     /// `configuration.joinPolicy`), waits for a sibling's decision and, on a grant, writes the
     /// account directory at `configuration.account` (all files or none) under
-    /// `configuration.name`. Events: `joinRequester(...)`. Throws `joinRejected`, `joinTimedOut`
-    /// (no sibling answered: with no device of the account online nothing admits this one), a
-    /// storing error, and `keyFileUnavailable` when the directory is not missing or empty or the
+    /// `configuration.name`. Events: `joinRequester(...)` (the countdown: `waiting`). Throws
+    /// `joinRejected`, `joinRefused` (the credential spent or revoked, or too many requests
+    /// pending), `joinTimedOut` (no sibling answered: with no device of the account online nothing
+    /// admits this one; or a sibling answered and nobody decided), a storing error, and `keyFileUnavailable` when the directory is not missing or empty or the
     /// device runs already. On every failure nothing was written: no account directory, no store.
     public func join(_ credential: SignInCredential) async throws(SyncKernelError) -> JoinedAccount {
         guard case .stopped = phase else { throw SyncKernelError(.keyFileUnavailable, "a running device has an account already") }
@@ -184,8 +187,8 @@ public actor SyncDevice {
         return await running.responder.pendingApprovals()
     }
 
-    /// Admits the device of the pending request `id`: issues its certificate, records it in the
-    /// account directory and sends the grant. Throws `deviceNotRunning`, `approvalNotPending` for
+    /// Admits the device of the pending request `id`: issues its certificate, records it and the
+    /// credential's spend in the account directory, sends the grant and tells the other members. Throws `deviceNotRunning`, `approvalNotPending` for
     /// an id that is not waiting, `keyFileUnavailable` for a name or keys in use here.
     public func approve(_ id: ApprovalID) async throws(SyncKernelError) {
         guard case .running(let running) = phase else { throw SyncKernelError(.deviceNotRunning) }

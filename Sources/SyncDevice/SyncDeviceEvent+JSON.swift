@@ -13,13 +13,15 @@ import SyncKernel
 /// `applied`, `apply_failed`, `frame_refused`, `schema_mismatch`, `store_failed`,
 /// `store_rolled_back`, `versions_collided`, `rows_quarantined`, `sibling_learned`,
 /// `transfer_dropped`, `sign_in_dropped`, `approval_requested`, `approved`, `approval_rejected`,
-/// `approval_expired`, `join_request_sent`, `join_acknowledged`, `join_reply_dropped`,
-/// `join_granted`, `join_rejected`, `join_timed_out`, `join_store_failed`, `snapshot_requested`,
+/// `approval_expired`, `approval_withdrawn`, `sign_in_ledger_learned`, `join_request_sent`,
+/// `join_waiting`, `join_acknowledged`, `join_reply_dropped`, `join_granted`, `join_rejected`,
+/// `join_refused`, `join_timed_out`, `join_store_failed`, `snapshot_requested`,
 /// `snapshot_answered`, `snapshot_acknowledged`, `snapshot_request_sent`, `snapshot_reply`,
 /// `snapshot_progress`, `snapshot_absorbed`, `snapshot_abandoned`, `snapshot_failed`); an approval
 /// id is 8 random hex digits, safe to print; devices appear as their id in
-/// hex, errors as their stable code, and no object carries key material, row contents or keys
-/// of rows (only their number).
+/// hex, errors as their stable code, reasons, causes, stages and answers as fixed words (never
+/// a Swift rendering of a value), and no object carries key material, row contents or keys of
+/// rows (only their number).
 extension SyncDeviceEvent {
     /// The stable name in the `event` key.
     public var name: String {
@@ -90,7 +92,7 @@ extension SyncDeviceEvent {
         case .snapshotAcknowledged(let peer, let ack):
             object["peer"] = peer.hex
             object["ok"] = ack.ok
-            object["reason"] = ack.reason.map { "\($0)" as Any } ?? NSNull()
+            object["reason"] = ack.reason.map { Self.word(of: $0) as Any } ?? NSNull()
         case .snapshotRequestSent(let peer, let attempt, let wake):
             object["peer"] = peer.hex
             object["attempt"] = attempt
@@ -112,7 +114,7 @@ extension SyncDeviceEvent {
                 + Double(report.totalTime.components.attoseconds) / 1e18
         case .snapshotAbandoned(let peer, let reason):
             object["peer"] = peer.hex
-            object["reason"] = "\(reason)"
+            object["reason"] = Self.word(of: reason)
         case .snapshotFailed(let error):
             object["error"] = error.code.rawValue
             object["name"] = error.code.name
@@ -127,15 +129,23 @@ extension SyncDeviceEvent {
         case .approved: "approved"
         case .rejected: "approval_rejected"
         case .approvalExpired: "approval_expired"
+        case .approvalWithdrawn: "approval_withdrawn"
+        case .ledgerLearned: "sign_in_ledger_learned"
         }
     }
 
     private static func fields(of event: JoinResponderEvent) -> [String: Any] {
         switch event {
         case .requestDropped(let reason, let bytes):
-            ["reason": reason.name, "code": reason.rawValue, "bytes": bytes]
+            ["reason": reason.name, "code": reason.rawValue, "bytes": bytes,
+             "answered": [.approvalsFull, .credentialSpent, .credentialRevoked, .credentialBusy].contains(reason)]
         case .approvalRequested(let approval):
-            ["id": approval.id.value, "name": approval.deviceName, "device": approval.device.hex, "deadline": approval.deadline]
+            ["id": approval.id.value, "name": approval.deviceName, "device": approval.device.hex, "deadline": approval.deadline,
+             "credential": approval.credential.description]
+        case .approvalWithdrawn(let id, let cause):
+            ["id": id.value, "cause": cause.word, "by": cause.decider.map { $0 as Any } ?? NSNull()]
+        case .ledgerLearned(let entries):
+            ["entries": entries]
         case .approved(let id, let device, let name):
             ["id": id.value, "device": device.hex, "name": name]
         case .rejected(let id), .approvalExpired(let id):
@@ -146,6 +156,8 @@ extension SyncDeviceEvent {
     private static func name(of event: JoinRequesterEvent) -> String {
         switch event {
         case .requestSent: "join_request_sent"
+        case .waiting: "join_waiting"
+        case .refused: "join_refused"
         case .acknowledged: "join_acknowledged"
         case .replyDropped: "join_reply_dropped"
         case .granted: "join_granted"
@@ -158,6 +170,8 @@ extension SyncDeviceEvent {
     private static func fields(of event: JoinRequesterEvent) -> [String: Any] {
         switch event {
         case .requestSent(let attempt): ["attempt": attempt]
+        case .waiting(let remaining, let acknowledged): ["remaining_seconds": remaining, "acknowledged": acknowledged]
+        case .refused(let refusal): ["reason": refusal.word]
         case .acknowledged(let family): ["family": family.value]
         case .replyDropped(let reason, let bytes): ["reason": reason.name, "code": reason.rawValue, "bytes": bytes]
         case .granted(let joined): ["device": joined.device.hex, "name": joined.name]
@@ -169,9 +183,9 @@ extension SyncDeviceEvent {
 
     private static func fields(of message: TransferMessage) -> [String: Any] {
         switch message {
-        case .offer(let offer): ["answer": "offer", "bytes": offer.size, "algorithm": "\(offer.algorithm)"]
-        case .decline(let decline): ["answer": "decline", "reason": "\(decline.reason)"]
-        case .broken(let broken): ["answer": "broken", "stage": "\(broken.stage)", "error": broken.code]
+        case .offer(let offer): ["answer": "offer", "bytes": offer.size, "algorithm": offer.algorithm.description]
+        case .decline(let decline): ["answer": "decline", "reason": word(of: decline.reason)]
+        case .broken(let broken): ["answer": "broken", "stage": word(of: broken.stage), "error": broken.code]
         case .request: ["answer": "request"]
         case .ack: ["answer": "ack"]
         }
@@ -180,10 +194,42 @@ extension SyncDeviceEvent {
     private static func fields(of answer: SnapshotRequestSession.Answer) -> [String: Any] {
         switch answer {
         case .pending: ["answer": "pending"]
-        case .offered(let offer): ["answer": "offer", "bytes": offer.size, "algorithm": "\(offer.algorithm)"]
-        case .declined(let reason): ["answer": "decline", "reason": "\(reason)"]
-        case .broken(let broken): ["answer": "broken", "stage": "\(broken.stage)", "error": broken.code]
-        case .abandoned(let reason): ["answer": "abandoned", "reason": "\(reason)"]
+        case .offered(let offer): ["answer": "offer", "bytes": offer.size, "algorithm": offer.algorithm.description]
+        case .declined(let reason): ["answer": "decline", "reason": word(of: reason)]
+        case .broken(let broken): ["answer": "broken", "stage": word(of: broken.stage), "error": broken.code]
+        case .abandoned(let reason): ["answer": "abandoned", "reason": word(of: reason)]
+        }
+    }
+
+    /// The stable word of a snapshot ack's reason.
+    package static func word(of reason: SyncAck.Reason) -> String {
+        switch reason {
+        case .hashMismatch: "hashMismatch"
+        case .unauthentic: "unauthentic"
+        case .blobUnavailable: "blobUnavailable"
+        case .downloadFailed: "downloadFailed"
+        case .malformedSnapshot: "malformedSnapshot"
+        case .schemaMismatch: "schemaMismatch"
+        case .tooLarge: "tooLarge"
+        case .unsupportedAlgorithm: "unsupportedAlgorithm"
+        case .importFailed: "importFailed"
+        }
+    }
+
+    /// The stable word of a decline's reason.
+    package static func word(of reason: SyncDecline.Reason) -> String {
+        switch reason {
+        case .busy: "busy"
+        case .unwilling: "unwilling"
+        }
+    }
+
+    /// The stable word of the stage a sibling's snapshot broke at.
+    package static func word(of stage: SyncBroken.Stage) -> String {
+        switch stage {
+        case .export: "export"
+        case .seal: "seal"
+        case .upload: "upload"
         }
     }
 

@@ -10,7 +10,9 @@ import SyncKernel
 /// Invariants: a file is created with mode 0600 (set explicitly, whatever the umask) and whole
 /// or not at all: written and synced under a temporary name in the same directory, then linked
 /// to its name, which must not exist yet (a key is never overwritten), and the directory synced;
-/// a directory it creates has mode 0700. A file is read only when it is a regular file (not
+/// a directory it creates has mode 0700; `replace` is for the one record file that changes (the
+/// sign-in ledger, no key): written whole the same way, then renamed over the old one, so a
+/// reader sees the old file or the new one, never a part. A file is read only when it is a regular file (not
 /// followed through a symbolic link) with no permission bit beyond 0600 (otherwise
 /// `keyFileExposed`, with nothing read) and at most `maxBytes` long. Errors name the failure,
 /// never the bytes.
@@ -39,6 +41,19 @@ package enum KeyFile {
         defer { unlink(staging) }
         guard written, link(staging, path) == 0 else {
             throw SyncKernelError(.keyFileUnavailable, "the key file cannot be written")
+        }
+        syncDirectory(of: path)
+    }
+
+    /// Replaces the file `path` (or creates it) with `bytes`, whole or not at all;
+    /// `keyFileUnavailable` when it cannot be written (the old file then stays as it was).
+    package static func replace(_ bytes: [UInt8], at path: String) throws(SyncKernelError) {
+        let staging = path + ".replacing-\(getpid())"
+        unlink(staging)
+        try create(bytes, at: staging)
+        guard rename(staging, path) == 0 else {
+            unlink(staging)
+            throw SyncKernelError(.keyFileUnavailable, "the file cannot be replaced")
         }
         syncDirectory(of: path)
     }

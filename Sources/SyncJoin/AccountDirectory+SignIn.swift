@@ -7,13 +7,16 @@ import SyncEnvelope
 import SyncKernel
 
 /// The sign-in side of an account directory: the verifier key the account pins, the sign-in
-/// credentials it writes for new devices, and the certificates of devices that joined.
+/// credentials it writes for new devices, the ledger of credentials spent or revoked, and the
+/// certificates of devices that joined.
 ///
 ///     DIR/sign-in.key         the sign-in verifier seed and identity (`SignInKey`, 72 bytes)
 ///     DIR/devices/NAME.cert   also for a device that joined through this one (no NAME.key here)
+///     DIR/sign-in.ledger      the credentials that admit no device any more (`SignInLedger`)
 ///
 /// Invariants: every file is written through `KeyFile` (mode 0600, whole or not at all, never
-/// overwritten) and read only with no permission bit beyond 0600; a sibling's certificate is
+/// overwritten but for the ledger, which is replaced whole) and read only with no permission bit
+/// beyond 0600; a sibling's certificate is
 /// recorded only when it names this account and verifies under its issuer, under a name no
 /// device of the directory has.
 extension AccountDirectory {
@@ -65,6 +68,44 @@ extension AccountDirectory {
         let account = try account()
         let certificate = try signInKey().issue(expiresAt: expiresAt)
         return try SignInCredential(certificate: certificate, discoveryKey: DiscoveryKeys(accountSeed: account.seed).publicKey)
+    }
+
+    /// The sign-in ledger's file.
+    public var signInLedgerFile: String { path + "/sign-in.ledger" }
+
+    /// The sign-in ledger (empty when the directory has none yet); `keyFileExposed` or
+    /// `malformedKeyFile` for a file that is not an owner-only ledger.
+    public func signInLedger() throws(SyncKernelError) -> SignInLedger {
+        guard access(signInLedgerFile, F_OK) == 0 else { return SignInLedger() }
+        return try SignInLedger(decodingFile: KeyFile.read(signInLedgerFile))
+    }
+
+    /// Replaces the sign-in ledger with `ledger` (whole or not at all).
+    public func writeSignInLedger(_ ledger: SignInLedger) throws(SyncKernelError) {
+        try KeyFile.replace(ledger.fileEncoded(), at: signInLedgerFile)
+    }
+
+    /// Marks `credential` revoked in this directory's ledger, so no device running on it admits
+    /// a device with it (and every member it tells refuses it too). `invalidCertificate` when it
+    /// is not a credential of this account (another verifier, identity or discovery key), has
+    /// expired at `now` (milliseconds since 1970: nothing to revoke) or already admitted a device.
+    public func revokeSignInCredential(_ credential: SignInCredential, now: Int64) throws(SyncKernelError) {
+        let key = try signInKey()
+        guard credential.certificate.verify(verifier: key.verifierPublicKey),
+              Sodium.constantTimeEqual(credential.certificate.identity, key.identity),
+              credential.discoveryKey == (try DiscoveryKeys(accountSeed: account().seed).publicKey),
+              let id = CredentialID(certificate: credential.certificate) else {
+            throw SyncKernelError(.invalidCertificate, "not a sign-in credential of this account")
+        }
+        guard !credential.certificate.isExpired(atMillis: now) else {
+            throw SyncKernelError(.invalidCertificate, "the sign-in credential has expired already")
+        }
+        var ledger = try signInLedger().pruned(atMillis: now)
+        guard ledger.mark(of: id) != .spent else {
+            throw SyncKernelError(.invalidCertificate, "the sign-in credential admitted a device already")
+        }
+        ledger.record(SignInLedger.Entry(credential: id, expiresAt: credential.certificate.expiresAt, mark: .revoked))
+        try writeSignInLedger(ledger)
     }
 
     /// The subject this account's siblings listen on for sign-in requests.

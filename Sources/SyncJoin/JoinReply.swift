@@ -2,14 +2,15 @@ import SyncEnvelope
 import SyncKernel
 
 /// A sibling's answer to a sign-in request, published on the request's reply subject: an
-/// acknowledgement (the request reached a sibling, which is asking its user), a grant (approved)
-/// or a rejection (refused; it carries nothing).
+/// acknowledgement (the request reached a sibling, which is asking its user), a grant (approved),
+/// a rejection (the user refused; it carries nothing) or a refusal (the sibling refused without
+/// asking: the credential is spent, revoked or busy; one byte).
 ///
 /// Outside (the bytes the relay carries): version 1, a 24-byte random nonce, then
 /// `crypto_box_easy` (X25519, XSalsa20-Poly1305) of the inside from the account's discovery
 /// secret key to the requester's ephemeral public key. Inside: the kind (1 ack, 2 grant,
-/// 3 rejection), the 16-byte request id, then the kind's body (`SignInAck`, `SignInGrant`,
-/// nothing).
+/// 3 rejection, 4 refusal), the 16-byte request id, then the kind's body (`SignInAck`,
+/// `SignInGrant`, nothing, the `SignInRefusal` byte).
 ///
 /// Invariants: a reply opens only with the requester's ephemeral secret key and the account's
 /// discovery public key, so one that opens was made by a device holding the account seed (and
@@ -23,6 +24,8 @@ public enum JoinReply: Sendable {
     case granted(SignInGrant)
     /// The sibling's user refused.
     case rejected
+    /// The sibling refused without asking its user, for this reason.
+    case refused(SignInRefusal)
 
     /// What opening a reply gave.
     package enum Opening: Sendable {
@@ -50,6 +53,7 @@ public enum JoinReply: Sendable {
         case .acknowledged: 1
         case .granted: 2
         case .rejected: 3
+        case .refused: 4
         }
     }
 
@@ -60,6 +64,7 @@ public enum JoinReply: Sendable {
         case .acknowledged(let ack): body = ack.encoded()
         case .granted(let grant): body = grant.encoded()
         case .rejected: body = []
+        case .refused(let refusal): body = [refusal.rawValue]
         }
         return [kind] + requestID + body
     }
@@ -95,6 +100,9 @@ public enum JoinReply: Sendable {
         case 3:
             guard body.isEmpty else { return .dropped(.malformed) }
             reply = .rejected
+        case 4:
+            guard body.count == 1, let refusal = SignInRefusal(rawValue: body[body.startIndex]) else { return .dropped(.malformed) }
+            reply = .refused(refusal)
         default:
             return .dropped(.malformed)
         }

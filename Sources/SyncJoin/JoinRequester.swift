@@ -15,11 +15,14 @@ import SyncKernel
 /// `policy.maxSends` times, `policy.resendIntervalMillis` apart, only until a sibling
 /// acknowledges, each time sealed afresh with its own timestamp and the same request id and
 /// reply subject; without an acknowledgement the wait ends one interval after the last send,
-/// with one at the deadline (`policy.decisionWaitMillis` after the first send), never later; a
+/// with one at the deadline (`policy.decisionWaitMillis` after the first send), never later; the
+/// remaining time is reported (`waiting`) when the wait starts, at the acknowledgement and then
+/// every `policy.countdownIntervalMillis`; a
 /// reply is acted on only when it opens with this request's ephemeral key and the account's
 /// discovery key, names this request and, for a grant, holds together
 /// (`SignInGrant.isValid`), and every other reply is dropped, counted and reported, changing
-/// nothing; the account directory is written (all files or none) before the state becomes
+/// nothing; a refusal ends the wait (a `busy` one only while no sibling acknowledged: after an
+/// acknowledgement that sibling's user is still asked); the account directory is written (all files or none) before the state becomes
 /// `granted`, and nothing at all is written on any other outcome; the device's and the
 /// ephemeral secret keys never leave the actor except into the account directory's key file.
 public actor JoinRequester {
@@ -54,6 +57,7 @@ public actor JoinRequester {
     private var lastRequest: SignInRequest?
     private var lastSentAt: Int64 = 0
     private var deadline: Int64 = 0
+    private var nextCountdownAt: Int64 = 0
 
     /// A device named `name` asking to join the account of `credential`, to be written into
     /// `directory` (missing or an empty folder), publishing through `carrier`, on `clock`, under
@@ -101,20 +105,51 @@ public actor JoinRequester {
         let (deadline, overflow) = now.addingReportingOverflow(policy.decisionWaitMillis)
         self.deadline = overflow ? Int64.max : deadline
         await send(attempt: 1, now: now)
+        countDown(now: now)
+    }
+
+    /// Milliseconds from `now` until the wait ends without a decision, as it stands: the end of
+    /// the re-sends while no sibling acknowledged, else the deadline.
+    public func remainingMillis(at now: Int64) -> Int64 {
+        switch state {
+        case .requesting(let sends):
+            let (span, overflow) = Int64(policy.maxSends - sends + 1).multipliedReportingOverflow(by: policy.resendIntervalMillis)
+            return max(0, min(overflow ? Int64.max : lastSentAt + span, deadline) - now)
+        case .acknowledged:
+            return max(0, deadline - now)
+        case .ready, .granted, .rejected, .refused, .timedOut, .failed:
+            return 0
+        }
+    }
+
+    /// Reports the remaining wait and schedules the next report.
+    private func countDown(now: Int64) {
+        guard !state.isFinished else { return }
+        let acknowledged = if case .acknowledged = state { true } else { false }
+        let remaining = remainingMillis(at: now)
+        onEvent(.waiting(remainingSeconds: Int((remaining + 999) / 1_000), acknowledged: acknowledged))
+        nextCountdownAt = now + policy.countdownIntervalMillis
     }
 
     /// When `tick()` next has something to do (a re-send or the end of the wait); nil when
     /// nothing is scheduled (not started, or finished).
     public var nextDeadline: Int64? {
         switch state {
-        case .requesting: min(lastSentAt + policy.resendIntervalMillis, deadline)
-        case .acknowledged: deadline
-        case .ready, .granted, .rejected, .timedOut, .failed: nil
+        case .requesting: min(lastSentAt + policy.resendIntervalMillis, deadline, nextCountdownAt)
+        case .acknowledged: min(deadline, nextCountdownAt)
+        case .ready, .granted, .rejected, .refused, .timedOut, .failed: nil
         }
     }
 
-    /// Runs what is due at the clock's time: a re-send, or the end of the wait.
+    /// Runs what is due at the clock's time: a re-send, the end of the wait, or a countdown report.
     public func tick() async {
+        await advance()
+        let now = clock.millisecondsSince1970
+        if !state.isFinished, now >= nextCountdownAt { countDown(now: now) }
+    }
+
+    /// A re-send, or the end of the wait, when due.
+    private func advance() async {
         let now = clock.millisecondsSince1970
         switch state {
         case .requesting(let sends):
@@ -125,7 +160,7 @@ public actor JoinRequester {
             }
         case .acknowledged:
             if now >= deadline { finish(.timedOut(acknowledged: true)) }
-        case .ready, .granted, .rejected, .timedOut, .failed:
+        case .ready, .granted, .rejected, .refused, .timedOut, .failed:
             return
         }
     }
@@ -142,8 +177,13 @@ public actor JoinRequester {
             guard case .requesting = state else { return }
             state = .acknowledged(ack.family)
             onEvent(.acknowledged(ack.family))
+            countDown(now: clock.millisecondsSince1970)
         case .opened(.rejected):
             finish(.rejected)
+        case .opened(.refused(let refusal)):
+            // Another sibling acknowledged: its user is asked, whatever a full one says.
+            if refusal == .busy, case .acknowledged = state { return }
+            finish(.refused(refusal))
         case .opened(.granted(let grant)):
             guard let request = lastRequest, grant.isValid(for: request, credential: credential, now: clock.millisecondsSince1970) else {
                 return drop(.invalidGrant, bytes: message.count)
@@ -160,7 +200,9 @@ public actor JoinRequester {
 
     /// Starts (when not started), drives the re-sends and the wait on the clock until the
     /// outcome, and returns the joined account. Throws `joinRejected` when a sibling's user
-    /// refused, `joinTimedOut` when the wait ended without a decision (or the waiting task was
+    /// refused, `joinRefused` when a sibling refused without asking (the detail names the cause:
+    /// spent, revoked, too many pending), `joinTimedOut` when the wait ended without a decision
+    /// (the detail tells no sibling answered from nobody decided; or the waiting task was
     /// cancelled), and the storing error when a grant could not be stored; in each of those
     /// cases nothing was stored.
     public func outcome() async throws(SyncKernelError) -> JoinedAccount {
@@ -181,11 +223,14 @@ public actor JoinRequester {
             return joined
         case .rejected:
             throw SyncKernelError(.joinRejected, "a sibling's user rejected this device; nothing was stored")
+        case .refused(let refusal):
+            throw SyncKernelError(.joinRefused, refusal.explanation)
         case .timedOut(acknowledged: false):
             throw SyncKernelError(.joinTimedOut, "no sibling answered: with no device of the account online nothing admits "
                                   + "this one; nothing was stored")
         case .timedOut(acknowledged: true):
-            throw SyncKernelError(.joinTimedOut, "a sibling was asked but nobody approved before the wait ended; nothing was stored")
+            throw SyncKernelError(.joinTimedOut, "a sibling answered and asked its user, but nobody decided before the wait "
+                                  + "ended; nothing was stored")
         case .failed(let error):
             throw error
         case .ready, .requesting, .acknowledged:
@@ -219,6 +264,7 @@ public actor JoinRequester {
         switch outcome {
         case .granted(let joined): onEvent(.granted(joined))
         case .rejected: onEvent(.rejected)
+        case .refused(let refusal): onEvent(.refused(refusal))
         case .timedOut(let acknowledged): onEvent(.timedOut(acknowledged: acknowledged))
         case .failed(let error): onEvent(.storeFailed(error))
         case .ready, .requesting, .acknowledged: return

@@ -3,7 +3,7 @@ import SyncKernel
 /// Where a device asking to join stands.
 ///
 /// Invariants: it moves only forward: `ready`, then `requesting` (counting sends), then possibly
-/// `acknowledged`, then exactly one of the four outcomes, which never change; `granted` is
+/// `acknowledged`, then exactly one of the five outcomes, which never change; `granted` is
 /// reached only after the account directory was written whole.
 public enum JoinState: Sendable, Hashable {
     /// Made; nothing sent yet.
@@ -16,6 +16,8 @@ public enum JoinState: Sendable, Hashable {
     case granted(JoinedAccount)
     /// A sibling's user refused; nothing was stored.
     case rejected
+    /// A sibling refused without asking its user (spent, revoked, busy); nothing was stored.
+    case refused(SignInRefusal)
     /// The wait ended without a decision; nothing was stored. `acknowledged` tells whether any
     /// sibling answered at all (without one online nothing admits a device).
     case timedOut(acknowledged: Bool)
@@ -26,7 +28,7 @@ public enum JoinState: Sendable, Hashable {
     public var isFinished: Bool {
         switch self {
         case .ready, .requesting, .acknowledged: false
-        case .granted, .rejected, .timedOut, .failed: true
+        case .granted, .rejected, .refused, .timedOut, .failed: true
         }
     }
 }

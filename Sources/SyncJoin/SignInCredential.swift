@@ -13,8 +13,9 @@ import SyncKernel
 ///
 /// Invariants: the discovery key is 32 bytes and names a subject; the file is written with mode
 /// 0600, whole or not at all, never over an existing file, and read only with no permission bit
-/// beyond 0600 (it is a bearer credential until it expires: whoever holds it can ask to join and
-/// raise an approval prompt, though only a sibling's approval admits anyone); `description`
+/// beyond 0600 (it is a bearer credential until it expires or is used: whoever holds it can ask
+/// to join and raise an approval prompt, though only a sibling's approval admits anyone, and
+/// once one device was admitted with it every member that learned so refuses it); `description`
 /// shows the expiry only.
 public struct SignInCredential: Sendable, Hashable, CustomStringConvertible {
     /// The magic and version that open a credential file.
@@ -39,6 +40,10 @@ public struct SignInCredential: Sendable, Hashable, CustomStringConvertible {
         self.discoveryKey = discoveryKey
         discoverySubject = subject
     }
+
+    /// The credential's id (what the sign-in ledger names it by); nil only when libsodium is not
+    /// usable.
+    public var id: CredentialID? { CredentialID(certificate: certificate) }
 
     /// The file's bytes.
     public func encoded() -> [UInt8] {

@@ -1,12 +1,17 @@
 import SyncKernel
 
-/// Why a sibling dropped a sign-in request, in the order of the guard ladder. Every drop is
-/// silent (the requester is sent nothing), counted by reason and reported once.
+/// Why a sibling dropped a sign-in request, in the order of the guard ladder, or a notice of
+/// another member. A drop for SJ101 to SJ111 and SJ116 is silent (nothing is sent back: the
+/// message did not prove possession of a valid credential); SJ112 to SJ115 come after every
+/// authenticity rung passed and are answered with a sealed refusal (`SignInRefusal`) the
+/// requester can tell its user. Every drop is counted by reason and reported once.
 ///
 /// Invariants: every code (`SJ101`...) is stable: never renumbered, never reused for another
-/// reason, so hosts may count, persist or match on it; `all` lists every reason in code order,
-/// which is the order of the ladder (the first failing rung names the drop); a reason carries
-/// no data from the request. Description ("SJ101 undecodable"), equality and lookup by code
+/// reason, so hosts may count, persist or match on it; `all` lists every reason in code order;
+/// SJ101 to SJ111 are the ladder's rungs in order (the first failing rung names the drop), and
+/// a request that passed them all is then checked against the ledger (SJ117 when it cannot be
+/// read, then SJ113, SJ114), the bound per credential (SJ115) and the bound in all (SJ112); a
+/// reason carries no data from the request. Description ("SJ101 undecodable"), equality and lookup by code
 /// string come from `StableCode`.
 public struct SignInDropReason: StableCode {
     /// The stable code string, for example "SJ101".
@@ -47,12 +52,28 @@ public struct SignInDropReason: StableCode {
     /// The seen set could not record the request id, so a replay could not be ruled out later.
     public static let replayStoreUnavailable = SignInDropReason("SJ111", "replayStoreUnavailable")
     /// Every rung passed, but as many requests as the sibling keeps are already waiting for its
-    /// user's decision.
+    /// user's decision (refused as `busy`).
     public static let approvalsFull = SignInDropReason("SJ112", "approvalsFull")
+    /// Every rung passed, but the sibling's sign-in ledger marks the credential spent: it
+    /// admitted a device already (refused as `spent`).
+    public static let credentialSpent = SignInDropReason("SJ113", "credentialSpent")
+    /// Every rung passed, but the ledger marks the credential revoked (refused as `revoked`).
+    public static let credentialRevoked = SignInDropReason("SJ114", "credentialRevoked")
+    /// Every rung passed, but as many requests with this credential as a sibling keeps
+    /// (`maxPendingPerCredential`) already wait (refused as `busy`), so one leaked credential
+    /// cannot crowd out another's request.
+    public static let credentialBusy = SignInDropReason("SJ115", "credentialBusy")
+    /// A message with a notice's tag that does not open as a notice of this account's members
+    /// (dropped silently, nothing applied).
+    public static let badNotice = SignInDropReason("SJ116", "badNotice")
+    /// Every rung passed, but the sign-in ledger could not be read, so a spent or revoked
+    /// credential could not be ruled out (dropped silently: fail closed).
+    public static let ledgerUnavailable = SignInDropReason("SJ117", "ledgerUnavailable")
 
     /// Every reason, in code order (the ladder's order).
     public static let all: [SignInDropReason] = [
         undecodable, unopenable, noPinnedVerifier, badCertificate, expiredCertificate, noOwnCertificate, otherIdentity,
-        staleTimestamp, futureTimestamp, replayed, replayStoreUnavailable, approvalsFull,
+        staleTimestamp, futureTimestamp, replayed, replayStoreUnavailable, approvalsFull, credentialSpent, credentialRevoked,
+        credentialBusy, badNotice, ledgerUnavailable,
     ]
 }

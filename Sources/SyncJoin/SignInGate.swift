@@ -78,6 +78,8 @@ public final class SignInGate {
         case .dropped(let reason):
             dropCounts[reason, default: 0] += 1
             drops.append((reason, message.count))
+        case .notice:
+            break
         }
         return verdict
     }

@@ -19,6 +19,7 @@ enum AccountCommand {
                synckernel account add-device --dir DIR --name NAME [--valid-days N]
                synckernel account sign-in-key --dir DIR
                synckernel account sign-in-cert --dir DIR --out FILE [--valid-for SECONDS]
+               synckernel account sign-in-cert --dir DIR --revoke FILE
           create        a new account in DIR (made with mode 0700 when missing): a 32-byte random
                         account seed and an Ed25519 issuer key in DIR/account.key, and the sign-in
                         verifier key every device of the account pins in DIR/sign-in.key (mode 0600)
@@ -29,8 +30,12 @@ enum AccountCommand {
           sign-in-cert  writes to FILE (mode 0600, must not exist) a sign-in credential a new device
                         joins with (`synckernel device --join FILE`): a certificate of the account's
                         sign-in identity valid SECONDS (default 600) and the account's discovery key.
-                        Whoever holds the file can ask to join until it expires; a sibling's user
-                        still has to approve.
+                        It admits one device: once a sibling approved it, every member that learned
+                        it refuses it. Whoever holds the file can ask to join until then; a
+                        sibling's user still has to approve.
+                        --revoke FILE marks the unused credential FILE revoked in DIR/sign-in.ledger:
+                        the device running on DIR refuses it from its next check on and tells the
+                        members it hears from (refused: another account's, expired or already used)
           NAME is 1 to 64 letters, digits, - or _. Key material is never printed.
           exit status: 0 done, 1 refused (an existing account, device, key or file, a key file
           others may read, a malformed file), 64 bad usage
@@ -39,7 +44,7 @@ enum AccountCommand {
     /// The subcommands and the options each takes.
     private static let subcommands: [String: Set<String>] = [
         "create": ["dir"], "add-device": ["dir", "name", "valid-days"], "sign-in-key": ["dir"],
-        "sign-in-cert": ["dir", "out", "valid-for"],
+        "sign-in-cert": ["dir", "out", "valid-for", "revoke"],
     ]
 
     /// What a parsed command line asks for.
@@ -48,6 +53,7 @@ enum AccountCommand {
         case addDevice(name: String, validDays: Int)
         case signInKey
         case signInCertificate(out: String, validFor: Int)
+        case revoke(credential: String)
     }
 
     /// Runs `account` with `arguments` (the subcommand first) and returns the exit status.
@@ -72,6 +78,12 @@ enum AccountCommand {
                 request = .addDevice(name: given, validDays: try options.int("valid-days", default: 365, range: 1...36_500))
             case "sign-in-key":
                 request = .signInKey
+            case "sign-in-cert" where options.values["revoke"] != nil:
+                guard let revoke = options.values["revoke"], !revoke.isEmpty,
+                      options.values["out"] == nil, options.values["valid-for"] == nil else {
+                    throw UsageError("--revoke FILE takes no --out or --valid-for")
+                }
+                request = .revoke(credential: revoke)
             case "sign-in-cert":
                 guard let out = options.values["out"], !out.isEmpty else { throw UsageError("--out FILE is required") }
                 request = .signInCertificate(out: out, validFor: try options.int("valid-for", default: 600, range: 60...2_592_000))
@@ -97,6 +109,10 @@ enum AccountCommand {
             case .signInCertificate(let out, let validFor):
                 try directory.signInCredential(expiresAt: now + Int64(validFor)).write(to: out)
                 FileHandle.standardError.write(Data("synckernel account: wrote a sign-in credential valid \(validFor) s\n".utf8))
+            case .revoke(let path):
+                let credential = try SignInCredential.read(from: path)
+                try directory.revokeSignInCredential(credential, now: now * 1_000)
+                FileHandle.standardError.write(Data("synckernel account: revoked the sign-in credential \(credential.id?.description ?? "")\n".utf8))
             }
             return 0
         } catch {

@@ -34,14 +34,17 @@ enum DeviceCommand {
           --join CERTFILE ask to join the account of the sign-in credential CERTFILE (made by
                           `synckernel account sign-in-cert` on a device of the account): DIR must be
                           missing or empty; waits for a sibling's user to approve (exit 1 when
-                          rejected or unanswered, with nothing written), writes DIR, starts, asks
+                          rejected, refused, unanswered or undecided, with the cause on standard
+                          error and nothing written), writes DIR, starts, asks
                           the siblings for a snapshot and absorbs it (a progress bar on standard
                           error when it is a terminal), then runs like any device
           --blobs         where snapshots are parked: folder:PATH (default: the folder
                           synckernel-blobs beside the store; only devices sharing it can use it)
                           or jetstream (the relay's servers, which must run JetStream: -js)
           --join-retry-ms      the wait between two sends of the sign-in request while no sibling answered
-                               (default 5000; 7 sends, then the wait ends: no sibling online)
+                               (default 5000; 7 sends, then the wait ends one interval later: no
+                               sibling online); once a sibling answers, its user has 180 s from the
+                               first send to decide; the remaining wait is logged every 5 s
           --snapshot-retry-ms  the wait between two sends of the snapshot request (default 5000; 7 sends)
           --auto-approve  approve every sign-in request that passes the checks, without asking:
                           FOR DEMOS AND TESTS ONLY (anyone holding a sign-in credential gets in)
@@ -103,7 +106,7 @@ enum DeviceCommand {
             FileHandle.standardError.write(Data("synckernel device: \(error.message)\n\(usage)\n".utf8))
             return 64
         }
-        let output = DeviceOutput()
+        let output = DeviceOutput(device: parsed.configuration.name)
         let stop = Latch()
         let ready = Latch()
         let sources = [SIGINT, SIGTERM].map { signal in
@@ -122,7 +125,7 @@ enum DeviceCommand {
                 if parsed.jsonEvents { output.line(event.json()) }
                 if case .snapshotProgress(let progress) = event {
                     if progressBar { output.progress(bar(progress)) }
-                } else if let text = logLine(event, store: parsed.configuration.storePath) {
+                } else if let text = logLine(event, store: parsed.configuration.storePath, device: output.device) {
                     if progressBar, event.name.hasPrefix("snapshot_") { output.progress("") }
                     output.log(text)
                 }
@@ -315,7 +318,7 @@ enum DeviceCommand {
 
     /// The log line of an event, for those the log shows (rounds, storms, drops, relay changes,
     /// refusals and failures).
-    private static func logLine(_ event: SyncDeviceEvent, store: String) -> String? {
+    private static func logLine(_ event: SyncDeviceEvent, store: String, device name: String) -> String? {
         switch event {
         case .started(let device): "started as device \(device.hex)"
         case .stopped: "stopped"
@@ -333,21 +336,16 @@ enum DeviceCommand {
         case .replica: fields(event)
         case .siblingLearned(let device): "learned sibling \(device.hex)"
         case .transferDropped: fields(event)
-        case .joinResponder(.approvalRequested(let approval)):
-            "device \(approval.deviceName) (\(approval.device.hex.prefix(16))) asks to join: type `approve \(approval.id)` or `reject \(approval.id)`"
-        case .joinResponder(let other): "\(event.name): \(other)"
-        case .joinRequester(.requestSent(let attempt)): "sign-in request sent (attempt \(attempt)), waiting for a sibling"
-        case .joinRequester(.acknowledged(let family)): "waiting for approval: approve on your \(family)"
-        case .joinRequester(.granted(let joined)): "granted: joined as \(joined.name)"
-        case .joinRequester(let other): "\(event.name): \(other)"
+        case .joinResponder(let join): JoinLogLine.responder(join, device: name)
+        case .joinRequester(let join): JoinLogLine.requester(join)
         case .snapshotRequested(let peer): "snapshot requested by \(peer)"
-        case .snapshotAnswered(let peer, let answer): "snapshot answer to \(peer): \(event.jsonObject()["answer"] ?? answer)"
+        case .snapshotAnswered(let peer, _): "snapshot answer to \(peer): \(JoinLogLine.fields(event, JoinLogLine.answerKeys))"
         case .snapshotAcknowledged(let peer, let ack): "snapshot ack from \(peer): ok \(ack.ok)"
         case .snapshotRequestSent(let peer, let attempt, _): "snapshot request to \(peer) (attempt \(attempt))"
-        case .snapshotReply(let peer, let answer): "snapshot reply from \(peer): \(answer)"
+        case .snapshotReply(let peer, _): "snapshot reply from \(peer): \(JoinLogLine.fields(event, JoinLogLine.answerKeys))"
         case .snapshotProgress: nil
         case .snapshotAbsorbed(let peer, let report): "absorbed \(report.rows) rows from \(peer)"
-        case .snapshotAbandoned(let peer, let reason): "snapshot from \(peer) refused: \(reason); nothing imported"
+        case .snapshotAbandoned(let peer, _): "snapshot from \(peer) refused: \(JoinLogLine.fields(event, ["reason"])); nothing imported"
         case .snapshotFailed(let error): "snapshot failed: \(error)"
         }
     }

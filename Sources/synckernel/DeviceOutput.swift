@@ -3,10 +3,18 @@ import Synchronization
 
 /// Where `synckernel device` writes: JSON lines on standard output, log lines on standard error.
 ///
-/// Invariant: each line is written whole with one `write` under a lock, so lines from the event
-/// printer and the command handler never interleave.
+/// Invariants: each line is written whole with one `write` under a lock, so lines from the event
+/// printer and the command handler never interleave; every log line names the device
+/// (`synckernel device [NAME]: ...`), so the lines of devices sharing a terminal stay apart.
 final class DeviceOutput: Sendable {
     private let lock = Mutex(())
+    /// The device's name, in every log line.
+    let device: String
+
+    /// The output of the device named `device`.
+    init(device: String) {
+        self.device = device
+    }
 
     /// Writes `text` and a newline to standard output.
     func line(_ text: String) {
@@ -20,7 +28,7 @@ final class DeviceOutput: Sendable {
 
     /// Writes `text` to standard error as a log line.
     func log(_ text: String) {
-        write("synckernel device: \(text)\n", to: STDERR_FILENO)
+        write("synckernel device [\(device)]: \(text)\n", to: STDERR_FILENO)
     }
 
     private func write(_ text: String, to descriptor: Int32) {

@@ -162,7 +162,67 @@ final class JoinProcessTests: XCTestCase {
         XCTAssertTrue(tablet.program.errors.tail().contains("joinRejected"), tablet.program.errors.tail())
         XCTAssertTrue(tablet.events("ready").isEmpty, "a rejected device never starts")
         assertNothingWritten(fleet, before: before)
-        for device in devices { XCTAssertEqual(device.events("approval_rejected").count, 1) }
+        for device in devices {
+            let ended = device.events("approval_rejected").count
+                + device.events("approval_withdrawn").filter { $0["cause"] as? String == "rejected" }.count
+            XCTAssertEqual(ended, 1, "\(device.name) rejected, or withdrew its prompt on the other's rejection")
+        }
+    }
+
+    func testAPromptIsWithdrawnWhereTheOtherDecidedAndASpentCredentialIsRefusedByADeviceThatJoinedAfter() async throws {
+        let server = try await startNatsServer()
+        let fleet = try await ProcessFleet(devices: ["laptop", "phone"])
+        let devices = try await members(fleet, relay: server.url, rows: 0, extra: [])
+        let (laptop, phone) = (devices[0], devices[1])
+        let credential = try await credential(fleet)
+        let tablet = try await joiner(fleet, relay: server.url, credential: credential, extra: [])
+        guard let laptopID = await approvalID(laptop), let phoneID = await approvalID(phone) else {
+            return XCTFail("both members show the prompt")
+        }
+        let prompted = await laptop.program.errors.wait(timeout: .seconds(10)) { lines in
+            lines.contains { $0.hasPrefix("synckernel device [laptop]: tablet (device ") && $0.contains("answer here on laptop within") }
+        }
+        XCTAssertTrue(prompted, "the prompt names the device asking and where it is answered:\n\(laptop.program.errors.tail())")
+        XCTAssertTrue(laptop.program.send("approve \(laptopID)\n"))
+        let withdrawn = await phone.waitForEvents("approval_withdrawn")
+        XCTAssertTrue(withdrawn, "the phone withdrew its prompt; its log ends with:\n\(phone.program.errors.tail())")
+        let notice = phone.events("approval_withdrawn").first ?? [:]
+        XCTAssertEqual(notice["id"] as? String, phoneID)
+        XCTAssertEqual(notice["cause"] as? String, "approved")
+        XCTAssertEqual(notice["by"] as? String, "laptop")
+        let logged = await phone.program.errors.wait(timeout: .seconds(10)) { lines in
+            lines.contains("synckernel device [phone]: prompt \(phoneID) withdrawn: approved on laptop")
+        }
+        XCTAssertTrue(logged, phone.program.errors.tail())
+        let ready = await tablet.waitForEvents("ready", timeout: .seconds(60))
+        XCTAssertTrue(ready, "the tablet joined; its log ends with:\n\(tablet.program.errors.tail())")
+        let waits = tablet.events("join_waiting")
+        XCTAssertEqual(waits.first?["remaining_seconds"] as? Int, 35, "no sibling yet: the re-sends' 35 s")
+        XCTAssertEqual(waits.first { $0["acknowledged"] as? Bool == true }?["remaining_seconds"] as? Int, 180, "then the decision wait")
+        let counted = await tablet.program.errors.wait(timeout: .seconds(10)) { lines in
+            lines.contains("synckernel device [tablet]: waiting 35 s more for a sibling to answer "
+                           + "(nothing answers while no device of the account is online)")
+        }
+        XCTAssertTrue(counted, tablet.program.errors.tail())
+        // The tablet was not a member when the credential was spent: it learns it from the members' ledger.
+        let learned = await tablet.waitForEvents("sign_in_ledger_learned")
+        XCTAssertTrue(learned, "the tablet learned the spent credential; its log ends with:\n\(tablet.program.errors.tail())")
+        for device in devices {
+            let status = await device.quit()
+            XCTAssertEqual(status, 0, "\(device.name) quit cleanly")
+        }
+        let watch = try await joiner(fleet, name: "watch", relay: server.url, credential: credential, extra: [])
+        let status = await watch.program.waitForExit(timeout: .seconds(30))
+        XCTAssertEqual(status, 1, "a second use of the credential is refused")
+        XCTAssertEqual(watch.events("join_refused").first?["reason"] as? String, "spent")
+        let told = await watch.program.errors.wait(timeout: .seconds(10)) { lines in
+            lines.contains { $0.contains("SK314") && $0.contains("admitted a device already") }
+        }
+        XCTAssertTrue(told, watch.program.errors.tail())
+        let refusal = tablet.events("sign_in_dropped").last ?? [:]
+        XCTAssertEqual(refusal["code"] as? String, "SJ113", "refused by the tablet, the only member online")
+        XCTAssertEqual(refusal["answered"] as? Bool, true, "a refusal was sent back")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fleet.directory + "/watch-account"), "nothing written")
     }
 
     func testRejectAJoinNobodyAnswersAfterTheResendBudgetWithTheHonestGap() async throws {
@@ -197,6 +257,11 @@ final class JoinProcessTests: XCTestCase {
         XCTAssertEqual(tablet.events("snapshot_failed").first?["error"] as? String, "SK703", "broken, not declined (SK702)")
         XCTAssertTrue(tablet.events("snapshot_absorbed").isEmpty)
         XCTAssertEqual(laptop.events("snapshot_answered").first?["answer"] as? String, "broken")
+        let logged = await tablet.program.errors.wait(timeout: .seconds(10)) { lines in
+            lines.contains { $0.hasPrefix("synckernel device [tablet]: snapshot reply from ")
+                && $0.hasSuffix(": answer broken, stage upload, error SK609") }
+        }
+        XCTAssertTrue(logged, "the log names the answer in stable words:\n\(tablet.program.errors.tail())")
         // Still a member: the digest loop fills the tablet instead.
         let converged = try await ProcessFleet.waitForConvergence([laptop, tablet])
         XCTAssertTrue(converged, "the digest loop filled the tablet")

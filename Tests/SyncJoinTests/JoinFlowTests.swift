@@ -85,7 +85,7 @@ final class JoinFlowTests: XCTestCase {
         guard case .granted(let joined) = await requester.state else { return XCTFail("granted") }
         let outcome = try await requester.outcome()
         XCTAssertEqual(outcome, joined)
-        XCTAssertEqual(deviceEvents.items, [.requestSent(attempt: 1), .acknowledged(family), .granted(joined)])
+        XCTAssertEqual(deviceEvents.items.filter(\.isOutcomeOrStep), [.requestSent(attempt: 1), .acknowledged(family), .granted(joined)])
         XCTAssertEqual(siblingEvents.items.last, .approved(id: id, device: requester.device, name: "phone"))
         let afterwards = await responder.pendingApprovals()
         XCTAssertEqual(afterwards, [])
@@ -147,11 +147,11 @@ final class JoinFlowTests: XCTestCase {
         await pump(world, responder, phone)
         let joined = try await phone.outcome()
 
-        let phoneResponder = try JoinResponder(directory: joined.directory,
+        let phoneResponder = try JoinResponder(directory: joined.directory, name: "phone",
                                                replay: ReplayGuard(path: world.path("phone-seen.sqlite"),
                                                                    window: SignInGate.replayWindow),
                                                carrier: world.relay, clock: world.clock, entropy: .seeded(1), onEvent: { _ in })
-        let tablet = try world.requester(world.credential(), name: "tablet", directory: "tablet-account", seed: 6,
+        let tablet = try world.requester(world.credential(validFor: 601), name: "tablet", directory: "tablet-account", seed: 6,
                                          events: Recorder())
         await tablet.start()
         await pump(world, phoneResponder, tablet)
@@ -224,7 +224,9 @@ final class JoinFlowTests: XCTestCase {
         XCTAssertEqual(world.clock.millisecondsSince1970, now + 35_000)
         let state = await requester.state
         XCTAssertEqual(state, .timedOut(acknowledged: false))
-        XCTAssertEqual(events.items, (1...7).map { .requestSent(attempt: $0) } + [.timedOut(acknowledged: false)])
+        XCTAssertEqual(events.items, (1...7).flatMap { attempt -> [JoinRequesterEvent] in
+            [.requestSent(attempt: attempt), .waiting(remainingSeconds: 40 - 5 * attempt, acknowledged: false)]
+        } + [.timedOut(acknowledged: false)], "each send, then the countdown to the end of the re-sends")
         do {
             _ = try await requester.outcome()
             XCTFail("an unanswered device does not join")
@@ -265,7 +267,7 @@ final class JoinFlowTests: XCTestCase {
         XCTAssertEqual(world.clock.millisecondsSince1970, now, "no time passed")
         XCTAssertEqual(try joined.directory.deviceNames(), ["desktop", "laptop", "phone"])
         let family = try XCTUnwrap(DeviceFamily("Linux laptop"))
-        XCTAssertEqual(deviceEvents.items, [.requestSent(attempt: 1), .acknowledged(family), .granted(joined)])
+        XCTAssertEqual(deviceEvents.items.filter(\.isOutcomeOrStep), [.requestSent(attempt: 1), .acknowledged(family), .granted(joined)])
     }
 
     func testAnApprovalNobodyDecidesExpiresAtTheDeadlineOnBothSides() async throws {
@@ -277,7 +279,9 @@ final class JoinFlowTests: XCTestCase {
         await pump(world, responder, requester)
         let id = try await firstPending(responder)
         let next = await requester.nextDeadline
-        XCTAssertEqual(next, now + 180_000, "acknowledged: no more re-sends, only the deadline")
+        XCTAssertEqual(next, now + 5_000, "acknowledged: no more re-sends, only the countdown and the deadline")
+        let remaining = await requester.remainingMillis(at: now)
+        XCTAssertEqual(remaining, 180_000, "the decision wait, not the re-sends'")
         world.clock.advance(to: now + 179_999)
         await requester.tick()
         let stillPending = await responder.pendingApprovals()
@@ -301,7 +305,8 @@ final class JoinFlowTests: XCTestCase {
             XCTFail("an undecided device does not join")
         } catch {
             XCTAssertEqual(error.code, .joinTimedOut)
-            XCTAssertEqual(error.detail, "a sibling was asked but nobody approved before the wait ended; nothing was stored")
+            XCTAssertEqual(error.detail, "a sibling answered and asked its user, but nobody decided before the wait ended; "
+                           + "nothing was stored")
         }
         try assertNothingWritten(world)
         let sent = await world.relay.take(requester.discoverySubject)
@@ -464,7 +469,10 @@ final class JoinFlowTests: XCTestCase {
         await tablet.start()
         await pump(world, responder, phone)
         let message = await world.relay.take(tablet.replySubject)
-        XCTAssertEqual(message, [], "no acknowledgement for a request beyond the bound")
+        XCTAssertEqual(message.count, 1, "a refusal, no acknowledgement, for a request beyond the bound")
+        for reply in message { await tablet.deliver(reply) }
+        let refused = await tablet.state
+        XCTAssertEqual(refused, .refused(.busy))
         guard case .requestDropped(.approvalsFull, _) = siblingEvents.items.last else { return XCTFail("\(siblingEvents.items)") }
         let counts = await responder.dropCounts
         XCTAssertEqual(counts, [.approvalsFull: 1])

@@ -126,6 +126,34 @@ final class SignInCommandTests: XCTestCase {
         }
     }
 
+    func testRevokeMarksAnUnusedCredentialRevokedAndRejectsOneOfAnotherAccountOrUsedOrBadUsage() throws {
+        let base = try folder()
+        let path = base + "/account"
+        XCTAssertEqual(try account(["create", "--dir", path]).status, 0)
+        XCTAssertEqual(try account(["create", "--dir", base + "/other"]).status, 0)
+        let out = base + "/phone.signin"
+        XCTAssertEqual(try account(["sign-in-cert", "--dir", path, "--out", out]).status, 0)
+        XCTAssertEqual(try account(["sign-in-cert", "--dir", base + "/other", "--out", base + "/other.signin"]).status, 0)
+        let foreign = try account(["sign-in-cert", "--dir", path, "--revoke", base + "/other.signin"])
+        XCTAssertEqual(foreign.status, 1)
+        XCTAssertTrue(foreign.errors.contains("SK210"), foreign.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "/sign-in.ledger"), "a refused revocation writes nothing")
+        let revoked = try account(["sign-in-cert", "--dir", path, "--revoke", out])
+        XCTAssertEqual(revoked.status, 0, revoked.errors)
+        XCTAssertEqual(revoked.output, "")
+        let credential = try SignInCredential.read(from: out)
+        let id = try XCTUnwrap(credential.id)
+        XCTAssertTrue(revoked.errors.contains("revoked the sign-in credential \(id)"), revoked.errors)
+        XCTAssertEqual(try mode(path + "/sign-in.ledger"), 0o600)
+        XCTAssertEqual(try AccountDirectory(path: path).signInLedger().mark(of: id), .revoked)
+        XCTAssertEqual(try account(["sign-in-cert", "--dir", path, "--revoke", out]).status, 0, "revoking twice changes nothing")
+        for arguments in [["sign-in-cert", "--dir", path, "--revoke", out, "--out", base + "/f"],
+                          ["sign-in-cert", "--dir", path, "--revoke", out, "--valid-for", "600"], ["sign-in-cert", "--dir", path, "--revoke", ""]] {
+            XCTAssertEqual(try account(arguments).status, 64, "\(arguments)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: base + "/f"))
+    }
+
     func testRejectBadUsage() throws {
         let base = try folder()
         let path = base + "/account"

@@ -212,6 +212,8 @@ final class SignInLadderTests: XCTestCase {
                 reasons[reason, default: 0] += 1
                 XCTAssertEqual(gate.seenCount, seen, "seed \(seed), mutant \(index)")
                 XCTAssertNotEqual(reason, .unopenable, "a sealed mutant always opens (seed \(seed), mutant \(index))")
+            case .notice:
+                XCTFail("the gate never reads a notice (seed \(seed), mutant \(index))")
             }
             XCTAssertEqual(gate.dropCounts.values.reduce(0, +) + gate.acceptedCount, drops + seen + 1,
                            "one verdict per message (seed \(seed), mutant \(index))")
@@ -226,10 +228,11 @@ final class SignInLadderTests: XCTestCase {
     }
 
     func testEveryDropReasonIsStableAndFoundByItsCodeString() {
-        XCTAssertEqual(SignInDropReason.all.map(\.rawValue), (101...112).map { "SJ\($0)" })
+        XCTAssertEqual(SignInDropReason.all.map(\.rawValue), (101...117).map { "SJ\($0)" })
         XCTAssertEqual(SignInDropReason.all.map(\.name), [
             "undecodable", "unopenable", "noPinnedVerifier", "badCertificate", "expiredCertificate", "noOwnCertificate",
             "otherIdentity", "staleTimestamp", "futureTimestamp", "replayed", "replayStoreUnavailable", "approvalsFull",
+            "credentialSpent", "credentialRevoked", "credentialBusy", "badNotice", "ledgerUnavailable",
         ])
         XCTAssertEqual(JoinReplyDropReason.all.map(\.rawValue), (201...206).map { "SJ\($0)" })
         XCTAssertEqual(JoinReplyDropReason.all.map(\.name),

@@ -18,7 +18,7 @@ final class ErrorCodeTests: XCTestCase {
         "SK303": "invalidDeviceIdentity", "SK304": "counterOutOfRange", "SK305": "deviceEpochUnavailable",
         "SK306": "keyMaterialMissing", "SK307": "keyFileExposed", "SK308": "malformedKeyFile",
         "SK309": "keyFileUnavailable", "SK310": "joinRejected", "SK311": "joinTimedOut", "SK312": "approvalNotPending",
-        "SK313": "conflictChanged",
+        "SK313": "conflictChanged", "SK314": "joinRefused",
         "SK401": "duplicateNamespace", "SK402": "causalMembershipMismatch", "SK403": "invalidNamespaceName",
         "SK404": "operationNotSupportedByRule", "SK405": "namespaceRefused", "SK406": "invalidDeclaration",
         "SK407": "rowRejected", "SK408": "notTheAuthor",

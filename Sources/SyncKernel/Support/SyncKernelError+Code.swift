@@ -129,6 +129,10 @@ extension SyncKernelError {
         /// brought or replaced one since they were read); nothing was written: read the versions
         /// again and resolve again.
         public static let conflictChanged = Code("SK313", "conflictChanged")
+        /// A sibling refused a device's sign-in request without asking its user: the credential
+        /// already admitted a device, was revoked, or as many requests with it as a sibling keeps
+        /// already wait for a decision. Nothing was stored on either side.
+        public static let joinRefused = Code("SK314", "joinRefused")
 
         // MARK: Namespaces (4xx)
 
@@ -238,7 +242,7 @@ extension SyncKernelError {
             malformedSnapshot, unsupportedTransferMessage, unsupportedAlgorithm,
             deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, counterOutOfRange,
             deviceEpochUnavailable, keyMaterialMissing, keyFileExposed, malformedKeyFile, keyFileUnavailable,
-            joinRejected, joinTimedOut, approvalNotPending, conflictChanged,
+            joinRejected, joinTimedOut, approvalNotPending, conflictChanged, joinRefused,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected, notTheAuthor,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase, storeInUse, storageFull, storeReadOnly,

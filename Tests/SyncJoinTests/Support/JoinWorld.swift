@@ -59,11 +59,32 @@ final class JoinWorld {
 
     /// The answering sibling's responder, recording into `events`, publishing through `carrier`
     /// (the world's relay unless given).
-    func responder(events: Recorder<JoinResponderEvent>, maxPending: Int = 8, carrier: (any JoinCarrier)? = nil) throws -> JoinResponder {
-        try JoinResponder(directory: sibling, replay: ReplayGuard(path: seenPath, window: SignInGate.replayWindow),
+    func responder(events: Recorder<JoinResponderEvent>, maxPending: Int = 8, maxPendingPerCredential: Int = 2,
+                   carrier: (any JoinCarrier)? = nil) throws -> JoinResponder {
+        try JoinResponder(directory: sibling, name: "laptop", replay: ReplayGuard(path: seenPath, window: SignInGate.replayWindow),
                           carrier: carrier ?? relay,
                           family: DeviceFamily("Linux laptop") ?? .thisMachine, clock: clock, maxPending: maxPending,
+                          maxPendingPerCredential: maxPendingPerCredential,
                           entropy: EntropySource.seeded(99), onEvent: { events.append($0) })
+    }
+
+    /// A second sibling named `name` with its own copy of the account directory as it is now
+    /// (`folder/<name>-account`: what it knows from here on is only what it hears), its own
+    /// seen set, publishing on the world's relay.
+    func otherSibling(_ name: String, events: Recorder<JoinResponderEvent>, maxPendingPerCredential: Int = 2) throws -> JoinResponder {
+        let copy = path("\(name)-account")
+        try FileManager.default.copyItem(atPath: sibling.path, toPath: copy)
+        for file in files(under: copy) {
+            var isFolder: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: copy + "/" + file, isDirectory: &isFolder)
+            try FileManager.default.setAttributes([.posixPermissions: isFolder.boolValue ? 0o700 : 0o600],
+                                                  ofItemAtPath: copy + "/" + file)
+        }
+        return try JoinResponder(directory: AccountDirectory(path: copy), name: name,
+                                 replay: ReplayGuard(path: path("\(name)-signin-seen.sqlite"), window: SignInGate.replayWindow),
+                                 carrier: relay, family: DeviceFamily("Linux desktop") ?? .thisMachine, clock: clock,
+                                 maxPendingPerCredential: maxPendingPerCredential, entropy: EntropySource.seeded(98),
+                                 onEvent: { events.append($0) })
     }
 
     /// A new device named `name` asking to join with `credential` into `folder/<directory>`.
