@@ -22,6 +22,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
+	@echo "building synckernel in release mode: about 2 to 3 minutes the first time on two idle cores, far longer when other work shares them"
 	$(SWIFT) build -c release --product synckernel
 
 ## run: simulate a three-device fleet converging over the in-process relay.

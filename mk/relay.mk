@@ -3,3 +3,11 @@
 # docs/relay.md): `make test` installs nats-server when missing. The client library (libnats-dev)
 # is a build dependency, installed by `make deps`; the TLS test makes its certificate with openssl.
 TEST_PACKAGES += nats-server openssl
+
+.PHONY: bench-flood
+## bench-flood: what junk envelopes cost a `synckernel device` process per gate drop reason (CPU per drop, the gate
+## alone and the primitive beside it) and a 1,000-row sync with and without a 1,000-a-second junk flood, over a
+## nats-server the command starts on a free loopback port (about 2 minutes).
+bench-flood: release
+	@scripts/ensure-packages.sh nats-server
+	$(SWIFT) run -c release --skip-build synckernel bench-flood $(BENCH_FLOOD_ARGS)

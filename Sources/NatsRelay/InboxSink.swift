@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Invariants: each received NATS message is counted as a chunk, each whole payload as received
 /// (before the consumer can see it), and also under `receiveBufferFull` when the consumer's
-/// buffer was full; the stream finishes once, when the library reports the
+/// buffer was full; a payload the screen refuses is counted received and never queued; the stream finishes once, when the library reports the
 /// subscription complete (closed, its handler returned for the last time). The connection hands
 /// the library one retained reference for the handler and that completion callback; the
 /// completion callback releases it.
@@ -14,12 +14,16 @@ final class InboxSink: Sendable {
     private let tally: RelayTally
     private let reassembler: Mutex<ChunkReassembler>
     private let origin = ContinuousClock.now
+    private let screen: (@Sendable ([UInt8]) -> Bool)?
 
-    /// A sink yielding into `continuation`, joining chunks within `limits`.
-    init(continuation: AsyncStream<[UInt8]>.Continuation, tally: RelayTally, limits: ChunkReassembler.Limits) {
+    /// A sink yielding into `continuation` the payloads `screen` lets through (all without one),
+    /// joining chunks within `limits`.
+    init(continuation: AsyncStream<[UInt8]>.Continuation, tally: RelayTally, limits: ChunkReassembler.Limits,
+         screen: (@Sendable ([UInt8]) -> Bool)? = nil) {
         self.continuation = continuation
         self.tally = tally
         reassembler = Mutex(ChunkReassembler(limits: limits))
+        self.screen = screen
     }
 
     /// Takes one NATS message of the inbox.
@@ -31,6 +35,7 @@ final class InboxSink: Sendable {
         tally.drop(drops)
         guard let payload else { return }
         tally.update { $0.received += 1 }
+        if let screen, !screen(payload) { return }
         if case .dropped = continuation.yield(payload) { tally.drop([.receiveBufferFull]) }
     }
 

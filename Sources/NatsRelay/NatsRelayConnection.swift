@@ -47,8 +47,11 @@ public final class NatsRelayConnection: Sendable {
     /// comes later); when one answers, this returns after the subscription reached it, which may
     /// take up to `connectTimeoutMillis` per server tried. Throws `invalidRelayConfiguration` or
     /// `invalidSubject` for options or an inbox it refuses, `relayConnectionFailed` when the
-    /// client library cannot set up the connection.
-    public init(options: NatsRelayOptions, inbox: String) throws(SyncKernelError) {
+    /// client library cannot set up the connection. `screen`, when given, runs on every whole
+    /// payload on the client library's thread before it is queued for `messages`: a payload it
+    /// answers false for is not queued (the caller counts its own refusals), so junk a cheap check
+    /// recognises never costs a wakeup of the consumer.
+    public init(options: NatsRelayOptions, inbox: String, screen: (@Sendable ([UInt8]) -> Bool)? = nil) throws(SyncKernelError) {
         let options = try options.validated()
         try RelaySubject.validate(inbox)
         self.options = options
@@ -62,7 +65,8 @@ public final class NatsRelayConnection: Sendable {
         self.messages = messages
         let connectionSink = ConnectionSink(continuation: eventContinuation, tally: tally,
                                             flushTimeoutMillis: options.connectTimeoutMillis)
-        let inboxSink = InboxSink(continuation: messageContinuation, tally: tally, limits: ChunkReassembler.Limits(options))
+        let inboxSink = InboxSink(continuation: messageContinuation, tally: tally, limits: ChunkReassembler.Limits(options),
+                                  screen: screen)
 
         let (connection, connected) = try Self.connect(options, sink: connectionSink)
         let subscription: OpaquePointer?

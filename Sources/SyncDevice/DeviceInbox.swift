@@ -13,8 +13,8 @@ import SyncKernel
 /// added to the sealer and the replica, and recorded in the account directory (unless a
 /// certificate of that device is there already), before its first frame is handled, so the answer
 /// to that frame can be sealed to it; envelopes are handled in the order `deliver` is called; a
-/// drop costs the gate's checks and a count (`dropCounts`), and an event only when
-/// `reportsEachDrop`.
+/// drop costs the gate's checks and a count (`dropCounts`, which also holds what the relay
+/// thread's free checks refused before queueing it), and an event only when `reportsEachDrop`.
 actor DeviceInbox {
     private let gate: EnvelopeGate
     private let host: ReplicaHost
@@ -25,12 +25,15 @@ actor DeviceInbox {
     private let clock: any WallClock
     private let monitor: DeviceMonitor
     private let reportsEachDrop: Bool
+    private let screened: ScreenedDrops
 
     /// Takes ownership of `gate`; hands frames to `host` and transfer messages to `desk`; reports
-    /// each drop as an event when `reportsEachDrop`.
+    /// each drop as an event when `reportsEachDrop`; counts the relay thread's refusals
+    /// (`screened`) among its drops.
     init(gate: sending EnvelopeGate, host: ReplicaHost, transport: SealedTransport, desk: TransferDesk, directory: AccountDirectory,
-         account: [UInt8], clock: any WallClock, monitor: DeviceMonitor, reportsEachDrop: Bool) {
+         account: [UInt8], clock: any WallClock, monitor: DeviceMonitor, reportsEachDrop: Bool, screened: ScreenedDrops) {
         self.reportsEachDrop = reportsEachDrop
+        self.screened = screened
         self.gate = gate
         self.host = host
         self.transport = transport
@@ -62,7 +65,7 @@ actor DeviceInbox {
     }
 
     /// Envelopes dropped so far, by reason.
-    var dropCounts: [EnvelopeDropReason: Int] { gate.dropCounts }
+    var dropCounts: [EnvelopeDropReason: Int] { gate.dropCounts.merging(screened.snapshot, uniquingKeysWith: +) }
 
     /// Envelopes accepted so far.
     var acceptedCount: Int { gate.acceptedCount }

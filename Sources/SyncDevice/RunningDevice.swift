@@ -69,13 +69,16 @@ final class RunningDevice: Sendable {
             store.close()
             throw error
         }
+        let screened = ScreenedDrops()
         let replica: Replica
         let connection: NatsRelayConnection
         let discovery: NatsRelayConnection
         do throws(SyncKernelError) {
             replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store,
                                   timing: configuration.timing, mode: .sketch)
-            connection = try NatsRelayConnection(options: relay, inbox: keys.inbox.value)
+            // Without per-drop events, junk the free checks recognise is refused on the relay's thread.
+            let screen: (@Sendable ([UInt8]) -> Bool)? = configuration.reportsEachDrop ? nil : { @Sendable payload in screened.screen(payload) }
+            connection = try NatsRelayConnection(options: relay, inbox: keys.inbox.value, screen: screen)
             do throws(SyncKernelError) {
                 discovery = try NatsRelayConnection(options: relay, inbox: discoverySubject.value)
             } catch {
@@ -111,7 +114,8 @@ final class RunningDevice: Sendable {
                                 spoolDirectory: configuration.spoolDirectory, clock: wallClock, monitor: monitor)
         let receiver = DeviceInbox(gate: EnvelopeGate(keys: keys, roster: roster, replay: replay, learnsSiblings: true), host: host,
                                    transport: transport, desk: desk, directory: configuration.account, account: keys.userIDHash,
-                                   clock: wallClock, monitor: monitor, reportsEachDrop: configuration.reportsEachDrop)
+                                   clock: wallClock, monitor: monitor, reportsEachDrop: configuration.reportsEachDrop,
+                                   screened: screened)
         monitor.restore(SiblingLog.read(configuration.siblingsPath) ?? [])
         // Reported before any task runs, so it comes first.
         monitor.emit(.started(device: keys.device))

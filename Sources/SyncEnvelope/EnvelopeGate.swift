@@ -88,12 +88,20 @@ public final class EnvelopeGate {
         return events
     }
 
+    /// The gate's free checks alone (1 and 2 above: size, outer version and wake class), which
+    /// read three numbers of the envelope and nothing else: the reason the gate would drop
+    /// `envelope` for at those checks, nil when it passes them. A host may run them where the
+    /// bytes arrive (counting the refusals itself) and hand `open` only what passes; `open` runs
+    /// them again first.
+    public static func freeCheck(_ envelope: [UInt8]) -> EnvelopeDropReason? {
+        guard envelope.count <= EnvelopeFormat.maxEnvelopeBytes else { return .oversized }
+        guard envelope.count >= EnvelopeFormat.minEnvelopeBytes else { return .truncated }
+        guard envelope[0] == EnvelopeFormat.version, WakeClass(rawValue: envelope[1]) != nil else { return .unknownFormat }
+        return nil
+    }
+
     private func check(_ envelope: [UInt8], now: Int64) -> EnvelopeVerdict {
-        guard envelope.count <= EnvelopeFormat.maxEnvelopeBytes else { return .dropped(.oversized) }
-        guard envelope.count >= EnvelopeFormat.minEnvelopeBytes else { return .dropped(.truncated) }
-        guard envelope[0] == EnvelopeFormat.version, WakeClass(rawValue: envelope[1]) != nil else {
-            return .dropped(.unknownFormat)
-        }
+        if let reason = Self.freeCheck(envelope) { return .dropped(reason) }
         guard let keys else { return .dropped(.noKeyMaterial) }
         guard let plaintext = Sodium.open(envelope[EnvelopeFormat.outerHeaderBytes...], publicKey: keys.deviceKeys.envelopePublicKey,
                                           secretKey: keys.deviceKeys.envelopeSecretKey) else { return .dropped(.unopenable) }

@@ -134,7 +134,7 @@ enum DeviceCommand {
                         do throws(SyncKernelError) {
                             try await device.approve(approval.id)
                         } catch {
-                            output.log("could not approve \(approval.id): \(error)")
+                            output.log("could not approve \(approval.id): \(words(error))")
                         }
                     }
                 }
@@ -174,7 +174,7 @@ enum DeviceCommand {
                 output.log("absorbed a snapshot of \(report.rows) rows")
             } catch {
                 guard !stop.isOpen else { return }
-                output.log("no snapshot (the digest loop fills the store instead): \(error)")
+                output.log("no snapshot (the digest loop fills the store instead): \(words(error))")
             }
         }
         await stop.wait()
@@ -207,7 +207,7 @@ enum DeviceCommand {
                 output.log("joined the account as \(joined.name) (device \(joined.device.hex))")
             } catch {
                 if Task.isCancelled { return .interrupted }
-                output.log("could not join: \(error)")
+                output.log("could not join: \(words(error))")
                 return .failed(1)
             }
         }
@@ -219,7 +219,7 @@ enum DeviceCommand {
                        + "(\(error.detail); one process per store); nothing was written (\(error.code))")
             return .failed(storeInUseStatus)
         } catch {
-            output.log("could not start: \(error)")
+            output.log("could not start: \(words(error))")
             return .failed(1)
         }
         return .running
@@ -322,7 +322,7 @@ enum DeviceCommand {
         switch event {
         case .started(let device): "started as device \(device.hex)"
         case .stopped: "stopped"
-        case .relay: "relay \(event.name)"
+        case .relay: "relay: \(event.name)"
         case .envelopeDropped: nil
         case .dropsSummarised(let envelopes, let relay, let period): dropSummary(envelopes: envelopes, relay: relay, periodMillis: period)
         case .sealFailed(let recipient, let error): "could not seal a frame for \(recipient.hex): \(error.code)"
@@ -346,7 +346,7 @@ enum DeviceCommand {
         case .snapshotProgress: nil
         case .snapshotAbsorbed(let peer, let report): "absorbed \(report.rows) rows from \(peer)"
         case .snapshotAbandoned(let peer, _): "snapshot from \(peer) refused: \(JoinLogLine.fields(event, ["reason"])); nothing imported"
-        case .snapshotFailed(let error): "snapshot failed: \(error)"
+        case .snapshotFailed(let error): "snapshot failed: \(words(error))"
         }
     }
 
@@ -356,6 +356,11 @@ enum DeviceCommand {
         output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue, "name": error.code.name]))
         guard error.code == .storageFull || error.code == .storeReadOnly else { return }
         output.log(storeProblem(error, doing: "\(command) failed", store: device.configuration.storePath))
+    }
+
+    /// An error as the log shows it: its fixed detail, then its stable code and name.
+    static func words(_ error: SyncKernelError) -> String {
+        error.detail.isEmpty ? "\(error.code)" : "\(error.detail) (\(error.code))"
     }
 
     /// An event as its stable name and its JSON fields, `name key=value ...` in key order.

@@ -26,6 +26,8 @@ let usage = """
                  --webdav URL [--files N] [--folders F] [--finite-depth]
       bench-absorb  a sibling's snapshot of N notebook rows sealed, stored, fetched and absorbed, step by step
                  --rows N [--stores folder,jetstream] [--nats URL] [--json]   (see `synckernel bench-absorb --help`)
+      bench-flood  what junk envelopes cost a device process per drop reason, and a sync during a junk flood
+                 [--envelopes N] [--rows N] [--rate N] [--json]   (`make bench-flood`; see `synckernel bench-flood --help`)
       check      check a store's integrity: SQLite's own check, structures, every row, the quarantine
                  --db PATH [--repair] [--json]   (exit 0 healthy, 1 damage, 2 not a store; see `synckernel check --help`)
       inspect    what a store holds for one key: row, versions, vectors, tombstones, RowClock stamp (read-only)
@@ -58,6 +60,8 @@ case "cloud-bench":
     exit(await CloudBenchCommand.run(Array(arguments.dropFirst())))
 case "bench-absorb":
     exit(await AbsorbBenchCommand.run(Array(arguments.dropFirst())))
+case "bench-flood":
+    exit(await FloodBenchCommand.run(Array(arguments.dropFirst())))
 case "check":
     exit(CheckCommand.run(Array(arguments.dropFirst())))
 case "inspect":
