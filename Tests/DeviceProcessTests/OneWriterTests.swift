@@ -67,6 +67,8 @@ final class OneWriterTests: XCTestCase {
         XCTAssertTrue(status.output.contains("\"notebook\""), status.output)
         let check = try await SynckernelProgram.run(["check", "--db", path])
         XCTAssertEqual(check.status, 0, check.errors)
+        let inspect = try await SynckernelProgram.run(["inspect", "--db", path, "--namespace", "notebook", "--key", "00"])
+        XCTAssertEqual(inspect.status, 1, "inspect reads beside the device (a key the store does not hold): \(inspect.errors)")
         let diff = try await SynckernelProgram.run(["diff", "--db", path, "--db", path])
         XCTAssertEqual(diff.status, 0, diff.errors)
         let repair = try await SynckernelProgram.run(["check", "--db", path, "--repair"])
