@@ -11,8 +11,8 @@ import TestServers
 /// Invariants: the devices are real `synckernel device` processes of this binary over a
 /// `nats-server` the command starts on a free loopback port and stops; the CPU per drop is the
 /// device process's CPU time (user and system, every thread, from `/proc/PID/stat`) over the
-/// flood minus its CPU over an idle period of the same length, divided by the drops its status
-/// counted; every envelope published is accounted for (counted by the gate under the expected
+/// flood minus its CPU over an idle period of the same length with the same status polling,
+/// divided by the drops its status counted; every envelope published is accounted for (counted by the gate under the expected
 /// reason, or by the relay layer) before a figure is printed, else the run fails (exit 1); the
 /// in-memory figures (the gate alone, the primitives alone) are printed beside, as diagnostics.
 /// Exit 0 printed, 1 a figure could not be measured, 64 bad usage. Build with `-c release`.
@@ -28,6 +28,7 @@ enum FloodBenchCommand {
             and during a flood of unopenable junk at RATE envelopes a second to the laptop (started a second before the
             write), five times each, medians side by side. Free junk is published at 20,000 a second and junk that
             needs cryptography at 5,000 a second, below what the device keeps up with, so the CPU figure is the gate's.
+          The kernel counts a process's CPU in 10 ms ticks: keep the totals in the thousands for a figure to 5 %.
           --envelopes N         junk envelopes per free reason (default 20000)
           --crypto-envelopes N  junk envelopes per reason that needs cryptography (default 4000)
           --rows N              rows in the timed sync (default 1000)
@@ -177,9 +178,13 @@ enum FloodBenchCommand {
         }
         let elapsed = started.duration(to: .now)
         let busy = laptop.cpuSeconds - cpuBefore
+        // The idle period asks for the status as often as the wait above did, so both pay for it alike.
         let idleBefore = laptop.cpuSeconds
-        try await Task.sleep(for: elapsed)
-        _ = try await laptop.currentStatus()
+        let idleStarted = ContinuousClock.now
+        while idleStarted.duration(to: .now) < elapsed {
+            _ = try await laptop.currentStatus()
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let idle = laptop.cpuSeconds - idleBefore
         let gate = after.dropped(expected) - before.dropped(expected)
         let relay = after.relayDropped - before.relayDropped
