@@ -102,8 +102,7 @@ enum BenchDiffCommand {
             keys = KeyDifference.listing(try a.keys(namespace: name), try b.keys(namespace: name))
             route = "everyKey"
         }
-        let seconds = (ContinuousClock.now - started).components
-        return Timing(seconds: Double(seconds.seconds) + Double(seconds.attoseconds) / 1e18, keys: keys.map(\.key), route: route)
+        return Timing(seconds: (ContinuousClock.now - started).seconds, keys: keys.map(\.key), route: route)
     }
 
     private static func text(_ figures: [String: Any]) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import KernelBench
 import SyncEnvelope
 import SyncKernel
 
@@ -39,6 +40,6 @@ final class BenchGate {
         let elapsed = started.duration(to: .now)
         _ = gate.drainEvents()
         guard wrong == 0 else { throw SyncKernelError(.malformedFrame, "\(wrong) junk envelopes did not drop as \(expected.name)") }
-        return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / Double(envelopes.count) * 1e6
+        return elapsed.seconds / Double(envelopes.count) * 1e6
     }
 }

@@ -339,13 +339,13 @@ enum DeviceCommand {
         case .joinResponder(let join): JoinLogLine.responder(join, device: name)
         case .joinRequester(let join): JoinLogLine.requester(join)
         case .snapshotRequested(let peer): "snapshot requested by \(peer)"
-        case .snapshotAnswered(let peer, _): "snapshot answer to \(peer): \(JoinLogLine.fields(event, JoinLogLine.answerKeys))"
+        case .snapshotAnswered(let peer, _): "snapshot answer to \(peer): \(EventFields.text(event, keys: answerKeys))"
         case .snapshotAcknowledged(let peer, let ack): "snapshot ack from \(peer): ok \(ack.ok)"
         case .snapshotRequestSent(let peer, let attempt, _): "snapshot request to \(peer) (attempt \(attempt))"
-        case .snapshotReply(let peer, _): "snapshot reply from \(peer): \(JoinLogLine.fields(event, JoinLogLine.answerKeys))"
+        case .snapshotReply(let peer, _): "snapshot reply from \(peer): \(EventFields.text(event, keys: answerKeys))"
         case .snapshotProgress: nil
         case .snapshotAbsorbed(let peer, let report): "absorbed \(report.rows) rows from \(peer)"
-        case .snapshotAbandoned(let peer, _): "snapshot from \(peer) refused: \(JoinLogLine.fields(event, ["reason"])); nothing imported"
+        case .snapshotAbandoned(let peer, _): "snapshot from \(peer) refused: \(EventFields.text(event, keys: ["reason"])); nothing imported"
         case .snapshotFailed(let error): "snapshot failed: \(words(error))"
         }
     }
@@ -363,13 +363,13 @@ enum DeviceCommand {
         error.detail.isEmpty ? "\(error.code)" : "\(error.detail) (\(error.code))"
     }
 
-    /// An event as its stable name and its JSON fields, `name key=value ...` in key order.
+    /// An event as its stable name and its fields: `name: key value, ...`.
     static func fields(_ event: SyncDeviceEvent) -> String {
-        let object = event.jsonObject()
-        return ([event.name] + object.keys.filter { $0 != "event" }.sorted().map { key in
-            "\(key)=\(JSONLine.encode(["v": object[key] ?? NSNull()]).dropFirst(5).dropLast())"
-        }).joined(separator: " ")
+        "\(event.name): " + EventFields.text(event)
     }
+
+    /// The fields a snapshot answer's log line shows.
+    private static let answerKeys = ["answer", "reason", "stage", "error", "bytes"]
 
     /// The log line summarising a period's drops: the total, then each reason's count, most first.
     static func dropSummary(envelopes: [EnvelopeDropReason: Int], relay: [RelayDropReason: Int], periodMillis: Int64) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import KernelBench
 import NatsRelay
 import SyncEnvelope
 import SyncKernel
@@ -224,7 +225,7 @@ enum FloodBenchCommand {
         let started = ContinuousClock.now
         for _ in 0..<count { body() }
         let elapsed = started.duration(to: .now)
-        return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / Double(count) * 1e6
+        return elapsed.seconds / Double(count) * 1e6
     }
 
     /// Writes `rows` rows on `from` and returns the seconds until `to` holds as many notebook rows
@@ -240,8 +241,7 @@ enum FloodBenchCommand {
             throw BenchError(description: "the laptop did not receive the rows")
         }
         from.resetWritten()
-        let elapsed = started.duration(to: .now)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return started.duration(to: .now).seconds
     }
 
     /// Publishes unopenable junk of `size` bytes at `rate` a second until cancelled; returns how many.
@@ -261,8 +261,7 @@ enum FloodBenchCommand {
     }
 
     private static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = start.duration(to: .now)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        start.duration(to: .now).seconds
     }
 
     private static func progress(_ text: String) {

@@ -2,8 +2,7 @@ import Foundation
 import SyncDevice
 import SyncJoin
 
-/// The log lines `synckernel device` writes for the join protocol's events, and the stable
-/// fields of an event as text (for the snapshot lines).
+/// The log lines `synckernel device` writes for the join protocol's events.
 ///
 /// Invariants: every line is built from stable words, numbers, ids and device names (never a
 /// Swift rendering of an enum or a struct); an approval prompt names the device that asks (its
@@ -51,21 +50,6 @@ enum JoinLogLine {
         case .timedOut(false): "nobody answered: no device of the account is online"
         case .storeFailed(let error): "the grant could not be stored: \(error.code)"
         }
-    }
-
-    /// The fields a snapshot answer's log line shows.
-    static let answerKeys = ["answer", "reason", "stage", "error", "bytes"]
-
-    /// The values of `keys` in the event's JSON object that are present, as `key value` pairs.
-    static func fields(_ event: SyncDeviceEvent, _ keys: [String]) -> String {
-        let object = event.jsonObject()
-        return keys.compactMap { key in
-            switch object[key] {
-            case let text as String: "\(key) \(text)"
-            case let number as Int: "\(key) \(number)"
-            default: nil
-            }
-        }.joined(separator: ", ")
     }
 
     /// Whole seconds from now until `deadline` (milliseconds since 1970), at least 0.

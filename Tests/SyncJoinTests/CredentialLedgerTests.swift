@@ -23,7 +23,7 @@ final class CredentialLedgerTests: XCTestCase {
     func testASpentCredentialIsRefusedOnASecondUseAlsoByASiblingThatMissedTheApproval() async throws {
         let world = try JoinWorld()
         let steps = JoinSteps(world: world)
-        let (laptop, laptopEvents, desktop, desktopEvents) = try siblings(world)
+        let (laptop, _, desktop, desktopEvents) = try siblings(world)
         let credential = try world.credential()
         let phone = try await steps.ask(credential, name: "phone", seed: 5, to: [laptop])
         try await laptop.approve(try await steps.prompt(laptop, for: "phone"))

@@ -521,7 +521,7 @@ final class JoinFlowTests: XCTestCase {
         let world = try JoinWorld()
         let credential = try world.credential()
         try FileManager.default.createDirectory(atPath: world.path("busy"), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: world.path("busy/notes"), contents: Data([1]))
+        _ = FileManager.default.createFile(atPath: world.path("busy/notes"), contents: Data([1]))
         try FileManager.default.createDirectory(atPath: world.path("empty"), withIntermediateDirectories: true)
         var tight = JoinPolicy()
         tight.decisionWaitMillis = 30_000

@@ -1,4 +1,6 @@
 @testable import SyncJoin
+import SyncKernel
+import XCTest
 
 extension JoinRequesterEvent {
     /// Whether the event is a step or an outcome of the protocol (not the countdown), for tests
@@ -6,5 +8,16 @@ extension JoinRequesterEvent {
     var isOutcomeOrStep: Bool {
         if case .waiting = self { return false }
         return true
+    }
+}
+
+/// The filter the flow tests stand on: it leaves out the countdown and nothing else.
+final class JoinRequesterEventStepsSelfTests: XCTestCase {
+    func testTheCountdownIsLeftOutAndEveryStepAndOutcomeKept() {
+        XCTAssertFalse(JoinRequesterEvent.waiting(remainingSeconds: 30, acknowledged: false).isOutcomeOrStep)
+        XCTAssertFalse(JoinRequesterEvent.waiting(remainingSeconds: 0, acknowledged: true).isOutcomeOrStep)
+        let kept: [JoinRequesterEvent] = [.requestSent(attempt: 1), .rejected, .timedOut(acknowledged: true),
+                                          .timedOut(acknowledged: false), .storeFailed(SyncKernelError(.joinTimedOut))]
+        XCTAssertTrue(kept.allSatisfy(\.isOutcomeOrStep))
     }
 }
