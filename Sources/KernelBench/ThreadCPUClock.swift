@@ -4,9 +4,9 @@ import Foundation
 /// peak resident set (`getrusage`).
 ///
 /// Invariant: `now` never decreases on one thread; a measurement brackets exactly one call.
-enum ThreadCPUClock {
+package enum ThreadCPUClock {
     /// The thread's CPU time so far, in nanoseconds.
-    static var now: UInt64 {
+    package static var now: UInt64 {
         var spec = timespec()
         guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec) == 0 else { return 0 }
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)

@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// Invariants: each received NATS message is counted as a chunk, each whole payload as received
 /// (before the consumer can see it), and also under `receiveBufferFull` when the consumer's
-/// buffer was full; a payload the screen refuses is counted received and never queued; the stream finishes once, when the library reports the
+/// buffer was full (or the screen's own was: `.overflowed`); a payload the screen takes is counted
+/// received and never queued; the stream finishes once, when the library reports the
 /// subscription complete (closed, its handler returned for the last time). The connection hands
 /// the library one retained reference for the handler and that completion callback; the
 /// completion callback releases it.
@@ -14,12 +15,12 @@ final class InboxSink: Sendable {
     private let tally: RelayTally
     private let reassembler: Mutex<ChunkReassembler>
     private let origin = ContinuousClock.now
-    private let screen: (@Sendable ([UInt8]) -> Bool)?
+    private let screen: (@Sendable ([UInt8]) -> InboxDisposition)?
 
-    /// A sink yielding into `continuation` the payloads `screen` lets through (all without one),
+    /// A sink yielding into `continuation` the payloads `screen` queues (all without one),
     /// joining chunks within `limits`.
     init(continuation: AsyncStream<[UInt8]>.Continuation, tally: RelayTally, limits: ChunkReassembler.Limits,
-         screen: (@Sendable ([UInt8]) -> Bool)? = nil) {
+         screen: (@Sendable ([UInt8]) -> InboxDisposition)? = nil) {
         self.continuation = continuation
         self.tally = tally
         reassembler = Mutex(ChunkReassembler(limits: limits))
@@ -35,7 +36,13 @@ final class InboxSink: Sendable {
         tally.drop(drops)
         guard let payload else { return }
         tally.update { $0.received += 1 }
-        if let screen, !screen(payload) { return }
+        switch screen?(payload) ?? .queue {
+        case .queue: break
+        case .consumed: return
+        case .overflowed:
+            tally.drop([.receiveBufferFull])
+            return
+        }
         if case .dropped = continuation.yield(payload) { tally.drop([.receiveBufferFull]) }
     }
 

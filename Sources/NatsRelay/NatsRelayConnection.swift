@@ -48,10 +48,12 @@ public final class NatsRelayConnection: Sendable {
     /// take up to `connectTimeoutMillis` per server tried. Throws `invalidRelayConfiguration` or
     /// `invalidSubject` for options or an inbox it refuses, `relayConnectionFailed` when the
     /// client library cannot set up the connection. `screen`, when given, runs on every whole
-    /// payload on the client library's thread before it is queued for `messages`: a payload it
-    /// answers false for is not queued (the caller counts its own refusals), so junk a cheap check
-    /// recognises never costs a wakeup of the consumer.
-    public init(options: NatsRelayOptions, inbox: String, screen: (@Sendable ([UInt8]) -> Bool)? = nil) throws(SyncKernelError) {
+    /// payload on the client library's thread, in arrival order, before it is queued for
+    /// `messages`: only a payload it answers `.queue` for is queued; one it consumes (checked and
+    /// handed on, or refused and counted, by the caller) never costs a wakeup of a consumer of
+    /// `messages`.
+    public init(options: NatsRelayOptions, inbox: String,
+                screen: (@Sendable ([UInt8]) -> InboxDisposition)? = nil) throws(SyncKernelError) {
         let options = try options.validated()
         try RelaySubject.validate(inbox)
         self.options = options

@@ -3,9 +3,10 @@ import SyncEnvelope
 import SyncJoin
 import SyncKernel
 
-/// The opening side of a running device: runs the self-gate on every envelope from its inbox,
-/// takes in the siblings the gate learned, and hands each accepted frame on: a snapshot transfer
-/// message to the `TransferDesk`, any other frame to the replica.
+/// The opening side of a running device: runs the self-gate's seen set on every envelope the
+/// relay thread's `InboxScreen` checked, takes in the siblings the gate learned, and hands each
+/// accepted frame on: a snapshot transfer message to the `TransferDesk`, any other frame to the
+/// replica.
 ///
 /// Invariants: no frame is parsed unless the gate accepted its envelope; a transfer message is
 /// recognised (`TransferMessage.isTransferMessage`) and routed BEFORE the replica could see it,
@@ -13,8 +14,8 @@ import SyncKernel
 /// added to the sealer and the replica, and recorded in the account directory (unless a
 /// certificate of that device is there already), before its first frame is handled, so the answer
 /// to that frame can be sealed to it; envelopes are handled in the order `deliver` is called; a
-/// drop costs the gate's checks and a count (`dropCounts`, which also holds what the relay
-/// thread's free checks refused before queueing it), and an event only when `reportsEachDrop`.
+/// drop costs a count (`dropCounts`, which also holds what the screen refused before queueing),
+/// and an event only when `reportsEachDrop`.
 actor DeviceInbox {
     private let gate: EnvelopeGate
     private let host: ReplicaHost
@@ -25,15 +26,15 @@ actor DeviceInbox {
     private let clock: any WallClock
     private let monitor: DeviceMonitor
     private let reportsEachDrop: Bool
-    private let screened: ScreenedDrops
+    private let screen: InboxScreen
 
     /// Takes ownership of `gate`; hands frames to `host` and transfer messages to `desk`; reports
     /// each drop as an event when `reportsEachDrop`; counts the relay thread's refusals
-    /// (`screened`) among its drops.
+    /// (`screen`) among its drops.
     init(gate: sending EnvelopeGate, host: ReplicaHost, transport: SealedTransport, desk: TransferDesk, directory: AccountDirectory,
-         account: [UInt8], clock: any WallClock, monitor: DeviceMonitor, reportsEachDrop: Bool, screened: ScreenedDrops) {
+         account: [UInt8], clock: any WallClock, monitor: DeviceMonitor, reportsEachDrop: Bool, screen: InboxScreen) {
         self.reportsEachDrop = reportsEachDrop
-        self.screened = screened
+        self.screen = screen
         self.gate = gate
         self.host = host
         self.transport = transport
@@ -44,9 +45,9 @@ actor DeviceInbox {
         self.monitor = monitor
     }
 
-    /// Gates one envelope and hands its frame on; returns the verdict.
-    func deliver(_ envelope: [UInt8]) async -> EnvelopeVerdict {
-        let verdict = gate.open(envelope, now: clock.millisecondsSince1970)
+    /// Runs the seen set on one checked envelope and hands its frame on; returns the verdict.
+    func deliver(_ envelope: CheckedEnvelope) async -> EnvelopeVerdict {
+        let verdict = gate.admit(envelope, now: clock.millisecondsSince1970)
         for event in gate.drainEvents() {
             if case .dropped = event, !reportsEachDrop { continue }
             monitor.emit(RunningDevice.event(event))
@@ -65,7 +66,7 @@ actor DeviceInbox {
     }
 
     /// Envelopes dropped so far, by reason.
-    var dropCounts: [EnvelopeDropReason: Int] { gate.dropCounts.merging(screened.snapshot, uniquingKeysWith: +) }
+    var dropCounts: [EnvelopeDropReason: Int] { gate.dropCounts.merging(screen.snapshot, uniquingKeysWith: +) }
 
     /// Envelopes accepted so far.
     var acceptedCount: Int { gate.acceptedCount }

@@ -8,14 +8,15 @@ import SyncKernel
 /// relay connection, both halves of the envelope layer, and the tasks that drive them.
 ///
 /// Wiring: `ReplicaHost` → `SealedTransport` (seals each frame to its sibling) →
-/// `NatsEnvelopeCarrier` → the relay; the relay's inbox → `DeviceInbox` (the gate, learning
-/// siblings, before any frame is parsed) → `TransferDesk` for snapshot transfer messages,
+/// `NatsEnvelopeCarrier` → the relay; the relay's inbox → `InboxScreen` (the gate's stateless
+/// checks, on the relay client's thread) → `DeviceInbox` (the seen set, learning siblings, before
+/// any frame is parsed) → `TransferDesk` for snapshot transfer messages,
 /// `ReplicaHost` for every other frame; the account's discovery subject (a second connection)
 /// → `JoinResponder` (the sign-in ladder, approvals, the members' notices; each (re)connect of that
 /// connection announces the sign-in ledger).
 ///
 /// Invariants: `open` either returns a running device, having reported `started` before any of
-/// its tasks ran, or throws having closed everything it opened; the tasks are the loop (`ReplicaHost.run`), the inbox (every payload to the gate, in
+/// its tasks ran, or throws having closed everything it opened; the tasks are the loop (`ReplicaHost.run`), the inbox (every envelope the screen checked to the gate's seen set, in
 /// arrival order), the relay's events (announce on `.connected` and `.reconnected`, then report)
 /// and the status task; `shutDown` ends them all, flushes and closes the connection, records the
 /// siblings and closes the store last, so every write committed before it stays.
@@ -34,6 +35,8 @@ final class RunningDevice: Sendable {
     let responder: JoinResponder
     /// The relay connection, listening on the device's inbox.
     let connection: NatsRelayConnection
+    /// The gate's stateless stage on the inbox connection's thread.
+    private let screen: InboxScreen
     /// The relay connection listening on the account's discovery subject.
     private let discovery: NatsRelayConnection
     private let monitor: DeviceMonitor
@@ -69,16 +72,18 @@ final class RunningDevice: Sendable {
             store.close()
             throw error
         }
-        let screened = ScreenedDrops()
+        // The gate's stateless stage runs on the relay's thread: an envelope's cryptography is paid
+        // once, where it arrives, and junk never wakes the inbox.
+        let gate = EnvelopeGate(keys: keys, roster: roster, replay: replay, learnsSiblings: true)
+        let screen = InboxScreen(opener: gate.opener, clock: configuration.wallClock, buffer: relay.receiveBufferMessages,
+                                 monitor: monitor, reportsEachDrop: configuration.reportsEachDrop)
         let replica: Replica
         let connection: NatsRelayConnection
         let discovery: NatsRelayConnection
         do throws(SyncKernelError) {
             replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store,
                                   timing: configuration.timing, mode: .sketch)
-            // Without per-drop events, junk the free checks recognise is refused on the relay's thread.
-            let screen: (@Sendable ([UInt8]) -> Bool)? = configuration.reportsEachDrop ? nil : { @Sendable payload in screened.screen(payload) }
-            connection = try NatsRelayConnection(options: relay, inbox: keys.inbox.value, screen: screen)
+            connection = try NatsRelayConnection(options: relay, inbox: keys.inbox.value) { payload in screen.screen(payload) }
             do throws(SyncKernelError) {
                 discovery = try NatsRelayConnection(options: relay, inbox: discoverySubject.value)
             } catch {
@@ -112,21 +117,21 @@ final class RunningDevice: Sendable {
         }
         let desk = TransferDesk(host: host, transport: transport, account: keys.userIDHash, blobs: configuration.blobs, relay: relay,
                                 spoolDirectory: configuration.spoolDirectory, clock: wallClock, monitor: monitor)
-        let receiver = DeviceInbox(gate: EnvelopeGate(keys: keys, roster: roster, replay: replay, learnsSiblings: true), host: host,
+        let receiver = DeviceInbox(gate: gate, host: host,
                                    transport: transport, desk: desk, directory: configuration.account, account: keys.userIDHash,
                                    clock: wallClock, monitor: monitor, reportsEachDrop: configuration.reportsEachDrop,
-                                   screened: screened)
+                                   screen: screen)
         monitor.restore(SiblingLog.read(configuration.siblingsPath) ?? [])
         // Reported before any task runs, so it comes first.
         monitor.emit(.started(device: keys.device))
         return RunningDevice(keys: keys, host: host, receiver: receiver, desk: desk, siblings: roster.devices, responder: responder,
-                             connection: connection, discovery: discovery, monitor: monitor, siblingsPath: configuration.siblingsPath,
-                             dropSummaryInterval: configuration.dropSummaryInterval)
+                             connection: connection, screen: screen, discovery: discovery, monitor: monitor,
+                             siblingsPath: configuration.siblingsPath, dropSummaryInterval: configuration.dropSummaryInterval)
     }
 
     private init(keys: EnvelopeKeys, host: ReplicaHost, receiver: DeviceInbox, desk: TransferDesk, siblings: [DeviceID],
-                 responder: JoinResponder, connection: NatsRelayConnection, discovery: NatsRelayConnection, monitor: DeviceMonitor,
-                 siblingsPath: String, dropSummaryInterval: Duration) {
+                 responder: JoinResponder, connection: NatsRelayConnection, screen: InboxScreen, discovery: NatsRelayConnection,
+                 monitor: DeviceMonitor, siblingsPath: String, dropSummaryInterval: Duration) {
         self.keys = keys
         self.host = host
         self.receiver = receiver
@@ -134,6 +139,7 @@ final class RunningDevice: Sendable {
         self.siblings = siblings
         self.responder = responder
         self.connection = connection
+        self.screen = screen
         self.discovery = discovery
         self.monitor = monitor
         self.siblingsPath = siblingsPath
@@ -158,7 +164,7 @@ final class RunningDevice: Sendable {
         }
         inbox = Task {
             var rounds = 0
-            for await payload in connection.messages {
+            for await payload in screen.checked {
                 // A stop ends the inbox at once, leaving what the relay buffered unread.
                 guard !Task.isCancelled else { break }
                 guard case .accepted(let opened) = await receiver.deliver(payload) else { continue }
@@ -176,6 +182,7 @@ final class RunningDevice: Sendable {
         relayEvents = Task {
             for await event in connection.events {
                 if event == .connected || event == .reconnected { await host.announce() }
+                if event == .closed { screen.finish() }
                 monitor.emit(.relay(event))
             }
         }
@@ -268,6 +275,7 @@ final class RunningDevice: Sendable {
         await discoveryEvents.value
         await approvalTimer.value
         connection.close()
+        screen.finish()
         await inbox.value
         await relayEvents.value
         monitor.detach()
@@ -287,6 +295,7 @@ final class RunningDevice: Sendable {
         dropSummary.cancel()
         discovery.close()
         connection.close()
+        screen.finish()
         monitor.detach()
     }
 

@@ -5,7 +5,9 @@ import SyncKernel
 /// `ReplicaHost.receive` (or `Replica.receive`), with the sender it names (`SealedReceiver`
 /// does exactly that).
 ///
-/// The checks, in order; the first that fails drops the envelope with its reason:
+/// The checks, in order; the first that fails drops the envelope with its reason (1 to 12 are its
+/// stateless stage, `EnvelopeOpener`, which a host may run where the bytes arrive and hand the
+/// result to `admit`; 13 needs the seen set and runs here):
 /// 1. size, on the raw bytes before anything is decrypted: above `SealedEnvelope.maxBytes`
 ///    `oversized`, below the fixed overhead `truncated`;
 /// 2. the outer version and wake class (`unknownFormat`);
@@ -27,23 +29,20 @@ import SyncKernel
 ///     (`replayed`), and the seen set recorded it (`replayStoreUnavailable`).
 ///
 /// Invariants: every envelope is either accepted or dropped with exactly one reason; each drop
-/// is counted under its reason (`dropCounts`) and reported once as an `EnvelopeEvent.dropped`
-/// (`drainEvents()`); the gate never parses a frame (no `SyncFrame` decoding happens here, and a
-/// dropped frame is never returned), never traps on any input, and records a frame id only for
-/// an envelope that passed every other check. A learning gate adds a device outside its roster
-/// only once an envelope of it passed every check, signature and seen set included, and hands
-/// its certificate to the host once (`drainLearned()`); a gate that does not learn never changes
-/// its roster. Not `Sendable`: one owner runs it (it holds the seen set's SQLite connection).
+/// the gate sees is counted under its reason (`dropCounts`) and reported once as an
+/// `EnvelopeEvent.dropped` (`drainEvents()`); the gate never parses a frame (no `SyncFrame`
+/// decoding happens here, and a dropped frame is never returned), never traps on any input, and
+/// records a frame id only for an envelope that passed every other check. A learning gate adds a
+/// device outside its roster only once an envelope of it passed every check, signature and seen
+/// set included, and hands its certificate to the host once (`drainLearned()`); a gate that does
+/// not learn never changes its roster. Not `Sendable`: one owner runs it (it holds the seen set's
+/// SQLite connection); its `opener` is, and may run on other threads meanwhile.
 public final class EnvelopeGate {
-    /// This device's keys; nil when it has none (every envelope is then dropped).
-    public let keys: EnvelopeKeys?
-    /// The siblings whose envelopes are accepted (a learning gate's grows).
-    public private(set) var roster: SiblingRoster
-    /// Whether a certified device of this account outside the roster is accepted and learned.
-    public let learnsSiblings: Bool
+    /// The stateless stage, sharing this gate's keys and roster.
+    public let opener: EnvelopeOpener
     private let replay: ReplayGuard
     private var learned: [SenderCertificate] = []
-    /// Envelopes dropped so far, by reason.
+    /// Envelopes dropped so far, by reason (only those this gate saw: `open`'s and `admit`'s).
     public private(set) var dropCounts: [EnvelopeDropReason: Int] = [:]
     /// Envelopes accepted so far.
     public private(set) var acceptedCount = 0
@@ -53,11 +52,18 @@ public final class EnvelopeGate {
     /// (and, when `learnsSiblings`, learning any other device this account certified), recording
     /// frame ids in `replay`.
     public init(keys: EnvelopeKeys?, roster: SiblingRoster, replay: ReplayGuard, learnsSiblings: Bool = false) {
-        self.keys = keys
-        self.roster = roster
+        opener = EnvelopeOpener(keys: keys, roster: roster, learnsSiblings: learnsSiblings)
         self.replay = replay
-        self.learnsSiblings = learnsSiblings
     }
+
+    /// This device's keys; nil when it has none (every envelope is then dropped).
+    public var keys: EnvelopeKeys? { opener.keys }
+
+    /// The siblings whose envelopes are accepted (a learning gate's grows).
+    public var roster: SiblingRoster { opener.roster }
+
+    /// Whether a certified device of this account outside the roster is accepted and learned.
+    public var learnsSiblings: Bool { opener.learnsSiblings }
 
     /// The certificates of devices learned since the last call, each once, in the order learned.
     public func drainLearned() -> [SenderCertificate] {
@@ -71,15 +77,26 @@ public final class EnvelopeGate {
     /// Runs every check on `envelope` at `now` (milliseconds since 1970), counting and reporting
     /// a drop.
     public func open(_ envelope: [UInt8], now: Int64) -> EnvelopeVerdict {
-        let verdict = check(envelope, now: now)
-        switch verdict {
-        case .accepted:
-            acceptedCount += 1
-        case .dropped(let reason):
-            dropCounts[reason, default: 0] += 1
-            events.append(.dropped(reason: reason, bytes: envelope.count))
+        switch opener.check(envelope, now: now) {
+        case .passed(let checked): return admit(checked, now: now)
+        case .dropped(let reason): return drop(reason, bytes: envelope.count)
         }
-        return verdict
+    }
+
+    /// Runs the seen set's check (13) on an envelope `opener` passed, at `now`, counting and
+    /// reporting a drop; learns its sender when it is new to a learning gate.
+    public func admit(_ checked: CheckedEnvelope, now: Int64) -> EnvelopeVerdict {
+        switch replay.admit(frameID: checked.frameID, timestamp: checked.timestamp, now: now) {
+        case .fresh:
+            let certificate = checked.certificate
+            if opener.learn(certificate) { learned.append(certificate) }
+            acceptedCount += 1
+            return .accepted(OpenedEnvelope(sender: certificate.device, account: certificate.userIDHash, frame: checked.frame,
+                                            frameID: checked.frameID, timestamp: checked.timestamp))
+        case .replayed: return drop(.replayed, bytes: checked.bytes)
+        case .outsideWindow: return drop(.outsideWindow, bytes: checked.bytes)
+        case .unavailable: return drop(.replayStoreUnavailable, bytes: checked.bytes)
+        }
     }
 
     /// The events since the last call.
@@ -88,45 +105,9 @@ public final class EnvelopeGate {
         return events
     }
 
-    /// The gate's free checks alone (1 and 2 above: size, outer version and wake class), which
-    /// read three numbers of the envelope and nothing else: the reason the gate would drop
-    /// `envelope` for at those checks, nil when it passes them. A host may run them where the
-    /// bytes arrive (counting the refusals itself) and hand `open` only what passes; `open` runs
-    /// them again first.
-    public static func freeCheck(_ envelope: [UInt8]) -> EnvelopeDropReason? {
-        guard envelope.count <= EnvelopeFormat.maxEnvelopeBytes else { return .oversized }
-        guard envelope.count >= EnvelopeFormat.minEnvelopeBytes else { return .truncated }
-        guard envelope[0] == EnvelopeFormat.version, WakeClass(rawValue: envelope[1]) != nil else { return .unknownFormat }
-        return nil
-    }
-
-    private func check(_ envelope: [UInt8], now: Int64) -> EnvelopeVerdict {
-        if let reason = Self.freeCheck(envelope) { return .dropped(reason) }
-        guard let keys else { return .dropped(.noKeyMaterial) }
-        guard let plaintext = Sodium.open(envelope[EnvelopeFormat.outerHeaderBytes...], publicKey: keys.deviceKeys.envelopePublicKey,
-                                          secretKey: keys.deviceKeys.envelopeSecretKey) else { return .dropped(.unopenable) }
-        guard let inside = EnvelopeFormat.parseInside(plaintext) else { return .dropped(.malformed) }
-        let certificate = inside.certificate
-        guard certificate.userIDHash == keys.userIDHash else { return .dropped(.foreignAccount) }
-        guard certificate.verify(issuer: keys.issuerPublicKey) else { return .dropped(.badCertificate) }
-        guard !certificate.isExpired(atMillis: now) else { return .dropped(.expiredCertificate) }
-        guard Sodium.verifyTag(inside.mac, of: inside.authenticated, key: keys.channel.mac) else { return .dropped(.badMAC) }
-        let known = roster.contains(certificate.device)
-        guard certificate.device != keys.device, known || learnsSiblings else { return .dropped(.notASibling) }
-        guard Sodium.verify(inside.signature, of: EnvelopeFormat.signedMessage(inside.signed),
-                            publicKey: certificate.device.publicKey) else { return .dropped(.badSignature) }
-        guard inside.recipient == keys.device else { return .dropped(.misaddressed) }
-        switch replay.admit(frameID: inside.frameID, timestamp: inside.timestamp, now: now) {
-        case .fresh:
-            if !known, let grown = try? roster.adding(certificate, for: keys) {
-                roster = grown
-                learned.append(certificate)
-            }
-            return .accepted(OpenedEnvelope(sender: certificate.device, account: certificate.userIDHash, frame: inside.frame,
-                                            frameID: inside.frameID, timestamp: inside.timestamp))
-        case .replayed: return .dropped(.replayed)
-        case .outsideWindow: return .dropped(.outsideWindow)
-        case .unavailable: return .dropped(.replayStoreUnavailable)
-        }
+    private func drop(_ reason: EnvelopeDropReason, bytes: Int) -> EnvelopeVerdict {
+        dropCounts[reason, default: 0] += 1
+        events.append(.dropped(reason: reason, bytes: bytes))
+        return .dropped(reason)
     }
 }

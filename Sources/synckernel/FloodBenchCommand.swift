@@ -28,10 +28,11 @@ enum FloodBenchCommand {
           - times a sync of N rows written on the phone until the laptop holds them (`demo-write`), with no flood
             and during a flood of unopenable junk at RATE envelopes a second to the laptop (started a second before the
             write), five times each, medians side by side. Free junk is published at 20,000 a second and junk that
-            needs cryptography at 5,000 a second, below what the device keeps up with, so the CPU figure is the gate's.
+            needs cryptography at 5,000 a second (--crypto-rate), below what the device keeps up with, so the CPU figure is the gate's.
           The kernel counts a process's CPU in 10 ms ticks: keep the totals in the thousands for a figure to 5 %.
           --envelopes N         junk envelopes per free reason (default 20000)
           --crypto-envelopes N  junk envelopes per reason that needs cryptography (default 4000)
+          --crypto-rate N       junk envelopes a second per reason that needs cryptography (default 5000)
           --rows N              rows in the timed sync (default 1000)
           --rate N              junk envelopes a second during the flooded sync (default 1000)
         """
@@ -40,6 +41,7 @@ enum FloodBenchCommand {
     private struct Options {
         var envelopes = 20_000
         var cryptoEnvelopes = 4_000
+        var cryptoRate = 5_000
         var rows = 1_000
         var rate = 1_000
         var json = false
@@ -52,9 +54,10 @@ enum FloodBenchCommand {
         }
         var options = Options()
         do throws(UsageError) {
-            let parsed = try OptionParser(arguments, options: ["envelopes", "crypto-envelopes", "rows", "rate"], flags: ["json"])
+            let parsed = try OptionParser(arguments, options: ["envelopes", "crypto-envelopes", "crypto-rate", "rows", "rate"], flags: ["json"])
             options.envelopes = try parsed.int("envelopes", default: options.envelopes, range: 100...10_000_000)
             options.cryptoEnvelopes = try parsed.int("crypto-envelopes", default: options.cryptoEnvelopes, range: 100...1_000_000)
+            options.cryptoRate = try parsed.int("crypto-rate", default: options.cryptoRate, range: 100...1_000_000)
             options.rows = try parsed.int("rows", default: options.rows, range: 1...100_000)
             options.rate = try parsed.int("rate", default: options.rate, range: 1...100_000)
             options.json = parsed.flags.contains("json")
@@ -86,6 +89,7 @@ enum FloodBenchCommand {
         let gateMicroseconds: Double
         let primitive: String
         let primitiveMicroseconds: Double?
+        let pacedPrimitiveMicroseconds: Double?
     }
 
     private static func measure(_ options: Options) async throws {
@@ -120,12 +124,16 @@ enum FloodBenchCommand {
             let count = kind.isFree ? options.envelopes : options.cryptoEnvelopes
             let envelopes = try junk.envelopes(kind, count: count, original: original)
             progress("\(kind.rawValue): \(count) envelopes")
-            let device = try await deviceCost(of: envelopes, kind: kind, laptop: laptop, rogue: rogue, inbox: laptopKeys.inbox.value)
-            let (primitive, primitiveMicroseconds) = primitiveCost(kind, envelope: envelopes[0], keys: laptopKeys)
+            let rate = kind.isFree ? 20_000 : options.cryptoRate
+            let primitive = primitive(kind, envelope: envelopes[0], keys: laptopKeys)
+            let device = try await deviceCost(of: envelopes, kind: kind, rate: rate, beside: primitive?.call, laptop: laptop,
+                                              rogue: rogue, inbox: laptopKeys.inbox.value)
             figures.append(DropFigure(kind: kind, published: count, countedByGate: device.gate, countedByRelay: device.relay,
                                       deviceMicroseconds: device.microseconds,
                                       gateMicroseconds: try gate.microseconds(envelopes, expected: kind.expected),
-                                      primitive: primitive, primitiveMicroseconds: primitiveMicroseconds))
+                                      primitive: primitive?.name ?? "none (length and version bytes)",
+                                      primitiveMicroseconds: primitive.map { entry in perCall(2_000, entry.call) },
+                                      pacedPrimitiveMicroseconds: device.primitive))
         }
 
         let phone = try await BenchDevice.launch("phone", directory: directory, relay: server.url)
@@ -151,15 +159,17 @@ enum FloodBenchCommand {
                floodPublished: published, json: options.json)
     }
 
-    /// The device's CPU per drop of `envelopes` (all of `kind`), and the drops counted by the
-    /// gate and by the relay layer.
-    private static func deviceCost(of envelopes: [[UInt8]], kind: FloodJunk.Kind, laptop: BenchDevice, rogue: NatsRelayConnection,
-                                   inbox: String) async throws -> (microseconds: Double, gate: Int, relay: Int) {
+    /// The device's CPU per drop of `envelopes` (all of `kind`), published at `rate` a second, the
+    /// drops counted by the gate and by the relay layer, and the CPU per call of `primitive` run at
+    /// the same rate in this process meanwhile.
+    private static func deviceCost(of envelopes: [[UInt8]], kind: FloodJunk.Kind, rate: Int, beside primitive: (@Sendable () -> Void)?,
+                                   laptop: BenchDevice, rogue: NatsRelayConnection,
+                                   inbox: String) async throws -> (microseconds: Double, gate: Int, relay: Int, primitive: Double?) {
         guard let before = try await laptop.currentStatus() else { throw BenchError(description: "no status from the laptop") }
         let cpuBefore = laptop.cpuSeconds
+        let paced = primitive.map { PacedPrimitive(rate: rate, $0) }
         let started = ContinuousClock.now
         // Paced below what the device keeps up with, so the figure is the gate's, not a full buffer's.
-        let rate = kind.isFree ? 20_000 : 5_000
         var sent = 0
         while sent < envelopes.count {
             let due = min(envelopes.count, Int(Double(rate) * seconds(since: started)) + 1)
@@ -179,6 +189,7 @@ enum FloodBenchCommand {
         }
         let elapsed = started.duration(to: .now)
         let busy = laptop.cpuSeconds - cpuBefore
+        let pacedMicroseconds = await paced?.finish()
         // The idle period asks for the status as often as the wait above did, so both pay for it alike.
         let idleBefore = laptop.cpuSeconds
         let idleStarted = ContinuousClock.now
@@ -190,25 +201,25 @@ enum FloodBenchCommand {
         let gate = after.dropped(expected) - before.dropped(expected)
         let relay = after.relayDropped - before.relayDropped
         guard gate > 0 else { throw BenchError(description: "the gate counted no \(kind.rawValue) drop") }
-        return (max(0, busy - idle) / Double(gate) * 1e6, gate, relay)
+        return (max(0, busy - idle) / Double(gate) * 1e6, gate, relay, pacedMicroseconds)
     }
 
-    /// What the check behind `kind` costs alone: the primitive and its time per call.
-    private static func primitiveCost(_ kind: FloodJunk.Kind, envelope: [UInt8], keys: EnvelopeKeys) -> (String, Double?) {
+    /// The primitive behind the check of `kind`: its name and one call of it (nil for a free check).
+    private static func primitive(_ kind: FloodJunk.Kind, envelope: [UInt8],
+                                  keys: EnvelopeKeys) -> (name: String, call: @Sendable () -> Void)? {
         let verifies: Int
         let name: String
         switch kind {
-        case .unknownFormat, .truncated: return ("none (length and version bytes)", nil)
+        case .unknownFormat, .truncated: return nil
         case .unopenable, .foreignAccount: (verifies, name) = (0, "sealed-box open (X25519)")
         case .badMAC: (verifies, name) = (1, "sealed-box open + certificate Ed25519 verify")
         case .replayed: (verifies, name) = (2, "sealed-box open + 2 Ed25519 verifies")
         }
         let body = envelope[2...]
-        let time = perCall(2_000) {
+        return (name, {
             _ = Sodium.open(body, publicKey: keys.deviceKeys.envelopePublicKey, secretKey: keys.deviceKeys.envelopeSecretKey)
             for _ in 0..<verifies { _ = keys.certificate.verify(issuer: keys.issuerPublicKey) }
-        }
-        return (name, time)
+        })
     }
 
     /// Timed syncs of each kind; the median is reported.
@@ -275,15 +286,19 @@ enum FloodBenchCommand {
                 ["reason": figure.kind.rawValue, "published": figure.published, "gate_counted": figure.countedByGate,
                  "relay_counted": figure.countedByRelay, "device_cpu_us": figure.deviceMicroseconds,
                  "gate_alone_us": figure.gateMicroseconds, "primitive": figure.primitive,
-                 "primitive_us": figure.primitiveMicroseconds.map { $0 as Any } ?? NSNull()]
+                 "primitive_us": figure.primitiveMicroseconds.map { $0 as Any } ?? NSNull(),
+                 "primitive_paced_us": figure.pacedPrimitiveMicroseconds.map { $0 as Any } ?? NSNull()]
             }
             print(JSONText.of(["drops": drops, "sync_rows": rows, "sync_quiet_s": quiet, "sync_flooded_s": flooded,
                                    "flood_rate": rate, "flood_published": floodPublished]))
             return
         }
-        print("reason          published  gate counted  relay counted  device CPU us/drop  gate alone us  primitive us  (primitive)")
+        print("reason          published  gate counted  relay counted  device CPU us/drop  gate alone us  primitive us"
+              + "  primitive paced us  (primitive)")
         for figure in figures {
-            let primitive = figure.primitiveMicroseconds.map { String(format: "%12.1f", $0) } ?? String(repeating: " ", count: 11) + "-"
+            let primitive = [(figure.primitiveMicroseconds, 12), (figure.pacedPrimitiveMicroseconds, 18)].map { value, width in
+                value.map { String(format: "%\(width).1f", $0) } ?? String(repeating: " ", count: width - 1) + "-"
+            }.joined(separator: "  ")
             print(figure.kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
                   + String(format: "  %9d  %12d  %13d  %18.1f  %13.2f  ", figure.published, figure.countedByGate, figure.countedByRelay,
                            figure.deviceMicroseconds, figure.gateMicroseconds)

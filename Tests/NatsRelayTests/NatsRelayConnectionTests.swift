@@ -1,5 +1,6 @@
 import Foundation
 import NatsRelay
+import Synchronization
 import SyncKernel
 import TestServerSupport
 import TestServers
@@ -34,6 +35,32 @@ final class NatsRelayConnectionTests: XCTestCase {
         XCTAssertEqual(bob.counters.published, 3)
         XCTAssertEqual(alice.counters.received, 3)
         XCTAssertEqual(alice.counters.drops, [:])
+    }
+
+    func testAScreenSeesEveryPayloadInOrderAndOnlyWhatItQueuesReachesMessages() async throws {
+        let server = try await startNatsServer()
+        let seen = Mutex<[[UInt8]]>([])
+        var options = NatsRelayOptions(servers: [server.url])
+        options.reconnectWaitMillis = 50
+        let alice = try NatsRelayConnection(options: options, inbox: "sk.test.alice") { payload in
+            seen.withLock { $0.append(payload) }
+            switch payload.first {
+            case 0: return .consumed
+            case 1: return .overflowed
+            default: return .queue
+            }
+        }
+        addTeardownBlock { alice.close() }
+        let bob = try connect(server, inbox: "sk.test.bob")
+        let received = Recorder(alice.messages)
+        let payloads: [[UInt8]] = [[0, 7], [2, 7], [1, 7], [0, 8], Payloads.bytes(200_000, seed: 2).map { max($0, 2) }, [3]]
+        for payload in payloads { try bob.publish(payload, to: "sk.test.alice") }
+        let arrived = await received.wait(timeout: wait) { $0.last == [3] }
+        XCTAssertTrue(arrived)
+        XCTAssertEqual(seen.withLock { $0 }, payloads, "the screen sees every whole payload, joined, in arrival order")
+        XCTAssertEqual(received.items, [payloads[1], payloads[4], payloads[5]])
+        XCTAssertEqual(alice.counters.received, payloads.count)
+        XCTAssertEqual(alice.counters.drops, [.receiveBufferFull: 1], "only an overflowed payload counts as lost")
     }
 
     func testAPayloadBeyondTheDefaultServerLimitArrivesWholeInChunks() async throws {

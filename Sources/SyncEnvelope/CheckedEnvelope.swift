@@ -1,0 +1,21 @@
+import SyncKernel
+
+/// An envelope that passed every check of the gate that needs no state beyond the keys and the
+/// roster (`EnvelopeOpener.check`): opened, its certificate, MAC and signature verified, addressed
+/// to this device. What remains is the seen set (`EnvelopeGate.admit`).
+///
+/// Invariant: `certificate` verified under the account's issuer key, names this account, had not
+/// expired at the check, and its device's key signed the inside; `frame` is exactly the bytes it
+/// sealed; nothing of the frame was parsed.
+public struct CheckedEnvelope: Sendable, Hashable {
+    /// The sender's verified certificate.
+    public let certificate: SenderCertificate
+    /// The frame's bytes, unparsed.
+    public let frame: [UInt8]
+    /// The frame id, not yet in the seen set.
+    public let frameID: [UInt8]
+    /// The sender's timestamp, milliseconds since 1970.
+    public let timestamp: Int64
+    /// The envelope's size on the wire.
+    public let bytes: Int
+}

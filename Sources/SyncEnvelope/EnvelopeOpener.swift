@@ -1,0 +1,73 @@
+import Synchronization
+import SyncKernel
+
+/// The gate's stateless stage: every check of `EnvelopeGate` but the seen set, on the keys and a
+/// roster held behind a lock, so it can run on any thread (a relay client's, where the bytes
+/// arrive) and the cryptography of an envelope is paid once, where it is received.
+///
+/// The checks are checks 1 to 12 of `EnvelopeGate`, in its order. Invariants: it never traps on
+/// any input, never parses a frame, and changes nothing but its roster, which only `learn` grows;
+/// it counts nothing (its caller does); a device outside the roster passes only when the opener
+/// `learnsSiblings`, and is learned only by the gate once its envelope passed the seen set too.
+public final class EnvelopeOpener: Sendable {
+    /// This device's keys; nil when it has none (every envelope is then dropped).
+    public let keys: EnvelopeKeys?
+    /// Whether a certified device of this account outside the roster passes.
+    public let learnsSiblings: Bool
+    private let siblings: Mutex<SiblingRoster>
+
+    /// An opener for the device holding `keys` (nil: none), accepting the siblings of `roster`
+    /// (and, when `learnsSiblings`, any other device this account certified).
+    public init(keys: EnvelopeKeys?, roster: SiblingRoster, learnsSiblings: Bool = false) {
+        self.keys = keys
+        self.learnsSiblings = learnsSiblings
+        siblings = Mutex(roster)
+    }
+
+    /// The siblings whose envelopes pass (a learning gate's grows).
+    public var roster: SiblingRoster { siblings.withLock { $0 } }
+
+    /// Adds the device of `certificate` to the roster of an opener that `learnsSiblings`; false
+    /// when it does not learn, the device was there already or the account did not issue it
+    /// (nothing changes then).
+    package func learn(_ certificate: SenderCertificate) -> Bool {
+        guard learnsSiblings, let keys else { return false }
+        return siblings.withLock { roster in
+            guard !roster.contains(certificate.device), let grown = try? roster.adding(certificate, for: keys) else { return false }
+            roster = grown
+            return true
+        }
+    }
+
+    /// The gate's free checks alone (size, outer version and wake class), which read three
+    /// numbers of the envelope and nothing else: the reason the gate drops `envelope` for at
+    /// them, nil when it passes them.
+    public static func freeCheck(_ envelope: [UInt8]) -> EnvelopeDropReason? {
+        guard envelope.count <= EnvelopeFormat.maxEnvelopeBytes else { return .oversized }
+        guard envelope.count >= EnvelopeFormat.minEnvelopeBytes else { return .truncated }
+        guard envelope[0] == EnvelopeFormat.version, WakeClass(rawValue: envelope[1]) != nil else { return .unknownFormat }
+        return nil
+    }
+
+    /// Runs checks 1 to 12 on `envelope` at `now` (milliseconds since 1970).
+    public func check(_ envelope: [UInt8], now: Int64) -> EnvelopeCheck {
+        if let reason = Self.freeCheck(envelope) { return .dropped(reason) }
+        guard let keys else { return .dropped(.noKeyMaterial) }
+        guard let plaintext = Sodium.open(envelope[EnvelopeFormat.outerHeaderBytes...], publicKey: keys.deviceKeys.envelopePublicKey,
+                                          secretKey: keys.deviceKeys.envelopeSecretKey) else { return .dropped(.unopenable) }
+        guard let inside = EnvelopeFormat.parseInside(plaintext) else { return .dropped(.malformed) }
+        let certificate = inside.certificate
+        guard certificate.userIDHash == keys.userIDHash else { return .dropped(.foreignAccount) }
+        guard certificate.verify(issuer: keys.issuerPublicKey) else { return .dropped(.badCertificate) }
+        guard !certificate.isExpired(atMillis: now) else { return .dropped(.expiredCertificate) }
+        guard Sodium.verifyTag(inside.mac, of: inside.authenticated, key: keys.channel.mac) else { return .dropped(.badMAC) }
+        guard certificate.device != keys.device, learnsSiblings || siblings.withLock({ $0.contains(certificate.device) }) else {
+            return .dropped(.notASibling)
+        }
+        guard Sodium.verify(inside.signature, of: EnvelopeFormat.signedMessage(inside.signed),
+                            publicKey: certificate.device.publicKey) else { return .dropped(.badSignature) }
+        guard inside.recipient == keys.device else { return .dropped(.misaddressed) }
+        return .passed(CheckedEnvelope(certificate: certificate, frame: inside.frame, frameID: inside.frameID,
+                                       timestamp: inside.timestamp, bytes: envelope.count))
+    }
+}
