@@ -16,7 +16,8 @@ import SyncKernel
 /// connection announces the sign-in ledger).
 ///
 /// Invariants: `open` either returns a running device, having reported `started` before any of
-/// its tasks ran, or throws having closed everything it opened; the tasks are the loop (`ReplicaHost.run`), the inbox (every envelope the screen checked to the gate's seen set, in
+/// its tasks ran, or throws having closed everything it opened; the tasks are the loop
+/// (`ReplicaHost.run`), the inbox (every envelope the screen checked to the gate's seen set, in
 /// arrival order), the relay's events (announce on `.connected` and `.reconnected`, then report)
 /// and the status task; `shutDown` ends them all, flushes and closes the connection, records the
 /// siblings and closes the store last, so every write committed before it stays.
@@ -164,10 +165,10 @@ final class RunningDevice: Sendable {
         }
         inbox = Task {
             var rounds = 0
-            for await payload in screen.checked {
-                // A stop ends the inbox at once, leaving what the relay buffered unread.
+            for await envelope in screen.checked {
+                // A stop ends the inbox at once, leaving what the screen queued unread.
                 guard !Task.isCancelled else { break }
-                guard case .accepted(let opened) = await receiver.deliver(payload) else { continue }
+                guard case .accepted(let opened) = await receiver.deliver(envelope) else { continue }
                 monitor.heard(from: opened.sender)
                 let started = await host.roundsStarted
                 while rounds < started {

@@ -15,7 +15,8 @@ import TestServers
 /// flood minus its CPU over an idle period of the same length with the same status polling,
 /// divided by the drops its status counted; every envelope published is accounted for (counted by the gate under the expected
 /// reason, or by the relay layer) before a figure is printed, else the run fails (exit 1); the
-/// in-memory figures (the gate alone, the primitives alone) are printed beside, as diagnostics.
+/// in-memory figures (the gate alone, the primitives alone, hot and paced beside the flood) are
+/// printed beside, as diagnostics.
 /// Exit 0 printed, 1 a figure could not be measured, 64 bad usage. Build with `-c release`.
 enum FloodBenchCommand {
     static let usage = """
@@ -24,7 +25,8 @@ enum FloodBenchCommand {
           processes (laptop and phone), then:
           - per gate drop reason (unknownFormat, truncated, unopenable, foreignAccount, badMAC, replayed), publishes
             junk of that kind to the laptop's inbox and prints the laptop's CPU per drop (its CPU over the flood minus
-            its idle CPU over as long), beside the gate alone in this process and the primitive the check runs;
+            its idle CPU over as long), beside the gate alone in this process and the primitive the check runs,
+            hot in a loop and paced at the flood's rate during the flood;
           - times a sync of N rows written on the phone until the laptop holds them (`demo-write`), with no flood
             and during a flood of unopenable junk at RATE envelopes a second to the laptop (started a second before the
             write), five times each, medians side by side. Free junk is published at 20,000 a second and junk that
