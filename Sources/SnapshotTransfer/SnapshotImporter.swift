@@ -12,12 +12,15 @@ import SyncKernel
 /// nothing. Pages are imported in transactions of about `rowsPerTransaction` rows and deletes,
 /// so memory and a transaction's size stay bounded; a failure stops the import (what committed
 /// before stays: every key of it whole, each valid). `finish()` requires the trailer, with counts
-/// equal to what was read, and nothing after it. Not `Sendable`: it writes the store its owner
-/// uses.
+/// equal to what was read, and nothing after it. `shouldStop` is asked before each page is read
+/// and before each page is written: once it answers true the import throws `snapshotStopped`,
+/// rolling back the transaction under way (what committed before stays). Not `Sendable`: it
+/// writes the store its owner uses.
 public struct SnapshotImporter {
     private let store: KernelStore
     private let account: [UInt8]
     private let rowsPerTransaction: Int
+    private let shouldStop: () -> Bool
     private var parser = SnapshotRecordParser()
     private var headerSeen = false
     private var trailerSeen = false
@@ -35,11 +38,13 @@ public struct SnapshotImporter {
     public private(set) var importTime: Duration = .zero
 
     /// An importer into `store` for `account` (this device's userIDHash), committing about every
-    /// `rowsPerTransaction` rows and deletes (at least 1).
-    public init(store: KernelStore, account: [UInt8], rowsPerTransaction: Int = 20_000) {
+    /// `rowsPerTransaction` rows and deletes (at least 1), stopping once `shouldStop` answers true.
+    public init(store: KernelStore, account: [UInt8], rowsPerTransaction: Int = 20_000,
+                shouldStop: @escaping () -> Bool = { false }) {
         self.store = store
         self.account = account
         self.rowsPerTransaction = max(1, rowsPerTransaction)
+        self.shouldStop = shouldStop
     }
 
     /// Reads the next piece of plaintext, importing every page it completes once enough are
@@ -49,6 +54,7 @@ public struct SnapshotImporter {
         defer { importTime += started.duration(to: .now) }
         parser.feed(piece)
         while let record = try parser.nextRecord() {
+            guard !shouldStop() else { throw SyncKernelError(.snapshotStopped, "the import stopped with its device") }
             guard !trailerSeen else { throw SyncKernelError(.malformedSnapshot, "a record after the trailer") }
             switch record.type {
             case .header:
@@ -100,7 +106,7 @@ public struct SnapshotImporter {
     /// Imports the pending pages in one transaction.
     private mutating func flush() throws(SyncKernelError) {
         guard !pending.isEmpty else { return }
-        outcome = outcome.combined(with: try store.importAbsent(pending))
+        outcome = outcome.combined(with: try store.importAbsent(pending, shouldStop: shouldStop))
         pending.removeAll(keepingCapacity: true)
         pendingItems = 0
     }

@@ -40,10 +40,10 @@ public struct SnapshotReceiver: Sendable {
 
     /// Absorbs the snapshot `offer` describes into `store` for `account` (this device's
     /// userIDHash); `progress` hears every piece fetched, checked and imported. `shouldStop` is
-    /// asked before each piece is fetched, checked or imported; once it answers true the absorb
-    /// ends with `snapshotStopped`: the transactions the import committed stay (an import only
-    /// inserts what is absent, so a later import or the digest loop completes it), nothing else is
-    /// written.
+    /// asked before each piece is fetched or checked and before each page is read or written; once
+    /// it answers true the absorb ends with `snapshotStopped`: the transaction under way rolls back,
+    /// the transactions the import committed stay (an import only inserts what is absent, so a
+    /// later import or the digest loop completes it), nothing else is written.
     public func absorb(_ offer: SyncOffer, into store: KernelStore, account: [UInt8],
                        progress: (SnapshotProgress) -> Void = { _ in },
                        shouldStop: () -> Bool = { false }) -> SnapshotAbsorbResult {
@@ -64,28 +64,40 @@ public struct SnapshotReceiver: Sendable {
                 progress(SnapshotProgress(phase: .verifying, bytes: check.bytesRead, totalBytes: offer.size, rows: 0))
             }
             report.verifyTime = verifying.duration(to: .now)
-            let importing = ContinuousClock.now
-            var opener = SnapshotOpener(sealed: try spool.reader(), size: offer.size, cipher: cipher)
-            var importer = SnapshotImporter(store: store, account: account, rowsPerTransaction: rowsPerTransaction)
-            defer {
-                report.pages = importer.pages
-                report.rows = importer.rows
-                report.deletes = importer.deletes
-                report.outcome = importer.outcome
-                report.importTime = importing.duration(to: .now)
+            let opener = SnapshotOpener(sealed: try spool.reader(), size: offer.size, cipher: cipher)
+            try withoutActuallyEscaping(shouldStop) { shouldStop throws(SyncKernelError) in
+                try importAll(opener, size: offer.size, into: store, account: account, report: &report,
+                              progress: progress, shouldStop: shouldStop)
             }
-            while let plaintext = try opener.next() {
-                try stopping()
-                try importer.consume(plaintext)
-                progress(SnapshotProgress(phase: .importing, bytes: opener.bytesRead, totalBytes: offer.size, rows: importer.rows))
-            }
-            _ = try importer.finish()
         } catch {
             report.totalTime = started.duration(to: .now)
             return SnapshotAbsorbResult(ack: .failed(offer.requestID, SyncAck.Reason(error)), report: report, error: error)
         }
         report.totalTime = started.duration(to: .now)
         return SnapshotAbsorbResult(ack: .absorbed(offer.requestID), report: report, error: nil)
+    }
+
+    /// Imports every chunk `opener` yields, recording what the import read and changed in `report`
+    /// whether it ends or fails.
+    private func importAll(_ opener: SnapshotOpener<FolderBlobReader>, size: Int64, into store: KernelStore, account: [UInt8],
+                           report: inout SnapshotAbsorbReport, progress: (SnapshotProgress) -> Void,
+                           shouldStop: @escaping () -> Bool) throws(SyncKernelError) {
+        let importing = ContinuousClock.now
+        var opener = opener
+        var importer = SnapshotImporter(store: store, account: account, rowsPerTransaction: rowsPerTransaction,
+                                        shouldStop: shouldStop)
+        defer {
+            report.pages = importer.pages
+            report.rows = importer.rows
+            report.deletes = importer.deletes
+            report.outcome = importer.outcome
+            report.importTime = importing.duration(to: .now)
+        }
+        while let plaintext = try opener.next() {
+            try importer.consume(plaintext)
+            progress(SnapshotProgress(phase: .importing, bytes: opener.bytesRead, totalBytes: size, rows: importer.rows))
+        }
+        _ = try importer.finish()
     }
 
     /// Fetches the offered blob into `spool`, hashing it, and checks its size and SHA-256 against

@@ -196,4 +196,41 @@ final class SnapshotStreamTests: XCTestCase {
         XCTAssertEqual(outcome.epochChange?.reason, .peerEvidence, "a store absorbing its own device's writes lost its history")
         XCTAssertNotEqual(restored.deviceEpoch, epoch)
     }
+
+    func testAStopInsideAnImportTransactionRollsItBackAndKeepsWhatCommitted() throws {
+        let world = try SnapshotWorld(seed: 13)
+        let source = try world.richNotebook("source", rows: 400)
+        let records = try SnapshotWorld.plaintext(of: source, pageKeys: 16, pageBytes: 1 << 20)
+        let sourceBooks = try SnapshotWorld.bookkeeping(of: source)
+
+        let pages = try source.snapshotPage(namespace: NotebookNamespace.name, after: nil, maxKeys: 16, maxBytes: 1 << 20)
+        let single = try world.store("single", device: 2)
+        var asked = 0
+        XCTAssertThrowsError(try single.importAbsent([pages.response, pages.response, pages.response]) {
+            asked += 1
+            return asked > 2
+        }) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .snapshotStopped) }
+        XCTAssertEqual(asked, 3, "asked before each page, and the third page is never written")
+        XCTAssertEqual(single.itemCounts(), [0], "the transaction under way rolled back whole")
+        try single.verifyStructures()
+
+        for stopAfter in [5, 23, 41] {
+            let target = try world.store("target-\(stopAfter)", device: 2)
+            var asks = 0
+            var importer = SnapshotImporter(store: target, account: SnapshotWorld.account, rowsPerTransaction: 100) {
+                asks += 1
+                return asks > stopAfter
+            }
+            XCTAssertThrowsError(try {
+                for record in records { try importer.consume(record) }
+                _ = try importer.finish()
+            }()) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .snapshotStopped, "stop after \(stopAfter)") }
+            XCTAssertEqual(try SnapshotWorld.bookkeeping(of: target).count, importer.outcome.keysImported,
+                           "the store holds exactly what the committed transactions imported (stop after \(stopAfter))")
+            XCTAssertLessThan(importer.outcome.keysImported, 400, "the stop came before the end")
+            try target.verifyStructures()
+            _ = try SnapshotWorld.importPlaintext(records, into: target)
+            XCTAssertEqual(try SnapshotWorld.bookkeeping(of: target), sourceBooks, "a later import completes it (stop after \(stopAfter))")
+        }
+    }
 }

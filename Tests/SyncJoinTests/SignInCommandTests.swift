@@ -108,7 +108,7 @@ final class SignInCommandTests: XCTestCase {
         let path = base + "/account"
         XCTAssertEqual(try account(["create", "--dir", path]).status, 0)
         let out = base + "/taken"
-        FileManager.default.createFile(atPath: out, contents: Data("keep".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: out, contents: Data("keep".utf8)))
         let over = try account(["sign-in-cert", "--dir", path, "--out", out])
         XCTAssertEqual(over.status, 1)
         XCTAssertTrue(over.errors.contains("SK309"), over.errors)

@@ -103,13 +103,17 @@ extension KernelStore {
     /// on. A row whose bytes do not read cannot name its key: its delete versions, if any, are
     /// imported alone. Throws, writing nothing of the call, for an unknown namespace or a failure
     /// while writing (a namespace hook's error, SQLite). As `apply`, a vector that counts this
-    /// device's current dimension takes a fresh epoch in the same transaction.
-    package func importAbsent(_ pages: [ReconcileResponse]) throws(SyncKernelError) -> SnapshotImportOutcome {
+    /// device's current dimension takes a fresh epoch in the same transaction. `shouldStop` is asked
+    /// before each page; once it answers true the call throws `snapshotStopped` and the
+    /// transaction rolls back, so a stop waits for one page, never for a whole transaction.
+    package func importAbsent(_ pages: [ReconcileResponse],
+                              shouldStop: () -> Bool = { false }) throws(SyncKernelError) -> SnapshotImportOutcome {
         let writer = makeWriter()
         let (counted, fresh) = try db.transaction { () throws(SyncKernelError) -> (SnapshotImportOutcome, EpochLedger.Record?) in
             var outcome = SnapshotImportOutcome()
             var ahead = false
             for page in pages {
+                guard !shouldStop() else { throw SyncKernelError(.snapshotStopped, "the import stopped with its device") }
                 let driver = try namespaces.driver(named: page.namespace)
                 let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(writer: writer, clock: clock))
                 var deletes = driver.isCausal ? Dictionary(grouping: page.tombstones, by: \.key) : [:]
