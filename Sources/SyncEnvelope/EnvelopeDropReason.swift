@@ -54,9 +54,10 @@ public struct EnvelopeDropReason: StableCode {
     /// The seen set could not record the frame id, so a replay could not be ruled out later.
     public static let replayStoreUnavailable = EnvelopeDropReason("SE116", "replayStoreUnavailable")
 
-    /// Every reason, in code order (the gate's order).
+    /// Every reason, in the gate's order. Codes are stable, so a check moved to run earlier
+    /// (expiry and the MAC now precede the certificate's signature) keeps its code.
     public static let all: [EnvelopeDropReason] = [
-        oversized, truncated, unknownFormat, noKeyMaterial, unopenable, malformed, foreignAccount, badCertificate,
-        expiredCertificate, badMAC, notASibling, badSignature, misaddressed, outsideWindow, replayed, replayStoreUnavailable,
+        oversized, truncated, unknownFormat, noKeyMaterial, unopenable, malformed, foreignAccount,
+        expiredCertificate, badMAC, badCertificate, notASibling, badSignature, misaddressed, outsideWindow, replayed, replayStoreUnavailable,
     ]
 }

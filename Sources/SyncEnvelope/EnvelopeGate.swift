@@ -16,9 +16,10 @@ import SyncKernel
 ///    device, or damaged);
 /// 5. the inside's layout and its certificate's encoding (`malformed`);
 /// 6. the certificate's userIDHash is this device's own (`foreignAccount`);
-/// 7. the certificate verifies under the account's issuer key (`badCertificate`);
-/// 8. it has not expired at `now` (`expiredCertificate`);
-/// 9. the MAC verifies under the sibling channel key (`badMAC`);
+/// 7. it has not expired at `now` (`expiredCertificate`);
+/// 8. the MAC verifies under the sibling channel key (`badMAC`): a keyed hash, before any
+///    signature is verified, so a sender without the account's seed costs one sealed-box open;
+/// 9. the certificate verifies under the account's issuer key (`badCertificate`);
 /// 10. the certificate's device is not this device, and is a sibling in the roster or, for a gate
 ///     that learns siblings (`learnsSiblings`), any other device: its certificate already
 ///     verified under this account's issuer, names this account and has not expired, and the MAC
@@ -52,7 +53,7 @@ public final class EnvelopeGate {
     /// (and, when `learnsSiblings`, learning any other device this account certified), recording
     /// frame ids in `replay`.
     public init(keys: EnvelopeKeys?, roster: SiblingRoster, replay: ReplayGuard, learnsSiblings: Bool = false) {
-        opener = EnvelopeOpener(keys: keys, roster: roster, learnsSiblings: learnsSiblings)
+        opener = EnvelopeOpener(keys: keys, roster: roster, learnsSiblings: learnsSiblings, window: replay.window)
         self.replay = replay
     }
 
@@ -86,8 +87,12 @@ public final class EnvelopeGate {
     /// Runs the seen set's check (13) on an envelope `opener` passed, at `now`, counting and
     /// reporting a drop; learns its sender when it is new to a learning gate.
     public func admit(_ checked: CheckedEnvelope, now: Int64) -> EnvelopeVerdict {
-        switch replay.admit(frameID: checked.frameID, timestamp: checked.timestamp, now: now) {
+        let floor = replay.floor
+        let admission = replay.admit(frameID: checked.frameID, timestamp: checked.timestamp, now: now)
+        if replay.floor != floor { opener.forget(atOrBelow: replay.floor) }
+        switch admission {
         case .fresh:
+            if checked.timestamp > replay.floor { opener.remember(checked) }
             let certificate = checked.certificate
             if opener.learn(certificate) { learned.append(certificate) }
             acceptedCount += 1

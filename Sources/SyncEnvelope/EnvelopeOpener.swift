@@ -5,9 +5,12 @@ import SyncKernel
 /// roster held behind a lock, so it can run on any thread (a relay client's, where the bytes
 /// arrive) and the cryptography of an envelope is paid once, where it is received.
 ///
-/// The checks are checks 1 to 12 of `EnvelopeGate`, in its order. Invariants: it never traps on
-/// any input, never parses a frame, and changes nothing but its roster, which only `learn` grows;
-/// it counts nothing (its caller does); a device outside the roster passes only when the opener
+/// The checks are checks 1 to 12 of `EnvelopeGate`, in its order. Before it opens anything, an
+/// envelope identical byte for byte to one its gate accepted (`RecentEnvelopes`) is dropped for
+/// the reason the gate would give (`replayed`, `outsideWindow` or `expiredCertificate`), so a
+/// replay costs a keyed hash instead of the whole check. Invariants: it never traps on
+/// any input, never parses a frame, and changes nothing but its roster, which only `learn` grows,
+/// and its record of recent envelopes, which only its gate writes; it counts nothing (its caller does); a device outside the roster passes only when the opener
 /// `learnsSiblings`, and is learned only by the gate once its envelope passed the seen set too.
 public final class EnvelopeOpener: Sendable {
     /// This device's keys; nil when it has none (every envelope is then dropped).
@@ -15,13 +18,38 @@ public final class EnvelopeOpener: Sendable {
     /// Whether a certified device of this account outside the roster passes.
     public let learnsSiblings: Bool
     private let siblings: Mutex<SiblingRoster>
+    private let recent: Mutex<RecentEnvelopes?>
 
     /// An opener for the device holding `keys` (nil: none), accepting the siblings of `roster`
     /// (and, when `learnsSiblings`, any other device this account certified).
-    public init(keys: EnvelopeKeys?, roster: SiblingRoster, learnsSiblings: Bool = false) {
+    public convenience init(keys: EnvelopeKeys?, roster: SiblingRoster, learnsSiblings: Bool = false) {
+        self.init(keys: keys, roster: roster, learnsSiblings: learnsSiblings, window: nil)
+    }
+
+    /// An opener as above whose gate, when `window` is given (its seen set's), remembers what it
+    /// accepted so a byte-for-byte replay is refused before it is opened.
+    package init(keys: EnvelopeKeys?, roster: SiblingRoster, learnsSiblings: Bool, window: ReplayWindow?) {
         self.keys = keys
         self.learnsSiblings = learnsSiblings
         siblings = Mutex(roster)
+        let key = keys.flatMap { keys in
+            Sodium.deriveKey(from: keys.deviceKeys.envelopeSecretKey, id: 1, context: "SKrecent", count: Sodium.shortHashKeyBytes)
+        }
+        recent = Mutex(window.flatMap { window in key.map { RecentEnvelopes(key: $0, window: window) } })
+    }
+
+    /// Envelopes remembered as accepted (0 for an opener without a gate).
+    package var recentCount: Int { recent.withLock { $0?.count ?? 0 } }
+
+    /// Records `checked` as accepted, so the same bytes are refused before they are opened again.
+    package func remember(_ checked: CheckedEnvelope) {
+        guard let print = checked.fingerprint else { return }
+        recent.withLock { $0?.remember(print, timestamp: checked.timestamp, certificate: checked.certificate) }
+    }
+
+    /// Forgets the accepted envelopes stamped at or below `floor` (the seen set gave them up).
+    package func forget(atOrBelow floor: Int64) {
+        recent.withLock { $0?.forget(atOrBelow: floor) }
     }
 
     /// The siblings whose envelopes pass (a learning gate's grows).
@@ -53,14 +81,19 @@ public final class EnvelopeOpener: Sendable {
     public func check(_ envelope: [UInt8], now: Int64) -> EnvelopeCheck {
         if let reason = Self.freeCheck(envelope) { return .dropped(reason) }
         guard let keys else { return .dropped(.noKeyMaterial) }
+        let (print, replay) = recent.withLock { recent -> (UInt64?, EnvelopeDropReason?) in
+            guard let recent, let print = recent.fingerprint(envelope) else { return (nil, nil) }
+            return (print, recent.verdict(print, now: now))
+        }
+        if let replay { return .dropped(replay) }
         guard let plaintext = Sodium.open(envelope[EnvelopeFormat.outerHeaderBytes...], publicKey: keys.deviceKeys.envelopePublicKey,
                                           secretKey: keys.deviceKeys.envelopeSecretKey) else { return .dropped(.unopenable) }
         guard let inside = EnvelopeFormat.parseInside(plaintext) else { return .dropped(.malformed) }
         let certificate = inside.certificate
         guard certificate.userIDHash == keys.userIDHash else { return .dropped(.foreignAccount) }
-        guard certificate.verify(issuer: keys.issuerPublicKey) else { return .dropped(.badCertificate) }
         guard !certificate.isExpired(atMillis: now) else { return .dropped(.expiredCertificate) }
         guard Sodium.verifyTag(inside.mac, of: inside.authenticated, key: keys.channel.mac) else { return .dropped(.badMAC) }
+        guard certificate.verify(issuer: keys.issuerPublicKey) else { return .dropped(.badCertificate) }
         guard certificate.device != keys.device, learnsSiblings || siblings.withLock({ $0.contains(certificate.device) }) else {
             return .dropped(.notASibling)
         }
@@ -68,6 +101,6 @@ public final class EnvelopeOpener: Sendable {
                             publicKey: certificate.device.publicKey) else { return .dropped(.badSignature) }
         guard inside.recipient == keys.device else { return .dropped(.misaddressed) }
         return .passed(CheckedEnvelope(certificate: certificate, frame: inside.frame, frameID: inside.frameID,
-                                       timestamp: inside.timestamp, bytes: envelope.count))
+                                       timestamp: inside.timestamp, bytes: envelope.count, fingerprint: print))
     }
 }

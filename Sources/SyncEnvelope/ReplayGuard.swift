@@ -32,7 +32,7 @@ public final class ReplayGuard {
     public let window: ReplayWindow
     private let connection: SQLiteConnection<SyncKernelError>
     /// Every frame with a timestamp at or below it is refused (ids that old were given up).
-    private var floor: Int64
+    package private(set) var floor: Int64
     /// Frame ids held.
     public private(set) var count: Int
 
@@ -72,10 +72,7 @@ public final class ReplayGuard {
     /// Decides about the frame `frameID` stamped `timestamp`, at `now` (both milliseconds since
     /// 1970), and records it when it is fresh.
     package func admit(frameID: [UInt8], timestamp: Int64, now: Int64) -> Admission {
-        let (low, lowOverflow) = now.subtractingReportingOverflow(window.pastMillis)
-        let (high, highOverflow) = now.addingReportingOverflow(window.futureMillis)
-        guard timestamp >= (lowOverflow ? Int64.min : low), timestamp <= (highOverflow ? Int64.max : high),
-              timestamp > floor else { return .outsideWindow }
+        guard window.contains(timestamp, at: now), timestamp > floor else { return .outsideWindow }
         do throws(SyncKernelError) {
             if try connection.statement("SELECT 1 FROM seen WHERE id = ?").bind(1, frameID).first({ _ in true }) != nil {
                 return .replayed
@@ -83,7 +80,7 @@ public final class ReplayGuard {
             let pruned = try connection.transaction { () throws(SyncKernelError) -> Bool in
                 try connection.statement("INSERT INTO seen(id, at) VALUES (?, ?)").bind(1, frameID).bind(2, timestamp).run()
                 guard count + 1 > window.maxEntries else { return false }
-                try prune(oldest: lowOverflow ? Int64.min : low)
+                try prune(oldest: window.oldest(at: now))
                 return true
             }
             if pruned {

@@ -17,4 +17,16 @@ public struct ReplayWindow: Sendable, Hashable {
 
     /// The defaults.
     public init() {}
+
+    /// The oldest timestamp inside the window at `now` (milliseconds since 1970), saturating.
+    package func oldest(at now: Int64) -> Int64 {
+        let (low, overflow) = now.subtractingReportingOverflow(pastMillis)
+        return overflow ? Int64.min : low
+    }
+
+    /// Whether `timestamp` is inside the window at `now` (both milliseconds since 1970).
+    package func contains(_ timestamp: Int64, at now: Int64) -> Bool {
+        let (high, overflow) = now.addingReportingOverflow(futureMillis)
+        return timestamp >= oldest(at: now) && timestamp <= (overflow ? Int64.max : high)
+    }
 }

@@ -16,6 +16,8 @@ package enum Sodium {
     package static let sealBytes = Int(crypto_box_sealbytes())
     /// An HMAC-SHA-512-256 tag (`crypto_auth`).
     package static let authBytes = Int(crypto_auth_bytes())
+    /// A SipHash-2-4 key (`crypto_shorthash`).
+    package static let shortHashKeyBytes = Int(crypto_shorthash_keybytes())
 
     /// The Ed25519 public and secret keys of a 32-byte seed.
     package static func signingKeyPair(seed: [UInt8]) -> (publicKey: [UInt8], secretKey: [UInt8])? {
@@ -69,6 +71,15 @@ package enum Sodium {
         var out = [UInt8](repeating: 0, count: count)
         guard crypto_generichash(&out, count, input, UInt64(input.count), key, key.count) == 0 else { return nil }
         return out
+    }
+
+    /// SipHash-2-4 of `input` under a 16-byte `key` (`crypto_shorthash`), or nil for another key
+    /// size. Cheap, and unpredictable to whoever lacks the key: a fingerprint, not a MAC.
+    package static func shortHash(_ input: [UInt8], key: [UInt8]) -> UInt64? {
+        guard SHA256.ready, key.count == shortHashKeyBytes else { return nil }
+        var out = [UInt8](repeating: 0, count: Int(crypto_shorthash_bytes()))
+        guard crypto_shorthash(&out, input, UInt64(input.count), key) == 0 else { return nil }
+        return out.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// A sealed box of `plaintext` to the X25519 key `recipient`, in libsodium's format

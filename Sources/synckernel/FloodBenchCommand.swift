@@ -25,15 +25,16 @@ enum FloodBenchCommand {
           processes (laptop and phone), then:
           - per gate drop reason (unknownFormat, truncated, unopenable, foreignAccount, badMAC, replayed), publishes
             junk of that kind to the laptop's inbox and prints the laptop's CPU per drop (its CPU over the flood minus
-            its idle CPU over as long), beside the gate alone in this process and the primitive the check runs,
-            hot in a loop and paced at the flood's rate during the flood;
+            its idle CPU over as long) and the check's share of it (less an unknownFormat drop's, what receiving an
+            envelope costs at all), beside the gate alone in this process and the primitive the check runs, hot in a
+            loop and paced at the flood's rate during the flood;
           - times a sync of N rows written on the phone until the laptop holds them (`demo-write`), with no flood
             and during a flood of unopenable junk at RATE envelopes a second to the laptop (started a second before the
             write), five times each, medians side by side. Free junk is published at 20,000 a second and junk that
             needs cryptography at 5,000 a second (--crypto-rate), below what the device keeps up with, so the CPU figure is the gate's.
           The kernel counts a process's CPU in 10 ms ticks: keep the totals in the thousands for a figure to 5 %.
           --envelopes N         junk envelopes per free reason (default 20000)
-          --crypto-envelopes N  junk envelopes per reason that needs cryptography (default 4000)
+          --crypto-envelopes N  junk envelopes per reason that needs cryptography (default 10000)
           --crypto-rate N       junk envelopes a second per reason that needs cryptography (default 5000)
           --rows N              rows in the timed sync (default 1000)
           --rate N              junk envelopes a second during the flooded sync (default 1000)
@@ -42,7 +43,7 @@ enum FloodBenchCommand {
     /// The parsed options.
     private struct Options {
         var envelopes = 20_000
-        var cryptoEnvelopes = 4_000
+        var cryptoEnvelopes = 10_000
         var cryptoRate = 5_000
         var rows = 1_000
         var rate = 1_000
@@ -209,19 +210,23 @@ enum FloodBenchCommand {
     /// The primitive behind the check of `kind`: its name and one call of it (nil for a free check).
     private static func primitive(_ kind: FloodJunk.Kind, envelope: [UInt8],
                                   keys: EnvelopeKeys) -> (name: String, call: @Sendable () -> Void)? {
-        let verifies: Int
-        let name: String
+        let body = envelope[2...]
+        let open: @Sendable () -> [UInt8]? = {
+            Sodium.open(body, publicKey: keys.deviceKeys.envelopePublicKey, secretKey: keys.deviceKeys.envelopeSecretKey)
+        }
         switch kind {
         case .unknownFormat, .truncated: return nil
-        case .unopenable, .foreignAccount: (verifies, name) = (0, "sealed-box open (X25519)")
-        case .badMAC: (verifies, name) = (1, "sealed-box open + certificate Ed25519 verify")
-        case .replayed: (verifies, name) = (2, "sealed-box open + 2 Ed25519 verifies")
+        case .unopenable, .foreignAccount: return ("sealed-box open (X25519)", { _ = open() })
+        case .badMAC:
+            let key = keys.channel.mac
+            return ("sealed-box open + HMAC-SHA-512-256", {
+                let plaintext = open() ?? []
+                _ = Sodium.verifyTag(plaintext.prefix(Sodium.authBytes), of: plaintext[...], key: key)
+            })
+        case .replayed:
+            let key = [UInt8](repeating: 7, count: Sodium.shortHashKeyBytes)
+            return ("SipHash-2-4 of the envelope", { _ = Sodium.shortHash(envelope, key: key) })
         }
-        let body = envelope[2...]
-        return (name, {
-            _ = Sodium.open(body, publicKey: keys.deviceKeys.envelopePublicKey, secretKey: keys.deviceKeys.envelopeSecretKey)
-            for _ in 0..<verifies { _ = keys.certificate.verify(issuer: keys.issuerPublicKey) }
-        })
     }
 
     /// Timed syncs of each kind; the median is reported.
@@ -281,12 +286,20 @@ enum FloodBenchCommand {
         FileHandle.standardError.write(Data("bench-flood: \(text)\n".utf8))
     }
 
+    /// The CPU a drop of a check that needs cryptography costs beyond receiving the envelope:
+    /// the device's CPU a drop less that of `receive` (an `unknownFormat` drop of the same size).
+    private static func checkMicroseconds(_ figure: DropFigure, receive: Double?) -> Double? {
+        figure.kind.isFree ? nil : receive.map { figure.deviceMicroseconds - $0 }
+    }
+
     private static func report(_ figures: [DropFigure], quiet: Double, flooded: Double, rate: Int, rows: Int, floodPublished: Int,
                                json: Bool) {
+        let receive = figures.first { $0.kind == .unknownFormat }?.deviceMicroseconds
         if json {
             let drops: [[String: Any]] = figures.map { figure in
                 ["reason": figure.kind.rawValue, "published": figure.published, "gate_counted": figure.countedByGate,
                  "relay_counted": figure.countedByRelay, "device_cpu_us": figure.deviceMicroseconds,
+                 "check_us": checkMicroseconds(figure, receive: receive).map { $0 as Any } ?? NSNull(),
                  "gate_alone_us": figure.gateMicroseconds, "primitive": figure.primitive,
                  "primitive_us": figure.primitiveMicroseconds.map { $0 as Any } ?? NSNull(),
                  "primitive_paced_us": figure.pacedPrimitiveMicroseconds.map { $0 as Any } ?? NSNull()]
@@ -295,17 +308,20 @@ enum FloodBenchCommand {
                                    "flood_rate": rate, "flood_published": floodPublished]))
             return
         }
-        print("reason          published  gate counted  relay counted  device CPU us/drop  gate alone us  primitive us"
+        print("reason          published  gate counted  relay counted  device CPU us/drop  check us  gate alone us  primitive us"
               + "  primitive paced us  (primitive)")
-        for figure in figures {
-            let primitive = [(figure.primitiveMicroseconds, 12), (figure.pacedPrimitiveMicroseconds, 18)].map { value, width in
-                value.map { String(format: "%\(width).1f", $0) } ?? String(repeating: " ", count: width - 1) + "-"
-            }.joined(separator: "  ")
-            print(figure.kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
-                  + String(format: "  %9d  %12d  %13d  %18.1f  %13.2f  ", figure.published, figure.countedByGate, figure.countedByRelay,
-                           figure.deviceMicroseconds, figure.gateMicroseconds)
-                  + primitive + "  (\(figure.primitive))")
+        let cell: (Double?, Int) -> String = { value, width in
+            value.map { String(format: "%\(width).1f", $0) } ?? String(repeating: " ", count: width - 1) + "-"
         }
+        for figure in figures {
+            print(figure.kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
+                  + String(format: "  %9d  %12d  %13d  %18.1f  ", figure.published, figure.countedByGate, figure.countedByRelay,
+                           figure.deviceMicroseconds)
+                  + cell(checkMicroseconds(figure, receive: receive), 8) + String(format: "  %13.2f  ", figure.gateMicroseconds)
+                  + cell(figure.primitiveMicroseconds, 12) + "  " + cell(figure.pacedPrimitiveMicroseconds, 18)
+                  + "  (\(figure.primitive))")
+        }
+        print("check us: the device's CPU a drop less unknownFormat's, what receiving an envelope of that size costs at all")
         print(String(format: "sync of %d rows, phone to laptop (median of %d): %.3f s without a flood, %.3f s during %d junk "
                      + "envelopes a second (%d published in all), ratio %.2f", rows, syncRounds, quiet, flooded, rate, floodPublished,
                      flooded / max(quiet, 1e-9)))

@@ -261,7 +261,7 @@ final class EnvelopeGateTests: XCTestCase {
     func testDropReasonCodesAreStableAndInTheGatesOrder() {
         XCTAssertEqual(EnvelopeDropReason.all.map(\.description), [
             "SE101 oversized", "SE102 truncated", "SE103 unknownFormat", "SE104 noKeyMaterial", "SE105 unopenable",
-            "SE106 malformed", "SE107 foreignAccount", "SE108 badCertificate", "SE109 expiredCertificate", "SE110 badMAC",
+            "SE106 malformed", "SE107 foreignAccount", "SE109 expiredCertificate", "SE110 badMAC", "SE108 badCertificate",
             "SE111 notASibling", "SE112 badSignature", "SE113 misaddressed", "SE114 outsideWindow", "SE115 replayed",
             "SE116 replayStoreUnavailable",
         ])

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 @testable import SyncEnvelope
 import SyncKernel
+import SyncKernelSimulator
 import XCTest
 
 /// The gate in two stages: the stateless `EnvelopeOpener` (where the bytes arrive, on any thread)
@@ -34,7 +35,74 @@ final class EnvelopeOpenerTests: XCTestCase {
         }
         XCTAssertEqual(whole.acceptedCount, 1)
         XCTAssertEqual(staged.acceptedCount, 1)
-        XCTAssertEqual(staged.dropCounts, [.replayed: 1, .outsideWindow: 1], "the gate counts only what reached it")
+        XCTAssertEqual(staged.dropCounts, [.outsideWindow: 1],
+                       "the gate counts only what reached it: the opener refused the byte-for-byte replay itself")
+    }
+
+    func testAByteForByteReplayIsRefusedBeforeItIsOpenedForTheReasonTheWholeCheckGives() throws {
+        let world = try EnvelopeWorld()
+        var window = ReplayWindow()
+        window.maxEntries = 6
+        let gate = EnvelopeGate(keys: try world.keys(1), roster: try world.roster(1),
+                                replay: try ReplayGuard(path: ":memory:", window: window))
+        let reference = EnvelopeGate(keys: try world.keys(1), roster: try world.roster(1),
+                                     replay: try ReplayGuard(path: ":memory:", window: window))
+        let plain = EnvelopeOpener(keys: try world.keys(1), roster: try world.roster(1))
+        var random = SeededGenerator(seed: 29)
+        var sent: [[UInt8]] = []
+        var clock = now
+        var refusedUnopened = 0
+        for step in 0..<400 {
+            clock += Int64.random(in: 0...40_000, using: &random)
+            let envelope: [UInt8]
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<4 where !sent.isEmpty:
+                envelope = sent[Int.random(in: 0..<sent.count, using: &random)]
+            case 4 where !sent.isEmpty:
+                var copy = sent[Int.random(in: 0..<sent.count, using: &random)]
+                copy[Int.random(in: 2..<copy.count, using: &random)] ^= 1
+                envelope = copy
+            default:
+                let stamp = clock + Int64.random(in: -400_000...100_000, using: &random)
+                envelope = try world.sealer(0).seal(heartbeat(world), to: world.id(1), now: stamp).bytes
+                sent.append(envelope)
+            }
+            let full = plain.check(envelope, now: clock)
+            if case .passed = full, case .dropped = gate.opener.check(envelope, now: clock) { refusedUnopened += 1 }
+            let expected: EnvelopeVerdict = switch full {
+            case .passed(let checked): reference.admit(checked, now: clock)
+            case .dropped(let reason): .dropped(reason)
+            }
+            XCTAssertEqual(gate.open(envelope, now: clock), expected, "step \(step)")
+            XCTAssertLessThanOrEqual(gate.opener.recentCount, gate.seenCount, "never more than the seen set holds (step \(step))")
+        }
+        XCTAssertGreaterThan(reference.dropCounts[.replayed] ?? 0, 0)
+        XCTAssertGreaterThan(reference.dropCounts[.outsideWindow] ?? 0, 0)
+        XCTAssertGreaterThan(refusedUnopened, 0, "replays were refused by the opener without opening them")
+        XCTAssertLessThanOrEqual(refusedUnopened, (reference.dropCounts[.replayed] ?? 0) + (reference.dropCounts[.outsideWindow] ?? 0),
+                                 "and only what the seen set refuses")
+    }
+
+    func testARememberedEnvelopeAgesAsTheWholeCheckWouldJudgeIt() throws {
+        let world = try EnvelopeWorld()
+        let shortLived = try world.addDevice(expiresAt: now / 1_000 + 60)
+        let gate = try world.gate(1)
+        let plain = EnvelopeOpener(keys: try world.keys(1), roster: try world.roster(1))
+        let expiring = try world.sealer(shortLived).seal(heartbeat(world), to: world.id(1), now: now).bytes
+        let lasting = try world.sealer(0).seal(heartbeat(world), to: world.id(1), now: now).bytes
+        for envelope in [expiring, lasting] {
+            guard case .accepted = gate.open(envelope, now: now) else { return XCTFail("a fresh envelope is accepted") }
+            XCTAssertEqual(gate.opener.check(envelope, now: now + 1), .dropped(.replayed), "the opener alone refuses its replay")
+            guard case .passed = plain.check(envelope, now: now + 1) else { return XCTFail("an opener without a gate remembers nothing") }
+        }
+        XCTAssertEqual(gate.opener.check(expiring, now: now + 60_000), .dropped(.expiredCertificate))
+        XCTAssertEqual(plain.check(expiring, now: now + 60_000), .dropped(.expiredCertificate), "as the whole check says")
+        let late = now + ReplayWindow().pastMillis + 1
+        XCTAssertEqual(gate.opener.check(lasting, now: late), .dropped(.outsideWindow))
+        XCTAssertEqual(gate.open(lasting, now: late), .dropped(.outsideWindow))
+        var damaged = lasting
+        damaged[damaged.count - 1] ^= 1
+        XCTAssertEqual(gate.opener.check(damaged, now: now + 1), .dropped(.unopenable), "one byte off is another envelope")
     }
 
     func testAnEnvelopeCheckedTwiceIsAdmittedOnce() throws {
