@@ -96,6 +96,20 @@ final class SnapshotStreamTests: XCTestCase {
         XCTAssertEqual(seen, expected, "every key once")
     }
 
+    func testAPageOfEditedRowsNeverNamesMoreDevicesThanAnImportReads() throws {
+        let world = try SnapshotWorld(seed: 14)
+        let source = try world.store("source", device: 0)
+        var notes = world.notes(DeviceTable.maxDevices + 400)
+        try source.write(NotebookNamespace.self) { tx throws(SyncKernelError) in for note in notes { try tx.save(note) } }
+        for index in notes.indices { notes[index].body = "edited" }
+        try source.write(NotebookNamespace.self) { tx throws(SyncKernelError) in for note in notes { try tx.save(note) } }
+        let records = try SnapshotWorld.plaintext(of: source, pageKeys: 2 * DeviceTable.maxDevices, pageBytes: 64 << 20)
+        let target = try world.store("target", device: 2)
+        _ = try SnapshotWorld.importPlaintext(records, into: target)
+        XCTAssertEqual(try SnapshotWorld.bookkeeping(of: target), try SnapshotWorld.bookkeeping(of: source),
+                       "each edited row names its own creation dimension, and every page still reads")
+    }
+
     func testAnEmptyStoreMakesAHeaderAndATrailer() throws {
         let world = try SnapshotWorld(seed: 7)
         let source = try world.store("source", device: 0)

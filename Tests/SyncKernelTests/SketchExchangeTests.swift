@@ -337,6 +337,63 @@ extension SketchExchangeTests {
         XCTAssertEqual(ReconcileResponse(namespace: namespace, rows: [rows[0]], tombstones: []).split().count, 1)
     }
 
+    func testASplitResponseNeverNamesMoreDevicesThanAReceiverReads() throws {
+        let writers = [TestWorld.device(0), TestWorld.device(1)]
+        let edited = DeviceTable.maxDevices * 2 + 300
+        let rows = (0..<edited).map { index in
+            let row = Row(id: "edited-\(index)", value: "v", updatedAt: 2)
+            let created = DeviceID.creation(key: key("edited-\(index)"), leaf: RecordNamespace.leaf(of: Row(id: "edited-\(index)",
+                                                                                                        value: "first", updatedAt: 1)).hash)
+            return ShippedRow(row: RecordNamespace.rowEncoding(of: row), vector: VersionVector([created: 1, writers[index % 2]: 2]),
+                              writer: writers[index % 2])
+        }
+        let tombstones = (0..<300).map { index in
+            Tombstone(key: key("gone-\(index)"), vector: VersionVector([DeviceID.creation(key: key("gone-\(index)"), leaf: [9]): 1]))
+        }
+        let response = ReconcileResponse(namespace: namespace, rows: rows, tombstones: tombstones)
+        XCTAssertGreaterThan(DeviceTable(covering: response).devices.count, DeviceTable.maxDevices, "whole, it names too many")
+        let parts = response.split()
+        XCTAssertEqual(parts.flatMap(\.rows), rows, "every row exactly once, in order")
+        XCTAssertEqual(parts.flatMap(\.tombstones), tombstones)
+        XCTAssertGreaterThanOrEqual(parts.count, 3)
+        for (index, part) in parts.enumerated() {
+            XCTAssertLessThanOrEqual(DeviceTable(covering: part).devices.count, DeviceTable.maxDevices, "part \(index)")
+            let frame = SyncFrame(account: [UInt8](repeating: 1, count: 32), schema: SchemaFingerprint(value: 3),
+                                  body: .reconcileResponse(part), compactVectors: true)
+            XCTAssertEqual(try SyncFrame(decoding: frame.encoded()).body, .reconcileResponse(part), "part \(index) reads back")
+        }
+        let whole = SyncFrame(account: [UInt8](repeating: 1, count: 32), schema: SchemaFingerprint(value: 3),
+                              body: .reconcileResponse(response), compactVectors: true)
+        XCTAssertThrowsError(try SyncFrame(decoding: whole.encoded()), "the receiver's bound is the one split keeps") { error in
+            XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame)
+        }
+    }
+
+    func testManyRowsEditedOnOneSideReachTheOtherThroughTheStoresOwnResponses() throws {
+        let world = try TestWorld()
+        let (a, b) = try pair(rows: DeviceTable.maxDevices + 500, world: world)
+        try a.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            for index in 0..<(DeviceTable.maxDevices + 500) {
+                try tx.save(Row(id: String(format: "row-%05d", index), value: "edited", updatedAt: 99))
+            }
+        }
+        var rounds = 0
+        while a.stateDigest() != b.stateDigest(), rounds < 4 {
+            rounds += 1
+            let parts = try a.respond(toKeys: try a.leaves(namespace: namespace).map(\.key), namespace: namespace)
+            XCTAssertGreaterThan(parts.count, 1, "the edits name more creation dimensions than one table holds")
+            for part in parts {
+                let frame = SyncFrame(account: [UInt8](repeating: 1, count: 32), schema: a.namespaces.schema,
+                                      body: .reconcileResponse(part), compactVectors: true)
+                guard case .reconcileResponse(let received) = try SyncFrame(decoding: frame.encoded()).body else {
+                    return XCTFail("a response")
+                }
+                try b.apply(received)
+            }
+        }
+        XCTAssertEqual(a.stateDigest(), b.stateDigest(), "after \(rounds) rounds")
+    }
+
     func testAShippedRowsOwnCreationTravelsAsAReferenceAndIsStoredResolved() throws {
         let world = try TestWorld()
         let (a, b) = try pair(rows: 10, world: world)

@@ -34,17 +34,8 @@ package struct DeviceTable: Sendable, Hashable {
     /// The table of every device the vectors of `response` name, but `sender` (nil: every device).
     package init(covering response: ReconcileResponse, sender: DeviceID? = nil) {
         var seen: Set<DeviceID> = []
-        func visit(_ vector: VersionVector?, own: DeviceID? = nil) {
-            seen.formUnion((vector?.counters.keys).map { $0.filter { $0 != own } } ?? [])
-        }
-        func visit(_ row: ShippedRow) {
-            visit(row.vector, own: row.creation)
-            visit(row.contentVector, own: row.creation)
-            if let writer = row.writer { seen.insert(writer) }
-            row.siblings.forEach(visit)
-        }
-        response.rows.forEach(visit)
-        response.tombstones.forEach { visit($0.vector) }
+        for row in response.rows { seen.formUnion(DeviceTally.devices(of: row)) }
+        for tombstone in response.tombstones { seen.formUnion(DeviceTally.devices(of: tombstone)) }
         if let sender { seen.remove(sender) }
         self.init(sorted: seen.sorted(), sender: sender)
     }

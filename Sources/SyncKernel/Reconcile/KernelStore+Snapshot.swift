@@ -12,8 +12,9 @@
 extension KernelStore {
     /// The page of `namespace` after key `cursor` (from its first key when nil): the shares of at
     /// most `maxKeys` consecutive keys, stopping before a key whose share would take the page past
-    /// `maxBytes` of estimated wire bytes or `ReconcileResponse.decodeExcessPerFrame` of modelled
-    /// decoding excess (the first key always goes in).
+    /// `maxBytes` of estimated wire bytes, `ReconcileResponse.decodeExcessPerFrame` of modelled
+    /// decoding excess or `DeviceTable.maxDevices` devices named (`DeviceTally`; the first key
+    /// always goes in).
     package func snapshotPage(namespace: String, after cursor: [UInt8]?, maxKeys: Int,
                               maxBytes: Int) throws(SyncKernelError) -> SnapshotPage {
         let driver = try namespaces.driver(named: namespace)
@@ -27,6 +28,7 @@ extension KernelStore {
             var tombstones: [Tombstone] = []
             var (covered, leftOut, bytes, excess) = (0, 0, 0, 0)
             var lastKey: [UInt8]?
+            var tally = DeviceTally()
             var full = false
             while covered < limit {
                 let recordKey = nextRecord < records.count ? records[nextRecord].key : nil
@@ -45,7 +47,9 @@ extension KernelStore {
                 let share = try snapshotShare(key, record: record, driver: driver, damaged: &found)
                 let size = (share.row?.encodedSize ?? 0) + share.tombstones.reduce(0) { $0 + ReconcileResponse.encodedSize(of: $1) }
                 let cost = (share.row?.decodeExcess ?? 0) + share.tombstones.reduce(0) { $0 + ReconcileResponse.decodeExcess(of: $1) }
-                if covered > 0, bytes + size > maxBytes || excess + cost > ReconcileResponse.decodeExcessPerFrame {
+                var named = share.row.map(DeviceTally.devices(of:)) ?? []
+                for tombstone in share.tombstones { named.formUnion(DeviceTally.devices(of: tombstone)) }
+                if covered > 0, bytes + size > maxBytes || excess + cost > ReconcileResponse.decodeExcessPerFrame || !tally.admits(named) {
                     full = true
                     break
                 }
@@ -55,6 +59,7 @@ extension KernelStore {
                 lastKey = key
                 bytes += size
                 excess += cost
+                tally.add(named)
                 damaged += found
                 if let row = share.row { rows.append(row) }
                 tombstones += share.tombstones

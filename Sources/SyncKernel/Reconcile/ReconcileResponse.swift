@@ -3,8 +3,8 @@
 ///
 /// Invariants: sent only when it carries at least one row, tombstone, listing or wanted key; a
 /// responder with nothing to give stays silent. Rows are split across several responses so no
-/// frame outgrows `ReconcileResponse.rowBytesPerFrame`; `want` and `wantPrefixes` ride on the
-/// first.
+/// frame outgrows `ReconcileResponse.rowBytesPerFrame` or names more devices than a receiver's
+/// `DeviceTable` reads (`split()`); `want` and `wantPrefixes` ride on the first.
 package struct ReconcileResponse: Sendable, Hashable {
     /// The namespace the rows belong to.
     package let namespace: String
@@ -65,10 +65,11 @@ package struct ReconcileResponse: Sendable, Hashable {
     /// consecutive sub-ranges of its range (together the same leaves over the same range).
     package static let leavesPerListingPiece = 4096
 
-    /// This response split so each part stays within `rowBytesPerFrame` of estimated wire bytes
-    /// and `decodeExcessPerFrame` of modelled decoding excess (a single row larger than either
-    /// travels alone), so every part encodes within `SyncFrame.maxFrameBytes` and decodes within
-    /// its `DecodeBudget`. Tombstones, listings (cut into pieces of `leavesPerListingPiece`)
+    /// This response split so each part stays within `rowBytesPerFrame` of estimated wire bytes,
+    /// `decodeExcessPerFrame` of modelled decoding excess and `DeviceTable.maxDevices` devices
+    /// named (`DeviceTally`; a single row larger than any travels alone), so every part encodes
+    /// within `SyncFrame.maxFrameBytes` and decodes within its `DecodeBudget` and its device table's
+    /// bound. Tombstones, listings (cut into pieces of `leavesPerListingPiece`)
     /// and `want` (with `wantPrefixes`) come first, so they ride on the first part unless they fill it, then the rows
     /// in order; every part keeps `isFinal`.
     package func split() -> [ReconcileResponse] {
@@ -78,22 +79,26 @@ package struct ReconcileResponse: Sendable, Hashable {
         var bytes = 0
         var excess = 0
         var items = 0
+        var tally = DeviceTally()
         func flush() {
             parts.append(ReconcileResponse(namespace: namespace, rows: part.rows, tombstones: part.tombstones, listings: part.listings,
                                            want: part.want, wantPrefixes: part.prefixes, isFinal: isFinal))
             part = ([], [], [], [], [])
         }
-        func makeRoom(size: Int, excess cost: Int) {
-            if items > 0, bytes + size > ReconcileResponse.rowBytesPerFrame || excess + cost > ReconcileResponse.decodeExcessPerFrame {
+        func makeRoom(size: Int, excess cost: Int, devices: Set<DeviceID> = []) {
+            if items > 0, bytes + size > ReconcileResponse.rowBytesPerFrame || excess + cost > ReconcileResponse.decodeExcessPerFrame
+                || !tally.admits(devices) {
                 flush()
-                (bytes, excess, items) = (0, 0, 0)
+                (bytes, excess, items, tally) = (0, 0, 0, DeviceTally())
             }
             bytes += size
             excess += cost
             items += 1
+            tally.add(devices)
         }
         for tombstone in tombstones {
-            makeRoom(size: ReconcileResponse.encodedSize(of: tombstone), excess: ReconcileResponse.decodeExcess(of: tombstone))
+            makeRoom(size: ReconcileResponse.encodedSize(of: tombstone), excess: ReconcileResponse.decodeExcess(of: tombstone),
+                     devices: DeviceTally.devices(of: tombstone))
             part.tombstones.append(tombstone)
         }
         for listing in listings {
@@ -111,7 +116,7 @@ package struct ReconcileResponse: Sendable, Hashable {
             part.prefixes.append(prefix)
         }
         for row in rows {
-            makeRoom(size: row.encodedSize, excess: row.decodeExcess)
+            makeRoom(size: row.encodedSize, excess: row.decodeExcess, devices: DeviceTally.devices(of: row))
             part.rows.append(row)
         }
         flush()
