@@ -23,7 +23,6 @@ actor DeviceInbox {
     private let desk: TransferDesk
     private let directory: AccountDirectory
     private let account: [UInt8]
-    private let clock: any WallClock
     private let monitor: DeviceMonitor
     private let reportsEachDrop: Bool
     private let screen: InboxScreen
@@ -32,7 +31,7 @@ actor DeviceInbox {
     /// each drop as an event when `reportsEachDrop`; counts the relay thread's refusals
     /// (`screen`) among its drops.
     init(gate: sending EnvelopeGate, host: ReplicaHost, transport: SealedTransport, desk: TransferDesk, directory: AccountDirectory,
-         account: [UInt8], clock: any WallClock, monitor: DeviceMonitor, reportsEachDrop: Bool, screen: InboxScreen) {
+         account: [UInt8], monitor: DeviceMonitor, reportsEachDrop: Bool, screen: InboxScreen) {
         self.reportsEachDrop = reportsEachDrop
         self.screen = screen
         self.gate = gate
@@ -41,13 +40,12 @@ actor DeviceInbox {
         self.desk = desk
         self.directory = directory
         self.account = account
-        self.clock = clock
         self.monitor = monitor
     }
 
     /// Runs the seen set on one checked envelope and hands its frame on; returns the verdict.
     func deliver(_ envelope: CheckedEnvelope) async -> EnvelopeVerdict {
-        let verdict = gate.admit(envelope, now: clock.millisecondsSince1970)
+        let verdict = gate.admit(envelope, now: envelope.checkedAt)
         for event in gate.drainEvents() {
             if case .dropped = event, !reportsEachDrop { continue }
             monitor.emit(RunningDevice.event(event))

@@ -120,7 +120,7 @@ final class RunningDevice: Sendable {
                                 spoolDirectory: configuration.spoolDirectory, clock: wallClock, monitor: monitor)
         let receiver = DeviceInbox(gate: gate, host: host,
                                    transport: transport, desk: desk, directory: configuration.account, account: keys.userIDHash,
-                                   clock: wallClock, monitor: monitor, reportsEachDrop: configuration.reportsEachDrop,
+                                   monitor: monitor, reportsEachDrop: configuration.reportsEachDrop,
                                    screen: screen)
         monitor.restore(SiblingLog.read(configuration.siblingsPath) ?? [])
         // Reported before any task runs, so it comes first.

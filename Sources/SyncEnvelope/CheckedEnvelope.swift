@@ -18,17 +18,21 @@ public struct CheckedEnvelope: Sendable, Hashable {
     public let timestamp: Int64
     /// The envelope's size on the wire.
     public let bytes: Int
+    /// When it was checked (milliseconds since 1970): where it arrived, before any queue. The seen
+    /// set judges its timestamp against this, so a wait behind a busy inbox never makes it late.
+    public let checkedAt: Int64
     /// The keyed fingerprint of its bytes, when its opener remembers accepted envelopes.
     package let fingerprint: UInt64?
 
     /// An envelope that passed the stateless checks.
     package init(certificate: SenderCertificate, frame: [UInt8], frameID: [UInt8], timestamp: Int64, bytes: Int,
-                 fingerprint: UInt64? = nil) {
+                 checkedAt: Int64, fingerprint: UInt64? = nil) {
         self.certificate = certificate
         self.frame = frame
         self.frameID = frameID
         self.timestamp = timestamp
         self.bytes = bytes
+        self.checkedAt = checkedAt
         self.fingerprint = fingerprint
     }
 }

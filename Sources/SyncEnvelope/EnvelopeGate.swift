@@ -85,7 +85,9 @@ public final class EnvelopeGate {
     }
 
     /// Runs the seen set's check (13) on an envelope `opener` passed, at `now`, counting and
-    /// reporting a drop; learns its sender when it is new to a learning gate.
+    /// reporting a drop; learns its sender when it is new to a learning gate. A host that queued
+    /// the envelope after its check passes `checked.checkedAt`, so the window is judged where the
+    /// envelope arrived and a wait behind a busy inbox never makes a frame late.
     public func admit(_ checked: CheckedEnvelope, now: Int64) -> EnvelopeVerdict {
         let floor = replay.floor
         let admission = replay.admit(frameID: checked.frameID, timestamp: checked.timestamp, now: now)

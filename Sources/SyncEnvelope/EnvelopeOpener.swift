@@ -101,6 +101,6 @@ public final class EnvelopeOpener: Sendable {
                             publicKey: certificate.device.publicKey) else { return .dropped(.badSignature) }
         guard inside.recipient == keys.device else { return .dropped(.misaddressed) }
         return .passed(CheckedEnvelope(certificate: certificate, frame: inside.frame, frameID: inside.frameID,
-                                       timestamp: inside.timestamp, bytes: envelope.count, fingerprint: print))
+                                       timestamp: inside.timestamp, bytes: envelope.count, checkedAt: now, fingerprint: print))
     }
 }

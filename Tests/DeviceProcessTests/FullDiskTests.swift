@@ -57,6 +57,8 @@ final class FullDiskTests: XCTestCase {
             lines.contains { DeviceProcess.object($0)?["error"] as? String == "SK508" }
         }
         XCTAssertTrue(refused, "the write is refused as storageFull; log:\n\(laptop.program.errors.tail())")
+        // Standard error is read apart from standard output: the log line may come a moment later.
+        _ = await laptop.program.errors.wait(timeout: .seconds(10)) { lines in lines.contains { $0.contains("SK508 storageFull") } }
         let log = laptop.program.errors.lines.joined(separator: "\n")
         XCTAssertTrue(log.contains("the store \(store) is on a full disk; nothing of it was stored"), log)
         XCTAssertTrue(log.contains("SK508 storageFull"), log)

@@ -105,6 +105,25 @@ final class EnvelopeOpenerTests: XCTestCase {
         XCTAssertEqual(gate.opener.check(damaged, now: now + 1), .dropped(.unopenable), "one byte off is another envelope")
     }
 
+    func testAnEnvelopeThatWaitedInAQueueIsJudgedWhereItArrived() throws {
+        let world = try EnvelopeWorld()
+        let late = now + ReplayWindow().pastMillis + 60_000
+        for (index, admittedAt) in [(1, nil), (2, late)] as [(Int, Int64?)] {
+            let gate = try world.gate(index)
+            let envelope = try world.sealer(0).seal(heartbeat(world), to: world.id(index), now: now).bytes
+            guard case .passed(let checked) = gate.opener.check(envelope, now: now + 1_000) else {
+                return XCTFail("a sibling's envelope passes")
+            }
+            XCTAssertEqual(checked.checkedAt, now + 1_000)
+            let verdict = gate.admit(checked, now: admittedAt ?? checked.checkedAt)
+            if admittedAt == nil {
+                guard case .accepted = verdict else { return XCTFail("judged at its arrival, a wait in a queue does not make it late") }
+            } else {
+                XCTAssertEqual(verdict, .dropped(.outsideWindow), "judged when it is admitted, it is late")
+            }
+        }
+    }
+
     func testAnEnvelopeCheckedTwiceIsAdmittedOnce() throws {
         let world = try EnvelopeWorld()
         let gate = try world.gate(1)

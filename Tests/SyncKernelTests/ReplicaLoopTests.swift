@@ -37,6 +37,43 @@ final class ReplicaLoopTests: XCTestCase {
         XCTAssertTrue(fleet.allRootsMatch)
     }
 
+    func testAnAnswerInPartsIsMergedAsItComesAndAnsweredWithOneDigestAfterItsLastPart() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2)
+        let count = DeviceTable.maxDevices + 1_500
+        try fleet.replicas[0].store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            for index in 0..<count { try tx.save(Row(id: "r\(index)", value: "first", updatedAt: 1)) }
+        }
+        fleet.replicas[0].markStateDirty(now: fleet.now)
+        fleet.run(until: 30_000)
+        XCTAssertTrue(fleet.allRootsMatch)
+        let phone = fleet.replicas[0]
+        try phone.store.write(RecordNamespace.self) { tx throws(SyncKernelError) in
+            for index in 0..<count { try tx.save(Row(id: "r\(index)", value: "edited", updatedAt: 2)) }
+        }
+        let parts = try phone.store.respond(toKeys: try phone.store.leaves(namespace: RecordNamespace.name).map(\.key),
+                                            namespace: RecordNamespace.name)
+        XCTAssertGreaterThanOrEqual(parts.count, 2, "each edited row names its own creation: the answer comes in parts")
+        XCTAssertEqual(parts.map(\.remaining), Array((0..<parts.count).reversed()))
+        let laptop = fleet.replicas[1]
+        func digestsFromLaptop(after mark: Int) -> Int {
+            fleet.sent[mark...].filter { $0.from == laptop.device && $0.kind == "state_digest" }.count
+        }
+        let mark = fleet.sent.count
+        for part in parts {
+            let frame = SyncFrame(account: world.account, schema: phone.store.namespaces.schema, body: .reconcileResponse(part),
+                                  compactVectors: true, sender: phone.device)
+            fleet.inject(frame.encoded(), into: 1, from: phone.device)
+            if part.remaining > 0 {
+                fleet.run(until: fleet.now + 1_000)
+                XCTAssertEqual(digestsFromLaptop(after: mark), 0, "no digest while parts follow, not even the debounced one")
+            }
+        }
+        fleet.run(until: fleet.now + 1)
+        XCTAssertEqual(digestsFromLaptop(after: mark), 1, "one digest, after the last part")
+        XCTAssertEqual(laptop.store.stateDigest(), phone.store.stateDigest())
+    }
+
     func testANoOpRoundStillReadvertisesSoTheOtherSidePulls() throws {
         let world = try TestWorld()
         let fleet = try world.fleet(2)

@@ -10,7 +10,7 @@
 package enum FrameKey: Int, CaseIterable, Sendable {
     /// One field a frame may carry, named after the spec's key (`rawValue` indexes a reader's table).
     case type, account, schema, kind, caps, digest, probe, changes, ns, buckets, keys, devices, rows, tombstones,
-         listings, want, final, root, symbols, nodes, wantPrefixes
+         listings, want, final, root, symbols, nodes, wantPrefixes, more
 
     /// The spec's name.
     package var name: StaticString {
@@ -36,6 +36,7 @@ package enum FrameKey: Int, CaseIterable, Sendable {
         case .symbols: "symbols"
         case .nodes: "nodes"
         case .wantPrefixes: "want_prefixes"
+        case .more: "more"
         }
     }
 
@@ -63,6 +64,7 @@ package enum FrameKey: Int, CaseIterable, Sendable {
         case .symbols: "m"
         case .nodes: "e"
         case .wantPrefixes: "q"
+        case .more: "u"
         }
     }
 

@@ -171,8 +171,16 @@ struct FrameReader {
         let listings = try readListings()
         var isFinal = false
         if var item = field(.final) { isFinal = try item.readBool() }
+        var remaining = 0
+        if var item = field(.more) {
+            let count = try item.readUInt()
+            guard count > 0, count <= UInt64(ReconcileResponse.maxRemaining) else {
+                throw SyncKernelError(.malformedFrame, "a count of parts to follow that is zero or too large")
+            }
+            remaining = Int(count)
+        }
         return (ReconcileResponse(namespace: name, rows: rows, tombstones: tombstones, listings: listings, want: want,
-                                  wantPrefixes: prefixes, isFinal: isFinal),
+                                  wantPrefixes: prefixes, isFinal: isFinal, remaining: remaining),
                 table != nil)
     }
 

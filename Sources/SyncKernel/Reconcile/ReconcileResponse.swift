@@ -27,13 +27,20 @@ package struct ReconcileResponse: Sendable, Hashable {
     /// Whether this response is itself a ship-back: its receiver merges it and ships nothing
     /// back, so an exchange ends after at most one ship-back whatever the rule's merge does.
     package let isFinal: Bool
+    /// How many parts of the same answer follow this one (`split()` numbers them; 0 for the last
+    /// or only part, which is not written). A receiver keeps the exchange open until the last.
+    package let remaining: Int
+
+    /// The most parts one answer is announced to have after a part (a frame claiming more is
+    /// refused).
+    package static let maxRemaining = 1 << 20
 
     /// The encoded row bytes one response carries at most before the rest go in another.
     package static let rowBytesPerFrame = 4 << 20
 
     /// Creates a response.
     package init(namespace: String, rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing] = [],
-                 want: [[UInt8]] = [], wantPrefixes: [[UInt8]] = [], isFinal: Bool = false) {
+                 want: [[UInt8]] = [], wantPrefixes: [[UInt8]] = [], isFinal: Bool = false, remaining: Int = 0) {
         self.namespace = namespace
         self.rows = rows
         self.tombstones = tombstones
@@ -41,6 +48,7 @@ package struct ReconcileResponse: Sendable, Hashable {
         self.want = want
         self.wantPrefixes = wantPrefixes
         self.isFinal = isFinal
+        self.remaining = remaining
     }
 
     /// Throws `counterOutOfRange` when any vector the response carries (a row's, a content
@@ -71,7 +79,7 @@ package struct ReconcileResponse: Sendable, Hashable {
     /// within `SyncFrame.maxFrameBytes` and decodes within its `DecodeBudget` and its device table's
     /// bound. Tombstones, listings (cut into pieces of `leavesPerListingPiece`)
     /// and `want` (with `wantPrefixes`) come first, so they ride on the first part unless they fill it, then the rows
-    /// in order; every part keeps `isFinal`.
+    /// in order; every part keeps `isFinal` and says how many parts follow it (`remaining`).
     package func split() -> [ReconcileResponse] {
         var parts: [ReconcileResponse] = []
         var part: (rows: [ShippedRow], tombstones: [Tombstone], listings: [RangeListing], want: [[UInt8]], prefixes: [[UInt8]])
@@ -120,7 +128,10 @@ package struct ReconcileResponse: Sendable, Hashable {
             part.rows.append(row)
         }
         flush()
-        return parts
+        return parts.enumerated().map { index, part in
+            ReconcileResponse(namespace: namespace, rows: part.rows, tombstones: part.tombstones, listings: part.listings, want: part.want,
+                              wantPrefixes: part.wantPrefixes, isFinal: isFinal, remaining: min(parts.count - 1 - index, Self.maxRemaining))
+        }
     }
 
     /// `listing` cut into pieces of at most `leavesPerListingPiece` leaves over consecutive

@@ -65,6 +65,7 @@ extension SyncFrame {
                     map.entry(key(.wantPrefixes)) { $0.writeArray(response.wantPrefixes) { $0.write(bytes: $1) } }
                 }
                 if response.isFinal { map.entry(key(.final)) { $0.write(true) } }
+                if response.remaining > 0 { map.entry(key(.more)) { $0.write(UInt64(response.remaining)) } }
             case .heartbeat:
                 break
             case .sketch(let sketch):

@@ -12,7 +12,11 @@
 ///   broadcast equal to the last one every sibling received is skipped.
 /// - Applying a response emits the digest to that sibling at once, also when nothing changed,
 ///   unless the response named keys it wants back and rows went back: the sibling applies them
-///   and sends its digest, which settles the round.
+///   and sends its digest, which settles the round. An answer split into parts
+///   (`ReconcileResponse.remaining`) is one response: each part is merged as it comes and keeps the
+///   request in flight another `requestTimeoutMillis`, and until the last part (or that timeout)
+///   no digest goes to that sibling, neither after a part nor as a broadcast or re-advertisement,
+///   so a large answer is shipped once, not again on every part; the digest follows the last part.
 /// - A `.sketch` replica announces `SyncFrame.sketchCapability` and
 ///   `SyncFrame.compactCapability` on its heartbeats and digests until the sibling shows it knows
 ///   (it sent a set-hash digest, which it sends only to a replica that announced). It writes
@@ -84,6 +88,9 @@ public final class Replica {
         var marks = ChangeMarks()
         var reconciling = false
         var awaiting: [String: Int64] = [:]
+        /// While an answer of this sibling's arrives in parts: the last part is due before this
+        /// instant, and no digest goes to the sibling meanwhile (it would start another answer).
+        var receivingUntil: Int64?
         var retryAt: Int64?
         /// When to repeat the announcement if the sibling still has shown no digest since it:
         /// `Int64.min` right after `announce()` (armed at the next tick), nil once it answered.
@@ -213,6 +220,8 @@ public final class Replica {
             }
             if peer.storm.isBackingOff(at: now) {
                 peer.retryAt = nil
+            } else if let retryAt = peer.retryAt, retryAt <= now, let until = peer.receivingUntil, now < until {
+                peer.retryAt = until
             } else if let retryAt = peer.retryAt, retryAt <= now, let mine = digest(for: peer) {
                 if peer.lastDigestSeen == mine {
                     peer.retryAt = nil
@@ -422,10 +431,12 @@ public final class Replica {
     }
 
     private func handleResponse(_ response: ReconcileResponse, from sender: DeviceID, now: Int64) {
-        peers[sender]?.awaiting[response.namespace] = nil
+        let more = response.remaining > 0
+        peers[sender]?.awaiting[response.namespace] = more ? now + timing.requestTimeoutMillis : nil
+        peers[sender]?.receivingUntil = more ? now + timing.requestTimeoutMillis : nil
         if store.namespaces.names.contains(response.namespace) {
             if !response.rows.isEmpty || !response.tombstones.isEmpty { peers[sender]?.storm.recordReceived(response.namespace) }
-            if !response.isFinal { peers[sender]?.storm.recordAnswer(response.namespace, at: now, timing: timing) }
+            if !response.isFinal, !more { peers[sender]?.storm.recordAnswer(response.namespace, at: now, timing: timing) }
         }
         var shipBack: [[UInt8]] = []
         do {
@@ -458,7 +469,7 @@ public final class Replica {
             }
             if peers[sender]?.pushedSinceDigest == true { return }
         }
-        guard var peer = peers[sender], !peer.storm.isBackingOff(at: now), let mine = digest(for: peer) else { return }
+        guard !more, var peer = peers[sender], !peer.storm.isBackingOff(at: now), let mine = digest(for: peer) else { return }
         peer.lastBroadcast = mine
         send(digestBody(mine, probe: false, for: peer), to: sender)
         if peer.lastDigestSeen == mine {
@@ -472,8 +483,8 @@ public final class Replica {
 
     private func broadcastDigest(now: Int64) {
         for sibling in siblings {
-            guard var peer = peers[sibling], !peer.storm.isBackingOff(at: now), let digest = digest(for: peer),
-                  digest != peer.lastBroadcast else { continue }
+            guard var peer = peers[sibling], !peer.storm.isBackingOff(at: now), peer.receivingUntil.map({ now >= $0 }) ?? true,
+                  let digest = digest(for: peer), digest != peer.lastBroadcast else { continue }
             peer.lastBroadcast = digest
             send(digestBody(digest, probe: false, for: peer), to: sibling)
             if peer.lastDigestSeen != digest, peer.retryAt == nil {
