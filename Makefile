@@ -12,7 +12,7 @@ TEST_PACKAGES :=
 
 -include mk/*.mk
 
-.PHONY: run test deps build release bench bench-grid conformance-soak soak storm-sweep clean
+.PHONY: run test test-large deps build release bench bench-grid conformance-soak soak storm-sweep clean
 
 ## deps: install the system libraries the package links (libsqlite3-dev, libsodium-dev, libnats-dev) when missing.
 deps:
@@ -29,13 +29,24 @@ release: deps
 run: release
 	$(SWIFT) run -c release --skip-build synckernel simulate $(SIM_ARGS)
 
-## test: build and run the whole test suite. Each test starts the servers it needs and stops them
+## test: build and run the whole test suite but the long runs that have targets of their own
+## (`LargeChangeTests`: `make test-large`). Each test starts the servers it needs and stops them
 ## when it ends, pass or fail; scripts/run-tests.sh fails the run if any process the tests started
 ## is still running after them (and stops it).
 test: deps
 	@$(if $(strip $(TEST_PACKAGES)),scripts/ensure-packages.sh $(TEST_PACKAGES),true)
 	$(SWIFT) build --build-tests
-	@scripts/run-tests.sh $(SWIFT) test --skip-build --disable-swift-testing
+	@scripts/run-tests.sh $(SWIFT) test --skip-build --disable-swift-testing --skip LargeChangeTests
+
+## test-large: the long process tests of large differences (LargeChangeTests: a 100,000-operation
+## write, 100,000 operations on each side, a device killed while taking in a large change), two
+## `synckernel device` processes of the release build (SYNCKERNEL_BINARY) over a nats-server each
+## test starts, driven by the debug test build; about 10 to 20 minutes in all.
+test-large: deps release
+	@$(if $(strip $(TEST_PACKAGES)),scripts/ensure-packages.sh $(TEST_PACKAGES),true)
+	$(SWIFT) build --build-tests
+	@SYNCKERNEL_BINARY=$(CURDIR)/.build/release/synckernel scripts/run-tests.sh $(SWIFT) test --skip-build \
+		--disable-swift-testing --filter LargeChangeTests
 
 ## bench: the earlier side-by-side comparisons in one release run: whole-bucket against listing responses in a
 ## 3-device fleet, maintained against rescanned digests (`synckernel bench --rows N --diff D` is the reconcile benchmark).

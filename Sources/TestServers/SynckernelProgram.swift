@@ -20,10 +20,12 @@ package enum SynckernelProgram {
         package var crashed: Bool { status > 128 }
     }
 
-    /// The binary's path; throws `notInstalled` when it was not built.
+    /// The binary's path: `SYNCKERNEL_BINARY` when the environment names one (`make test-large`
+    /// runs a release build this way), else the one built beside the tests; throws `launchFailed`
+    /// when there is no executable there.
     package static func path() throws(TestServerError) -> String {
         let folder = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent()
-        let path = folder.appendingPathComponent("synckernel").path
+        let path = ProcessInfo.processInfo.environment["SYNCKERNEL_BINARY"] ?? folder.appendingPathComponent("synckernel").path
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw .launchFailed(program: "synckernel", reason: "no binary at \(path): build with `swift build --build-tests`")
         }

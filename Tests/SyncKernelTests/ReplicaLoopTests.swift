@@ -74,6 +74,21 @@ final class ReplicaLoopTests: XCTestCase {
         XCTAssertEqual(laptop.store.stateDigest(), phone.store.stateDigest())
     }
 
+    func testChangeMarksAreKeptInTheStoreAndOutliveARestart() throws {
+        let world = try TestWorld()
+        let fleet = try world.fleet(2)
+        try fleet.save(Row(id: "a", value: "v", updatedAt: 1), on: 0)
+        fleet.run(until: 30_000)
+        XCTAssertTrue(fleet.allRootsMatch)
+        let (phone, laptop) = (fleet.replicas[0], fleet.replicas[1])
+        let held = try XCTUnwrap(laptop.changeMarks(of: phone.device))
+        XCTAssertFalse(held.marks.isEmpty, "equal roots leave a mark")
+        XCTAssertEqual(try laptop.store.changeMarks(with: phone.device), held, "kept in the store as held")
+        let restarted = try Replica(device: laptop.device, account: world.account, siblings: [phone.device], store: laptop.store)
+        XCTAssertEqual(restarted.changeMarks(of: phone.device), held, "a restarted replica starts from the kept marks")
+        XCTAssertEqual(try laptop.store.changeMarks(with: TestWorld.device(7)), ChangeMarks(), "none of a device never met")
+    }
+
     func testANoOpRoundStillReadvertisesSoTheOtherSidePulls() throws {
         let world = try TestWorld()
         let fleet = try world.fleet(2)

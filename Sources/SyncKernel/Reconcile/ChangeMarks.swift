@@ -9,13 +9,27 @@
 /// A mark is also a claim that the peer still holds what it held then, unless it changed it
 /// since; a peer whose store went back in time breaks that claim, so a mark is dropped when the
 /// peer's counter goes backwards (`forgetRolledBack`) or when the peer turns out to lack a version
-/// it should hold (`forget`).
-package struct ChangeMarks: Sendable {
+/// it should hold (`forget`). The store keeps them per peer (`KernelStore.changeMarks(with:)`), so
+/// they outlive a restart and travel with the store's own counters when it is restored.
+package struct ChangeMarks: Sendable, Hashable {
+    /// Both sides' item change counters of one namespace at its last equal roots.
+    package struct Mark: Sendable, Hashable {
+        /// This device's counter.
+        package let mine: UInt64
+        /// The peer's counter.
+        package let theirs: UInt64
+    }
+
     /// Counters at the last equal roots, by namespace.
-    private var marks: [String: (mine: UInt64, theirs: UInt64)] = [:]
+    package private(set) var marks: [String: Mark] = [:]
 
     /// No marks yet: every estimate is unknown.
     package init() {}
+
+    /// The marks `marks` names (as the store kept them).
+    package init(marks: [String: Mark]) {
+        self.marks = marks
+    }
 
     /// Records the counters of every namespace whose roots are equal now.
     package mutating func record(equal namespaces: some Sequence<String>, names: [String],
@@ -24,7 +38,7 @@ package struct ChangeMarks: Sendable {
         let index = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         for name in namespaces {
             guard let position = index[name] else { continue }
-            marks[name] = (mine[position], theirs[position])
+            marks[name] = Mark(mine: mine[position], theirs: theirs[position])
         }
     }
 

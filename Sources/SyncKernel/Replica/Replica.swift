@@ -28,7 +28,8 @@
 ///   exchange without either side scanning its rows.
 /// - With a sibling that announced `SyncFrame.sketchCapability` (and in `.sketch` mode), digests
 ///   use the set-hash layout with change counters and divergent namespaces reconcile through the
-///   sketch exchange, sized by the `ChangeMarks` of that sibling; with any other sibling, the
+///   sketch exchange, sized by the `ChangeMarks` of that sibling (kept in the store whenever they
+///   change, and read back when the replica starts, so a restart keeps them); with any other sibling, the
 ///   spec's Merkle digests and bucketize. A `.spec` replica never announces the capability.
 /// - On reaching matching roots with a sibling it was reconciling with (or that probed it), the
 ///   replica returns its digest exactly once.
@@ -119,6 +120,7 @@ public final class Replica {
         self.mode = mode
         // Unique keys: `self.siblings` comes from a set.
         peers = Dictionary(uniqueKeysWithValues: self.siblings.map { ($0, PeerState(announceDelay: timing.retryMillis, retryDelay: timing.retryMillis)) })
+        for sibling in self.siblings { peers[sibling]?.marks = keptMarks(of: sibling) }
         for change in store.epochChanges {
             report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: nil))
         }
@@ -176,6 +178,7 @@ public final class Replica {
         guard device != self.device, peers[device] == nil else { return false }
         siblings = (siblings + [device]).sorted()
         peers[device] = PeerState(announceDelay: timing.retryMillis, retryDelay: timing.retryMillis)
+        peers[device]?.marks = keptMarks(of: device)
         send(.heartbeat, to: device)
         peers[device]?.announceAt = .min
         return true
@@ -389,8 +392,10 @@ public final class Replica {
         let names = store.namespaces.names
         let counters = store.changeCounters()
         if theirs.layout == .setHash {
+            let kept = peer.marks
             peer.marks.forgetRolledBack(names: names, theirs: changes)
             peer.marks.record(equal: names.filter { !divergent.contains($0) }, names: names, mine: counters, theirs: changes)
+            if peer.marks != kept { keep(peer.marks, of: sender) }
         }
         guard !divergent.isEmpty else {
             if peer.reconciling || probe {
@@ -442,7 +447,11 @@ public final class Replica {
         do {
             let outcome = try store.apply(response)
             if mode == .sketch, peers[sender]?.speaksSketch == true, !response.isFinal { shipBack = outcome.keysToShipBack }
-            if response.isFinal, !outcome.keysToShipBack.isEmpty { peers[sender]?.marks.forget(response.namespace) }
+            if response.isFinal, !outcome.keysToShipBack.isEmpty, var marks = peers[sender]?.marks {
+                marks.forget(response.namespace)
+                peers[sender]?.marks = marks
+                keep(marks, of: sender)
+            }
             report(.applied(peer: sender, outcome: outcome))
             if let change = outcome.epochChange {
                 report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: sender))
@@ -479,6 +488,30 @@ public final class Replica {
             peer.retryAt = nil
         }
         peers[sender] = peer
+    }
+
+    /// The change marks this replica holds of `sibling` (nil for a device that is not one).
+    package func changeMarks(of sibling: DeviceID) -> ChangeMarks? {
+        peers[sibling]?.marks
+    }
+
+    /// The marks the store kept of `sibling` (none, reported, when they cannot be read).
+    private func keptMarks(of sibling: DeviceID) -> ChangeMarks {
+        do {
+            return try store.changeMarks(with: sibling)
+        } catch {
+            report(.storeFailed(error: error))
+            return ChangeMarks()
+        }
+    }
+
+    /// Keeps `marks` of `sibling` in the store; a failure is reported and the marks stay in memory.
+    private func keep(_ marks: ChangeMarks, of sibling: DeviceID) {
+        do {
+            try store.storeChangeMarks(marks, with: sibling)
+        } catch {
+            report(.storeFailed(error: error))
+        }
     }
 
     private func broadcastDigest(now: Int64) {

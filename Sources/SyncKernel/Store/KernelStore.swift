@@ -96,6 +96,7 @@ public final class KernelStore {
         try db.execute(Bookkeeping.schema)
         try books.upgradeKernelTables()
         try db.execute(EpochLedger.schema)
+        try db.execute(Self.changeMarkSchema)
         for driver in namespaces.drivers {
             try books.createRowTable(driver.name)
             try db.transaction { () throws(SyncKernelError) in try books.adoptLegacyVersions(driver.name) }
