@@ -60,6 +60,13 @@ public final class KernelStore {
     /// Rows quarantined (and committed) since the last `takeNewlyQuarantined()`.
     private var pendingQuarantined: [QuarantinedRow] = []
 
+    /// The table of the change marks the replica keeps of each peer, one row per peer and
+    /// namespace (read and written by `changeMarks(with:)` and `storeChangeMarks(_:with:)`).
+    static let changeMarkSchema = """
+        CREATE TABLE IF NOT EXISTS sk_peer_mark(
+            peer BLOB NOT NULL, ns TEXT NOT NULL, mine INTEGER NOT NULL, theirs INTEGER NOT NULL, PRIMARY KEY(peer, ns)) WITHOUT ROWID;
+        """
+
     /// Opens (or creates) the store at `path` and loads every namespace's structure.
     ///
     /// The file must be one of ours (`StoreFile`): a path with no file gets a new store, created

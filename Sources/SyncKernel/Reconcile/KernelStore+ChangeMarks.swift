@@ -1,19 +1,14 @@
 import SQLiteStore
 
 /// The change marks a replica keeps of each peer (`ChangeMarks`), kept in the store (table
-/// `sk_peer_mark`, made at open) so the first sketch after a restart is sized as well as any other.
+/// `sk_peer_mark`, made at open: `KernelStore.changeMarkSchema`) so the first sketch after a
+/// restart is sized as well as any other.
 ///
 /// Invariants: the marks of one peer are replaced whole in one transaction; a mark is a claim
 /// about this store's own counters, so a store restored from a copy brings back the marks that
 /// were true of it then, and a store rolled back below a mark makes that mark unknown
 /// (`ChangeMarks.expectedItems` checks the counters).
 extension KernelStore {
-    /// The table of marks, one row per peer and namespace.
-    static let changeMarkSchema = """
-        CREATE TABLE IF NOT EXISTS sk_peer_mark(
-            peer BLOB NOT NULL, ns TEXT NOT NULL, mine INTEGER NOT NULL, theirs INTEGER NOT NULL, PRIMARY KEY(peer, ns)) WITHOUT ROWID;
-        """
-
     /// The marks this store keeps of `peer` (none when it keeps none).
     package func changeMarks(with peer: DeviceID) throws(SyncKernelError) -> ChangeMarks {
         let statement = try db.statement("SELECT ns, mine, theirs FROM sk_peer_mark WHERE peer = ?").bind(1, peer.publicKey)
