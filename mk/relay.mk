@@ -11,3 +11,11 @@ TEST_PACKAGES += nats-server openssl
 bench-flood: release
 	@scripts/ensure-packages.sh nats-server
 	$(SWIFT) run -c release --skip-build synckernel bench-flood $(BENCH_FLOOD_ARGS)
+
+.PHONY: bench-write
+## bench-write: local writes on a running `SyncDevice` (over a nats-server the command starts on a free loopback port)
+## and on a bare store beside it: rows a second of 20,000 notes in one transaction, median and p90 of 500 single-note
+## writes, each on a fresh store file in the temporary folder (`BENCH_WRITE_ARGS="--rows N --singles M"`).
+bench-write: release
+	@scripts/ensure-packages.sh nats-server
+	$(SWIFT) run -c release --skip-build synckernel bench-write $(BENCH_WRITE_ARGS)

@@ -13,6 +13,9 @@ import CSQLite
 package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
     private var handle: OpaquePointer?
     private var statementCache: [String: SQLiteStatement<Failure>] = [:]
+    /// The statements handed out by key (`statement(_:_:)`): each is also in `statementCache`
+    /// under its SQL text, the same object, so it is finalized once and reset alike.
+    private var keyedStatements: [SQLiteStatementKey: SQLiteStatement<Failure>] = [:]
 
     /// Opens the database at `path`, creating it when `create` is true and it does not exist
     /// (with `create` false a missing file fails with `openFailed`); `":memory:"` opens a private one.
@@ -149,6 +152,7 @@ package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
             statement.finalize()
         }
         statementCache.removeAll()
+        keyedStatements.removeAll()
         sqlite3_close_v2(handle)
         handle = nil
     }
@@ -188,6 +192,20 @@ package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
         let statement = SQLiteStatement<Failure>(raw)
         statementCache[sql] = statement
         return statement
+    }
+
+    /// The prepared statement `key` names, reset and with no bindings: from the cache by key, so a
+    /// hot path builds and hashes no SQL text; the first time, `sql()` gives its text and it is
+    /// prepared (or found) as `statement(_:)` does. The caller names one SQL text by one key, always.
+    package func statement(_ key: SQLiteStatementKey, _ sql: () -> String) throws(Failure) -> SQLiteStatement<Failure> {
+        guard handle != nil else { throw Failure(sqlite: SQLiteError(.closed)) }
+        if let cached = keyedStatements[key] {
+            cached.prepareForReuse()
+            return cached
+        }
+        let prepared = try statement(sql())
+        keyedStatements[key] = prepared
+        return prepared
     }
 
     /// Runs the statement `sql` with `values` bound to its parameters in order, discarding any rows.
@@ -243,5 +261,22 @@ package final class SQLiteConnection<Failure: SQLiteErrorMapping> {
             throw lift(error)
         }
         return result
+    }
+}
+
+/// The name a connection's owner gives one of its SQL texts (`SQLiteConnection.statement(_:_:)`):
+/// the owner's number for the query and the part of the text that varies (a table's name).
+///
+/// Invariant: a connection's owner maps each key to one SQL text only.
+package struct SQLiteStatementKey: Hashable, Sendable {
+    /// The owner's number of the query.
+    package let query: Int
+    /// What varies in the query's text (a namespace's table), empty when nothing does.
+    package let scope: String
+
+    /// The key of query `query` over `scope`.
+    package init(query: Int, scope: String = "") {
+        self.query = query
+        self.scope = scope
     }
 }

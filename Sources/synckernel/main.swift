@@ -28,6 +28,8 @@ let usage = """
                  --rows N [--stores folder,jetstream] [--nats URL] [--json]   (see `synckernel bench-absorb --help`)
       bench-flood  what junk envelopes cost a device process per drop reason, and a sync during a junk flood
                  [--envelopes N] [--rows N] [--rate N] [--json]   (`make bench-flood`; see `synckernel bench-flood --help`)
+      bench-write  local writes through a running device and a bare store: rows a second in one transaction,
+                 single-write latency   [--rows N] [--singles M] [--json]   (`make bench-write`; see `synckernel bench-write --help`)
       check      check a store's integrity: SQLite's own check, structures, every row, the quarantine
                  --db PATH [--repair] [--json]   (exit 0 healthy, 1 damage, 2 not a store; see `synckernel check --help`)
       inspect    what a store holds for one key: row, versions, vectors, tombstones, RowClock stamp (read-only)
@@ -62,6 +64,9 @@ case "bench-absorb":
     exit(await AbsorbBenchCommand.run(Array(arguments.dropFirst())))
 case "bench-flood":
     exit(await FloodBenchCommand.run(Array(arguments.dropFirst())))
+case "bench-write":
+    if let status = WriteBenchCommand.runWithoutDevice(Array(arguments.dropFirst())) { exit(status) }
+    exit(await WriteBenchCommand.run(Array(arguments.dropFirst())))
 case "check":
     exit(CheckCommand.run(Array(arguments.dropFirst())))
 case "inspect":

@@ -135,6 +135,7 @@ extension FieldCodec {
     /// back into `blank`. Every stored property of the value must be a member.
     public static func record(_ blank: Value, _ members: [Field<Value>]) -> FieldCodec {
         let count = members.count
+        let readers = members.map(\.read)
         return FieldCodec(shape: .record(members.map(\.shape)), write: { value, writer in
             writer.writeArrayHeader(count: count)
             for member in members { member.writeRow(value, &writer) }
@@ -142,7 +143,7 @@ extension FieldCodec {
             let items = try item.array()
             guard items.count == count else { throw SyncKernelError(.malformedFrame, "a record has \(count) members") }
             var value = blank
-            for (member, entry) in zip(members, items) { try member.read(entry, &value) }
+            try Field<Value>.read(items[...], with: readers, into: &value)
             return value
         }, perturb: { value in members.reduce(value) { $1.perturb($0) } },
         problems: DeclarationAudit.problems(blank: blank, fields: members, what: "record \(Value.self)"),

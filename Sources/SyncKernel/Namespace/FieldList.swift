@@ -9,6 +9,9 @@ struct FieldList<Value: Sendable>: Sendable {
     private let rowWriters: [@Sendable (Value, inout CanonicalWriter) -> Void]
     /// The hashed fields' leaf writers, in order.
     private let leafWriters: [@Sendable (Value, inout CanonicalWriter) -> Void]
+    /// Every field's reader, in order (kept apart, like the writers, so reading a row neither
+    /// copies a declaration nor walks a generic `zip` of them: both cost more than the reads).
+    private let readers: [@Sendable (CBORValue, inout Value) throws(SyncKernelError) -> Void]
 
     /// A list over `fields`, whose absent values are those of `blank`.
     init(blank: Value, fields: [Field<Value>]) {
@@ -16,6 +19,7 @@ struct FieldList<Value: Sendable>: Sendable {
         self.fields = fields
         rowWriters = fields.map(\.writeRow)
         leafWriters = fields.filter { $0.role == .hashed }.map(\.writeLeaf)
+        readers = fields.map(\.read)
     }
 
     /// Writes every field's row item, in order.
@@ -28,10 +32,11 @@ struct FieldList<Value: Sendable>: Sendable {
         for write in leafWriters { write(value, &writer) }
     }
 
-    /// Reads `items` (one per field) into a copy of `blank`.
+    /// Reads `items` (one per field, paired in order; extra items on either side are not read)
+    /// into a copy of `blank`.
     func read(_ items: ArraySlice<CBORValue>) throws(SyncKernelError) -> Value {
         var value = blank
-        for (field, item) in zip(fields, items) { try field.read(item, &value) }
+        try Field<Value>.read(items, with: readers, into: &value)
         return value
     }
 

@@ -27,6 +27,18 @@ struct Bookkeeping {
 
     static func rowTable(_ namespace: String) -> String { "ns_\(namespace)" }
 
+    /// The statements every row write runs, each named by key (`SQLiteStatementKey`: the query
+    /// and the namespace whose table its text names), so a write builds and hashes no SQL text.
+    enum Query: Int {
+        case row, record, leaf, putRow, putRowWithVersion, versionEntries, putSymbol, removeSymbol, putBucket, removeBucket
+    }
+
+    /// The prepared statement of `query` over `namespace` (empty for a text that names no
+    /// namespace's table); `sql` gives its text the first time.
+    func statement(_ query: Query, _ namespace: String = "", _ sql: () -> String) throws(SyncKernelError) -> SQLiteStatement<SyncKernelError> {
+        try db.statement(SQLiteStatementKey(query: query.rawValue, scope: namespace), sql)
+    }
+
     /// Brings the kernel-wide tables of a store of an earlier build up to this one: `sk_version`
     /// gains its `writer` column (NULL, unknown, for the versions it already holds) and its `leaf`
     /// column (a live version's leaf hash; NULL for a delete, and for the live versions an earlier
@@ -91,7 +103,7 @@ struct Bookkeeping {
 
 
     func row(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
-        let statement = try db.statement("SELECT row FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
+        let statement = try statement(.row, namespace) { "SELECT row FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?" }
         statement.bind(1, key)
         return try statement.first { $0.blob(0) }
     }
@@ -154,18 +166,18 @@ struct Bookkeeping {
         let table = Bookkeeping.rowTable(namespace)
         let statement: SQLiteStatement<SyncKernelError>
         if let version {
-            statement = try db.statement("""
+            statement = try self.statement(.putRowWithVersion, namespace) { """
                 INSERT INTO \(table)(key, row, leaf, changed, vector, synced_at, content_vector, writer) VALUES(?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET row = excluded.row, leaf = excluded.leaf, changed = excluded.changed,
                 vector = excluded.vector, synced_at = excluded.synced_at, content_vector = excluded.content_vector,
                 writer = excluded.writer
-                """)
+                """ }
             Bookkeeping.bind(version, to: statement, from: 5)
         } else {
-            statement = try db.statement("""
+            statement = try self.statement(.putRow, namespace) { """
                 INSERT INTO \(table)(key, row, leaf, changed) VALUES(?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET row = excluded.row, leaf = excluded.leaf, changed = excluded.changed
-                """)
+                """ }
         }
         statement.bind(1, key).bind(2, bytes).bind(3, leaf ?? [])
         if let changed { statement.bind(4, Int64(bitPattern: changed)) } else { statement.bind(4, .null) }
@@ -175,9 +187,9 @@ struct Bookkeeping {
     /// The stored record of row `key` (bytes, leaf, change counter, RowVersion) in one read, nil
     /// when there is no row.
     func record(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> StoredRecord? {
-        let statement = try db.statement("""
+        let statement = try statement(.record, namespace) { """
             SELECT row, leaf, changed, vector, synced_at, content_vector, writer FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?
-            """)
+            """ }
         statement.bind(1, key)
         return try statement.first { Bookkeeping.record(in: $0, from: 0) }
     }
@@ -255,7 +267,7 @@ struct Bookkeeping {
     /// The stored leaf hash of a row: nil when there is no row or the row is device-derived (an
     /// empty blob) or its leaf is not stored yet.
     func leaf(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
-        let statement = try db.statement("SELECT leaf FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?")
+        let statement = try statement(.leaf, namespace) { "SELECT leaf FROM \(Bookkeeping.rowTable(namespace)) WHERE key = ?" }
         statement.bind(1, key)
         let stored: [UInt8]?? = try statement.first { $0.isNull(0) ? nil : $0.blob(0) }
         guard let leaf = stored.flatMap({ $0 }), !leaf.isEmpty else { return nil }
@@ -321,7 +333,7 @@ struct Bookkeeping {
 
     /// Stores a symbol, or removes it when nil (a zero symbol is not stored).
     func putSymbol(_ namespace: String, index: Int, _ bytes: [UInt8]?) throws(SyncKernelError) {
-        try putIndexedBlob(namespace, index: index, bytes, table: "sk_symbol", column: "symbol")
+        try putIndexedBlob(namespace, index: index, bytes, table: "sk_symbol", column: "symbol", queries: (.putSymbol, .removeSymbol))
     }
 
     /// The stored (non-empty) bucket fingerprints of a namespace, by index.
@@ -331,7 +343,7 @@ struct Bookkeeping {
 
     /// Stores a bucket fingerprint, or removes it when nil (an empty bucket is not stored).
     func putBucket(_ namespace: String, index: Int, _ bytes: [UInt8]?) throws(SyncKernelError) {
-        try putIndexedBlob(namespace, index: index, bytes, table: "sk_bucket", column: "fingerprint")
+        try putIndexedBlob(namespace, index: index, bytes, table: "sk_bucket", column: "fingerprint", queries: (.putBucket, .removeBucket))
     }
 
     /// Every (index, blob) of one namespace in a structure table.
@@ -344,12 +356,14 @@ struct Bookkeeping {
     }
 
     /// Stores one indexed blob of a structure table, or deletes it when nil.
-    private func putIndexedBlob(_ namespace: String, index: Int, _ bytes: [UInt8]?, table: String, column: String) throws(SyncKernelError) {
+    /// `queries` names the two statements (store, remove) of `table`.
+    private func putIndexedBlob(_ namespace: String, index: Int, _ bytes: [UInt8]?, table: String, column: String,
+                                queries: (put: Query, remove: Query)) throws(SyncKernelError) {
         if let bytes {
-            try db.statement("INSERT OR REPLACE INTO \(table)(ns, idx, \(column)) VALUES(?, ?, ?)")
+            try statement(queries.put) { "INSERT OR REPLACE INTO \(table)(ns, idx, \(column)) VALUES(?, ?, ?)" }
                 .bind(1, namespace).bind(2, Int64(index)).bind(3, bytes).run()
         } else {
-            try db.statement("DELETE FROM \(table) WHERE ns = ? AND idx = ?").bind(1, namespace).bind(2, Int64(index)).run()
+            try statement(queries.remove) { "DELETE FROM \(table) WHERE ns = ? AND idx = ?" }.bind(1, namespace).bind(2, Int64(index)).run()
         }
     }
 
@@ -447,8 +461,13 @@ struct Bookkeeping {
 
     /// The versions of a key other than the visible row: concurrent live siblings and deletes.
     func versions(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [StoredVersion] {
+        try Bookkeeping.versions(of: try versionEntries(namespace, key))
+    }
+
+    /// `entries` (as `versionEntries` read them) with their vectors decoded, as `versions` returns them.
+    static func versions(of entries: [VersionEntry]) throws(SyncKernelError) -> [StoredVersion] {
         var out: [StoredVersion] = []
-        for entry in try versionEntries(namespace, key) {
+        for entry in entries {
             out.append(StoredVersion(vector: try Bookkeeping.decodeVector(entry.vector), row: entry.row, writer: entry.writer))
         }
         return out
@@ -457,7 +476,7 @@ struct Bookkeeping {
     /// The versions of a key other than the visible row as stored: each vector undecoded, so an
     /// entry that no longer decodes can be told apart and quarantined.
     func versionEntries(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> [VersionEntry] {
-        let statement = try db.statement("SELECT vector, row, writer, leaf FROM sk_version WHERE ns = ? AND key = ? ORDER BY vector")
+        let statement = try statement(.versionEntries) { "SELECT vector, row, writer, leaf FROM sk_version WHERE ns = ? AND key = ? ORDER BY vector" }
         statement.bind(1, namespace).bind(2, key)
         var out: [VersionEntry] = []
         while try statement.step() {
@@ -520,7 +539,13 @@ struct Bookkeeping {
     /// row's (a kept live version stored without a leaf, by an earlier build, counts as another
     /// leaf). Live versions of the visible leaf (concurrent writes of one content) are no conflict.
     func isInConflict(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) -> Bool {
-        let kept = try versionEntries(namespace, key).filter { $0.row != nil }
+        try isInConflict(namespace, key, entries: try versionEntries(namespace, key))
+    }
+
+    /// `isInConflict(_:_:)` over `entries`, the key's kept versions as `versionEntries` read them
+    /// in this transaction (a caller that read them already spares the second read).
+    func isInConflict(_ namespace: String, _ key: [UInt8], entries: [VersionEntry]) throws(SyncKernelError) -> Bool {
+        let kept = entries.filter { $0.row != nil }
         guard !kept.isEmpty else { return false }
         let visible = try leaf(namespace, key)
         return kept.contains { $0.leaf == nil || $0.leaf != visible }

@@ -81,7 +81,8 @@ public struct NamespaceTransaction<N: SyncNamespace> {
             version = observed.version
             if observed.resolved { writer.noteResolved(N.name, inspected.key) }
         }
-        try writer.put(N.name, row: inspected, version: version, replacing: before)
+        // A local edit (a version to store) superseded and removed every other version of the key.
+        try writer.put(N.name, row: inspected, version: version, replacing: before, keepsNoVersions: version != nil)
     }
 
     /// The live versions of `key` (causal namespaces): the visible row first, then the concurrent
@@ -131,7 +132,7 @@ public struct NamespaceTransaction<N: SyncNamespace> {
         let observed = try rowClock.observe(N.name, key: inspected.key, version: try stored?.version(), stamp: changeStamp(row),
                                             leaf: inspected.leaf.hash, leafChanged: stored?.leaf != inspected.leaf.hash, force: true)
         if observed.resolved { writer.noteResolved(N.name, inspected.key) }
-        try writer.put(N.name, row: inspected, version: observed.version, replacing: before)
+        try writer.put(N.name, row: inspected, version: observed.version, replacing: before, keepsNoVersions: observed.version != nil)
     }
 
     /// Deletes the row with `key`.

@@ -24,7 +24,9 @@ struct RowClock {
     /// whose change stamp is now `stamp`;
     /// `leafChanged` says whether the save changed the row's leaf. Returns the RowVersion to
     /// store with the row (the caller writes both in one statement), or nil when the save is no
-    /// edit and the stored version stands, and whether the save resolved an open conflict (the
+    /// edit and the stored version stands (with a RowVersion returned the key keeps no other
+    /// version: the edit superseded and removed them all, so its item is its leaf), and whether
+    /// the save resolved an open conflict (the
     /// key held a live version of another leaf beside the visible one, which the edit now supersedes).
     ///
     /// A changed stamp is an edit (the spec's rule, inequality only). A changed leaf under an
@@ -36,8 +38,9 @@ struct RowClock {
     func observe(_ namespace: String, key: [UInt8], version: RowVersion?, stamp: Int64, leaf: [UInt8],
                  leafChanged: Bool, force: Bool = false) throws(SyncKernelError) -> (version: RowVersion?, resolved: Bool) {
         if let version, version.syncedAt == stamp, !leafChanged, !force { return (nil, false) }
-        let others = try books.versions(namespace, key)
-        let resolved = try books.isInConflict(namespace, key)
+        let entries = try books.versionEntries(namespace, key)
+        let others = try Bookkeeping.versions(of: entries)
+        let resolved = try books.isInConflict(namespace, key, entries: entries)
         let seen = others.reduce(version?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
         guard clock.device != nil else { throw SyncKernelError(.deviceIdentityNotConfigured) }
         let bumped = seen.isEmpty && version == nil
@@ -51,8 +54,9 @@ struct RowClock {
     /// Returns whether it resolved an open conflict (the key held a live version of another leaf
     /// beside the visible one).
     func observeDelete(_ namespace: String, key: [UInt8]) throws(SyncKernelError) -> Bool {
-        let others = try books.versions(namespace, key)
-        let resolved = try books.isInConflict(namespace, key)
+        let entries = try books.versionEntries(namespace, key)
+        let others = try Bookkeeping.versions(of: entries)
+        let resolved = try books.isInConflict(namespace, key, entries: entries)
         let seen = others.reduce(try books.version(namespace, key)?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
         let bumped = try clock.bump(seen)
         try books.removeVersion(namespace, key)

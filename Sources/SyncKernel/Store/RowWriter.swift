@@ -105,12 +105,15 @@ final class RowWriter {
     /// one the structure holds (`old`, read now when not given: a caller that changed the key's
     /// kept versions first passes the item it read before), recording the namespace's change
     /// counter after the move beside the row; with a `version`, the row's RowVersion is written
-    /// in the same statement, otherwise a stored row keeps its own.
-    func put(_ namespace: String, row: InspectedRow, version: RowVersion? = nil, replacing old: [UInt8]?? = nil) throws(SyncKernelError) {
+    /// in the same statement, otherwise a stored row keeps its own. `keepsNoVersions` says the
+    /// caller knows the key keeps no other version now (a local edit removed them all), so its
+    /// item is its leaf and the kept versions are not read again.
+    func put(_ namespace: String, row: InspectedRow, version: RowVersion? = nil, replacing old: [UInt8]?? = nil,
+             keepsNoVersions: Bool = false) throws(SyncKernelError) {
         let before: [UInt8]?
         if let old { before = old } else { before = try item(namespace, row.key) }
         let leaf = row.isDeviceDerived ? nil : row.leaf.hash
-        let after = try leaf.map { (leaf) throws(SyncKernelError) in
+        let after = keepsNoVersions ? leaf : try leaf.map { (leaf) throws(SyncKernelError) in
             try StructureItems.item(row.key, leaf: leaf, contentVector: version?.contentVector, driver: try namespaces.driver(named: namespace),
                                     books: books)
         }
