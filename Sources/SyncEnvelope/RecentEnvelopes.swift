@@ -13,7 +13,8 @@ struct RecentEnvelopes: Sendable {
     /// What is kept of an accepted envelope.
     private struct Entry: Sendable {
         let timestamp: Int64
-        let certificate: SenderCertificate
+        /// The sender's certificate's first invalid instant, milliseconds (`Int64.max`: never).
+        let expiresAtMillis: Int64
     }
 
     private let key: [UInt8]
@@ -38,13 +39,13 @@ struct RecentEnvelopes: Sendable {
     /// before; nil when it did not (or was forgotten).
     func verdict(_ print: UInt64, now: Int64) -> EnvelopeDropReason? {
         guard let entry = entries[print] else { return nil }
-        guard !entry.certificate.isExpired(atMillis: now) else { return .expiredCertificate }
+        guard now < entry.expiresAtMillis else { return .expiredCertificate }
         return window.contains(entry.timestamp, at: now) ? .replayed : .outsideWindow
     }
 
     /// Records an envelope the gate accepted: its fingerprint, timestamp and sender's certificate.
     mutating func remember(_ print: UInt64, timestamp: Int64, certificate: SenderCertificate) {
-        entries[print] = Entry(timestamp: timestamp, certificate: certificate)
+        entries[print] = Entry(timestamp: timestamp, expiresAtMillis: certificate.expiresAtMillis)
     }
 
     /// Forgets every envelope stamped at or below `floor`.

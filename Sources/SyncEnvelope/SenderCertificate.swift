@@ -94,8 +94,13 @@ public struct SenderCertificate: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the certificate has expired at `now` (milliseconds since 1970).
     public func isExpired(atMillis now: Int64) -> Bool {
+        now >= expiresAtMillis
+    }
+
+    /// The first invalid instant in milliseconds since 1970 (`Int64.max` when that overflows).
+    package var expiresAtMillis: Int64 {
         let (limit, overflow) = expiresAt.multipliedReportingOverflow(by: 1_000)
-        return !overflow && now >= limit
+        return overflow ? Int64.max : limit
     }
 
     /// The device (its short id) and the expiry: public values only.
