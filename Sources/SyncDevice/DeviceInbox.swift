@@ -8,7 +8,8 @@ import SyncKernel
 /// accepted frame on: a snapshot transfer message to the `TransferDesk`, any other frame to the
 /// replica.
 ///
-/// Invariants: no frame is parsed unless the gate accepted its envelope; a transfer message is
+/// Invariants: no frame is parsed unless the gate accepted its envelope; a handshake message goes
+/// to the transport (`SealedTransport.receiveSessionMessage`) and nowhere else; a transfer message is
 /// recognised (`TransferMessage.isTransferMessage`) and routed BEFORE the replica could see it,
 /// and reaches the desk only from this account (`TransferMessage.accept`); a learned sibling is
 /// added to the sealer and the replica, and recorded in the account directory (unless a
@@ -52,6 +53,7 @@ actor DeviceInbox {
         }
         for certificate in gate.drainLearned() { await learn(certificate) }
         guard case .accepted(let opened) = verdict else { return verdict }
+        if await transport.receiveSessionMessage(opened.frame, from: opened.sender, opener: gate.opener) { return verdict }
         if TransferMessage.isTransferMessage(opened.frame) {
             switch TransferMessage.accept(verdict, account: account) {
             case .accepted(let sender, let message): await desk.receive(message, from: sender)

@@ -75,7 +75,10 @@ final class RunningDevice: Sendable {
         }
         // The gate's stateless stage runs on the relay's thread: an envelope's cryptography is paid
         // once, where it arrives, and junk never wakes the inbox.
-        let gate = EnvelopeGate(keys: keys, roster: roster, replay: replay, learnsSiblings: true)
+        // One session policy for this run, shared by the gate and the sealer: its epoch names this
+        // run's receiving sessions, so siblings shake hands again after a restart.
+        let sessions = SessionPolicy()
+        let gate = EnvelopeGate(keys: keys, roster: roster, replay: replay, learnsSiblings: true, sessions: sessions)
         let screen = InboxScreen(opener: gate.opener, clock: configuration.wallClock, buffer: relay.receiveBufferMessages,
                                  monitor: monitor, reportsEachDrop: configuration.reportsEachDrop)
         let replica: Replica
@@ -109,7 +112,7 @@ final class RunningDevice: Sendable {
             throw error
         }
         let wallClock = configuration.wallClock
-        let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster),
+        let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster, sessions: sessions),
                                         carrier: NatsEnvelopeCarrier(connection: connection), clock: wallClock) { event in
             monitor.emit(Self.event(event))
         }
@@ -305,6 +308,7 @@ final class RunningDevice: Sendable {
         switch event {
         case .dropped(let reason, let bytes): .envelopeDropped(reason: reason, bytes: bytes)
         case .sealFailed(let recipient, let error): .sealFailed(recipient: recipient, error: error)
+        case .sessionRefused(let sibling): .sessionRefused(sibling: sibling)
         }
     }
 }

@@ -35,6 +35,7 @@ extension SyncDeviceEvent {
         case .envelopeDropped: "envelope_dropped"
         case .dropsSummarised: "drops_summarised"
         case .sealFailed: "seal_failed"
+        case .sessionRefused: "session_refused"
         case .roundStarted: "round_started"
         case .replica(let event): Self.name(of: event)
         case .siblingLearned: "sibling_learned"
@@ -72,7 +73,7 @@ extension SyncDeviceEvent {
         case .sealFailed(let recipient, let error):
             object["peer"] = recipient.hex
             object["error"] = error.code.rawValue
-        case .roundStarted(let peer):
+        case .roundStarted(let peer), .sessionRefused(let peer):
             object["peer"] = peer.hex
         case .replica(let event):
             object.merge(Self.fields(of: event)) { _, new in new }
@@ -268,7 +269,7 @@ extension SyncDeviceEvent {
     private static func fields(of event: ReplicaEvent) -> [String: Any] {
         switch event {
         case .frameRefused(let from, let error):
-            ["peer": from.hex, "error": error.code.rawValue]
+            ["peer": from.hex, "error": error.code.rawValue, "detail": error.detail]
         case .peerSchemaMismatch(let peer, let local, let remote):
             ["peer": peer.hex, "local": String(local.value, radix: 16), "remote": String(remote.value, radix: 16)]
         case .stormSuspected(let peer, let namespaces, let backoffUntil):

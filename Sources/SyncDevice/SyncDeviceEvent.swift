@@ -32,6 +32,9 @@ public enum SyncDeviceEvent: Sendable, Hashable {
     case dropsSummarised(envelopes: [EnvelopeDropReason: Int], relay: [RelayDropReason: Int], periodMillis: Int64)
     /// A frame for `recipient` could not be sealed and was not sent.
     case sealFailed(recipient: DeviceID, error: SyncKernelError)
+    /// A handshake message of `sibling` was refused (it did not decode, or its hello could not be
+    /// answered); frames to and from it keep going in whole envelopes.
+    case sessionRefused(sibling: DeviceID)
     /// A reconcile round with `peer` started: its digest differed, requests went out.
     case roundStarted(peer: DeviceID)
     /// An event of the device's replica (`converged` ends a round, `stormSuspected` is a storm).

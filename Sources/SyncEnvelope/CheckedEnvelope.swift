@@ -5,16 +5,19 @@ import SyncKernel
 /// to this device. What remains is the seen set (`EnvelopeGate.admit`).
 ///
 /// Invariant: `certificate` verified under the account's issuer key, names this account, had not
-/// expired at the check, and its device's key signed the inside; `frame` is exactly the bytes it
-/// sealed; nothing of the frame was parsed.
+/// expired at the check, and its device's key signed the inside (for an envelope that came
+/// through a session, `viaSession`: signed the hello that opened the session, whose key sealed
+/// this frame); `frame` is exactly the bytes it sealed; nothing of the frame was parsed.
 public struct CheckedEnvelope: Sendable, Hashable {
     /// The sender's verified certificate.
     public let certificate: SenderCertificate
     /// The frame's bytes, unparsed.
     public let frame: [UInt8]
-    /// The frame id, not yet in the seen set.
+    /// The frame id, not yet in the seen set; empty for a session envelope (its counter, already
+    /// recorded in its session's window, guards it instead).
     public let frameID: [UInt8]
-    /// The sender's timestamp, milliseconds since 1970.
+    /// The sender's timestamp, milliseconds since 1970 (for a session envelope, which carries
+    /// none, when it was checked).
     public let timestamp: Int64
     /// The envelope's size on the wire.
     public let bytes: Int
@@ -23,10 +26,12 @@ public struct CheckedEnvelope: Sendable, Hashable {
     public let checkedAt: Int64
     /// The keyed fingerprint of its bytes, when its opener remembers accepted envelopes.
     package let fingerprint: UInt64?
+    /// Whether it came through an envelope session (the seen set has nothing to check then).
+    public let viaSession: Bool
 
     /// An envelope that passed the stateless checks.
     package init(certificate: SenderCertificate, frame: [UInt8], frameID: [UInt8], timestamp: Int64, bytes: Int,
-                 checkedAt: Int64, fingerprint: UInt64? = nil) {
+                 checkedAt: Int64, fingerprint: UInt64? = nil, viaSession: Bool = false) {
         self.certificate = certificate
         self.frame = frame
         self.frameID = frameID
@@ -34,5 +39,6 @@ public struct CheckedEnvelope: Sendable, Hashable {
         self.bytes = bytes
         self.checkedAt = checkedAt
         self.fingerprint = fingerprint
+        self.viaSession = viaSession
     }
 }

@@ -49,15 +49,26 @@ public struct EnvelopeDropReason: StableCode {
     /// The timestamp is outside the replay window (older, or further ahead than the window's
     /// allowance), or not after the oldest frame id the bounded seen set gave up.
     public static let outsideWindow = EnvelopeDropReason("SE114", "outsideWindow")
-    /// The frame id was seen before (also before a restart: the seen set is on disk).
+    /// The frame id was seen before (also before a restart: the seen set is on disk); for a
+    /// session envelope, its counter was accepted before or lies below its session's window.
     public static let replayed = EnvelopeDropReason("SE115", "replayed")
     /// The seen set could not record the frame id, so a replay could not be ruled out later.
     public static let replayStoreUnavailable = EnvelopeDropReason("SE116", "replayStoreUnavailable")
+    /// A session envelope under an index this device holds no session for: the session ended
+    /// (a restart of this device, a renewal that pushed it out), or it never existed.
+    public static let unknownSession = EnvelopeDropReason("SE117", "unknownSession")
+    /// A session envelope of a session past its lifetime and grace (`SessionPolicy`).
+    public static let sessionExpired = EnvelopeDropReason("SE118", "sessionExpired")
+    /// A session envelope whose AEAD tag does not verify under its session's key (altered bytes,
+    /// or forged by someone without the key).
+    public static let badSessionTag = EnvelopeDropReason("SE119", "badSessionTag")
 
-    /// Every reason, in the gate's order. Codes are stable, so a check moved to run earlier
-    /// (expiry and the MAC now precede the certificate's signature) keeps its code.
+    /// Every reason, in the gate's order (a session envelope's own checks, SE117 to SE119, come
+    /// after a whole envelope's). Codes are stable, so a check moved to run earlier (expiry and
+    /// the MAC now precede the certificate's signature) keeps its code.
     public static let all: [EnvelopeDropReason] = [
         oversized, truncated, unknownFormat, noKeyMaterial, unopenable, malformed, foreignAccount,
         expiredCertificate, badMAC, badCertificate, notASibling, badSignature, misaddressed, outsideWindow, replayed, replayStoreUnavailable,
+        unknownSession, sessionExpired, badSessionTag,
     ]
 }

@@ -29,6 +29,11 @@ import SyncKernel
 /// 13. the timestamp is inside the replay window (`outsideWindow`), the frame id is new
 ///     (`replayed`), and the seen set recorded it (`replayStoreUnavailable`).
 ///
+/// A session envelope (a gate made with a `SessionPolicy`) is checked by the opener against its
+/// session instead (`SessionReceiver`: `unknownSession`, `sessionExpired`, `expiredCertificate`,
+/// `replayed` by its counter window, `badSessionTag`) and skips the seen set: no frame id is
+/// recorded, so no write to disk is paid per frame.
+///
 /// Invariants: every envelope is either accepted or dropped with exactly one reason; each drop
 /// the gate sees is counted under its reason (`dropCounts`) and reported once as an
 /// `EnvelopeEvent.dropped` (`drainEvents()`); the gate never parses a frame (no `SyncFrame`
@@ -54,6 +59,15 @@ public final class EnvelopeGate {
     /// frame ids in `replay`.
     public init(keys: EnvelopeKeys?, roster: SiblingRoster, replay: ReplayGuard, learnsSiblings: Bool = false) {
         opener = EnvelopeOpener(keys: keys, roster: roster, learnsSiblings: learnsSiblings, window: replay.window)
+        self.replay = replay
+    }
+
+    /// A gate as above that also accepts session envelopes under `sessions` (the same policy as
+    /// the device's sealer), the keys and indices of its receiving sessions drawn from `entropy`.
+    public init(keys: EnvelopeKeys?, roster: SiblingRoster, replay: ReplayGuard, learnsSiblings: Bool = false,
+                sessions: SessionPolicy, entropy: sending EntropySource = .system) {
+        opener = EnvelopeOpener(keys: keys, roster: roster, learnsSiblings: learnsSiblings, window: replay.window,
+                                sessions: sessions, entropy: entropy)
         self.replay = replay
     }
 
@@ -89,6 +103,11 @@ public final class EnvelopeGate {
     /// the envelope after its check passes `checked.checkedAt`, so the window is judged where the
     /// envelope arrived and a wait behind a busy inbox never makes a frame late.
     public func admit(_ checked: CheckedEnvelope, now: Int64) -> EnvelopeVerdict {
+        if checked.viaSession {
+            acceptedCount += 1
+            return .accepted(OpenedEnvelope(sender: checked.certificate.device, account: checked.certificate.userIDHash,
+                                            frame: checked.frame, frameID: [], timestamp: checked.timestamp))
+        }
         let floor = replay.floor
         let admission = replay.admit(frameID: checked.frameID, timestamp: checked.timestamp, now: now)
         if replay.floor != floor { opener.forget(atOrBelow: replay.floor) }

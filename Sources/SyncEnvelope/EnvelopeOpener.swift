@@ -5,7 +5,10 @@ import SyncKernel
 /// roster held behind a lock, so it can run on any thread (a relay client's, where the bytes
 /// arrive) and the cryptography of an envelope is paid once, where it is received.
 ///
-/// The checks are checks 1 to 12 of `EnvelopeGate`, in its order. Before it opens anything, an
+/// The checks are checks 1 to 12 of `EnvelopeGate`, in its order, for a whole envelope; a session
+/// envelope (outer version 2) passes the free checks and key material, then its session's
+/// (`SessionReceiver.check`: index, lifetime, certificate expiry, counter window, AEAD tag),
+/// which record its counter. Before it opens anything, an
 /// envelope identical byte for byte to one its gate accepted (`RecentEnvelopes`) is dropped for
 /// the reason the gate would give (`replayed`, `outsideWindow` or `expiredCertificate`), so a
 /// replay costs a keyed hash instead of the whole check. Invariants: it never traps on
@@ -19,6 +22,7 @@ public final class EnvelopeOpener: Sendable {
     public let learnsSiblings: Bool
     private let siblings: Mutex<SiblingRoster>
     private let recent: Mutex<RecentEnvelopes?>
+    private let sessions: Mutex<SessionReceiver?>
 
     /// An opener for the device holding `keys` (nil: none), accepting the siblings of `roster`
     /// (and, when `learnsSiblings`, any other device this account certified).
@@ -27,11 +31,16 @@ public final class EnvelopeOpener: Sendable {
     }
 
     /// An opener as above whose gate, when `window` is given (its seen set's), remembers what it
-    /// accepted so a byte-for-byte replay is refused before it is opened.
-    package init(keys: EnvelopeKeys?, roster: SiblingRoster, learnsSiblings: Bool, window: ReplayWindow?) {
+    /// accepted so a byte-for-byte replay is refused before it is opened, and which, under a
+    /// session policy, accepts the session envelopes of the hellos it answered (their keys and
+    /// indices drawn from `entropy`).
+    package init(keys: EnvelopeKeys?, roster: SiblingRoster, learnsSiblings: Bool, window: ReplayWindow?,
+                 sessions policy: SessionPolicy? = nil, entropy: sending EntropySource = .system) {
         self.keys = keys
         self.learnsSiblings = learnsSiblings
         siblings = Mutex(roster)
+        let receiver: SessionReceiver? = if let policy { SessionReceiver(policy: policy, entropy: entropy) } else { nil }
+        sessions = Mutex(receiver)
         let key = keys.flatMap { keys in
             Sodium.deriveKey(from: keys.deviceKeys.envelopeSecretKey, id: 1, context: "SKrecent", count: Sodium.shortHashKeyBytes)
         }
@@ -52,6 +61,18 @@ public final class EnvelopeOpener: Sendable {
         recent.withLock { $0?.forget(atOrBelow: floor) }
     }
 
+    /// Receiving sessions held (0 without a session policy).
+    package var sessionCount: Int { sessions.withLock { $0?.count ?? 0 } }
+
+    /// Opens a receiving session for `hello` from the sibling `device` at `now`: the accept to
+    /// send it, nil without a session policy or keys, for a device outside the roster, or a
+    /// hello whose ephemeral key is of small order. The host calls it only for a hello that
+    /// arrived in a whole envelope its gate accepted from `device`.
+    package func acceptSession(_ hello: SessionMessage.Hello, from device: DeviceID, now: Int64) -> SessionMessage.Accept? {
+        guard let keys, let certificate = siblings.withLock({ $0.certificate(of: device) }) else { return nil }
+        return sessions.withLock { receiver in receiver?.accept(hello, from: certificate, keys: keys, now: now) }
+    }
+
     /// The siblings whose envelopes pass (a learning gate's grows).
     public var roster: SiblingRoster { siblings.withLock { $0 } }
 
@@ -69,18 +90,26 @@ public final class EnvelopeOpener: Sendable {
 
     /// The gate's free checks alone (size, outer version and wake class), which read three
     /// numbers of the envelope and nothing else: the reason the gate drops `envelope` for at
-    /// them, nil when it passes them.
+    /// them, nil when it passes them. A whole envelope (version 1) is bounded by
+    /// `EnvelopeFormat`'s sizes, a session envelope (version 2) by `SessionFormat`'s.
     public static func freeCheck(_ envelope: [UInt8]) -> EnvelopeDropReason? {
         guard envelope.count <= EnvelopeFormat.maxEnvelopeBytes else { return .oversized }
-        guard envelope.count >= EnvelopeFormat.minEnvelopeBytes else { return .truncated }
-        guard envelope[0] == EnvelopeFormat.version, WakeClass(rawValue: envelope[1]) != nil else { return .unknownFormat }
-        return nil
+        guard envelope.count >= SessionFormat.minBytes else { return .truncated }
+        guard WakeClass(rawValue: envelope[1]) != nil else { return .unknownFormat }
+        switch envelope[0] {
+        case EnvelopeFormat.version: return envelope.count >= EnvelopeFormat.minEnvelopeBytes ? nil : .truncated
+        case SessionFormat.version: return envelope.count <= SessionFormat.maxBytes ? nil : .oversized
+        default: return .unknownFormat
+        }
     }
 
     /// Runs checks 1 to 12 on `envelope` at `now` (milliseconds since 1970).
     public func check(_ envelope: [UInt8], now: Int64) -> EnvelopeCheck {
         if let reason = Self.freeCheck(envelope) { return .dropped(reason) }
         guard let keys else { return .dropped(.noKeyMaterial) }
+        if envelope[0] == SessionFormat.version {
+            return sessions.withLock { receiver in receiver?.check(envelope, now: now) ?? .dropped(.unknownSession) }
+        }
         let (print, replay) = recent.withLock { recent -> (UInt64?, EnvelopeDropReason?) in
             guard let recent, let print = recent.fingerprint(envelope) else { return (nil, nil) }
             return (print, recent.verdict(print, now: now))

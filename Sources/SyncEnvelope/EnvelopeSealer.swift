@@ -7,7 +7,9 @@ import SyncKernel
 /// unexpired; anything else throws and nothing is produced (fail closed). Every envelope carries
 /// a fresh 16-byte frame id and the timestamp it was sealed at, is signed with the device key
 /// and MAC'd under the sibling channel key inside, and is sealed to the recipient's envelope key
-/// with a fresh ephemeral key (all randomness from `entropy`). Not `Sendable`: it draws from its
+/// with a fresh ephemeral key (all randomness from `entropy`). `sealFrame` under a session
+/// policy holds the same checks and sends on a session (`SessionSender`) once the sibling
+/// answered its hello: a counter and an AEAD tag instead. Not `Sendable`: it draws from its
 /// entropy source; a host keeps it in one isolation domain (`SealedTransport`).
 public struct EnvelopeSealer {
     /// This device's keys; nil when it has none.
@@ -15,13 +17,62 @@ public struct EnvelopeSealer {
     /// The siblings it may seal to (it grows through `learn`).
     public private(set) var roster: SiblingRoster
     private let entropy: EntropySource
+    private var sessions: SessionSender?
 
     /// A sealer for the device holding `keys` (nil: a device without key material, which seals
-    /// nothing) with the siblings of `roster`.
-    public init(keys: EnvelopeKeys?, roster: SiblingRoster, entropy: EntropySource = .system) {
+    /// nothing) with the siblings of `roster`; under `sessions` (the same policy as the device's
+    /// gate), `sealFrame` sends on envelope sessions once their handshakes are answered.
+    public init(keys: EnvelopeKeys?, roster: SiblingRoster, entropy: EntropySource = .system, sessions: SessionPolicy? = nil) {
         self.keys = keys
         self.roster = roster
         self.entropy = entropy
+        self.sessions = sessions.map { SessionSender(policy: $0) }
+    }
+
+    /// Whether frames to `device` go through a session at `now`.
+    public func hasSession(to device: DeviceID, now: Int64) -> Bool {
+        sessions?.hasSession(to: device, now: now) ?? false
+    }
+
+    /// The envelopes that carry `frame` to `recipient` at `now` with `wake`, in publishing order:
+    /// without a session policy the whole envelope `seal` makes; with one, a hello first when a
+    /// session to `recipient` is due (none is usable, or the one in use nears its end, and no
+    /// hello is waiting for its answer), then the frame in a session envelope when a session is
+    /// usable, in a whole envelope otherwise. Throws as `seal` does, before anything is drawn.
+    public mutating func sealFrame(_ frame: [UInt8], to recipient: DeviceID, now: Int64,
+                                   wake: WakeClass = .silent) throws(SyncKernelError) -> [SealedEnvelope] {
+        guard var sender = sessions else { return [try seal(frame, to: recipient, now: now, wake: wake)] }
+        guard let keys else { throw SyncKernelError(.keyMaterialMissing, "this device holds no account keys") }
+        try sealable(frame, to: recipient, now: now, keys: keys)
+        var envelopes: [SealedEnvelope] = []
+        if let hello = sender.helloIfDue(to: recipient, now: now, entropy: entropy) {
+            envelopes.append(try seal(SessionMessage.hello(hello).encoded(), to: recipient, now: now))
+        }
+        if let bytes = sender.seal(frame, to: recipient, wake: wake, now: now) {
+            envelopes.append(SealedEnvelope(subject: try keys.subject(of: recipient), wake: wake, bytes: bytes))
+        } else {
+            envelopes.append(try seal(frame, to: recipient, now: now, wake: wake))
+        }
+        sessions = sender
+        return envelopes
+    }
+
+    /// Takes in a handshake message a sibling sent this device (the frame of a whole envelope the
+    /// gate accepted from `device`) at `now`: an accept answering this sealer's waiting hello
+    /// opens the session frames to `device` go through from now on; a hello notes the epoch its
+    /// sender speaks for (a session accepted under another one ends). Returns whether a session
+    /// opened.
+    package mutating func receive(_ message: SessionMessage, from device: DeviceID, now: Int64) -> Bool {
+        guard let keys, var sender = sessions else { return false }
+        defer { sessions = sender }
+        switch message {
+        case .hello(let hello):
+            sender.observe(epoch: hello.epoch, of: device)
+            return false
+        case .accept(let accept):
+            sender.observe(epoch: accept.epoch, of: device)
+            return sender.complete(accept, from: device, keys: keys, now: now)
+        }
     }
 
     /// Adds a sibling the gate learned (`EnvelopeGate.drainLearned()`); a certificate the
@@ -40,11 +91,7 @@ public struct EnvelopeSealer {
     public func seal(_ frame: [UInt8], to recipient: DeviceID, now: Int64,
                      wake: WakeClass = .silent) throws(SyncKernelError) -> SealedEnvelope {
         guard let keys else { throw SyncKernelError(.keyMaterialMissing, "this device holds no account keys") }
-        guard let sibling = roster.certificate(of: recipient) else { throw SyncKernelError(.unknownSibling) }
-        guard frame.count <= SyncFrame.maxFrameBytes else { throw SyncKernelError(.limitExceeded, "frame too large to seal") }
-        guard !keys.certificate.isExpired(atMillis: now) else {
-            throw SyncKernelError(.invalidCertificate, "this device's certificate has expired")
-        }
+        let sibling = try sealable(frame, to: recipient, now: now, keys: keys)
         guard let inside = EnvelopeFormat.inside(certificate: keys.certificate, recipient: recipient,
                                                  frameID: entropy.bytes(EnvelopeFormat.frameIDBytes), timestamp: now, frame: frame,
                                                  signingKey: keys.deviceKeys.signing.secretKey, macKey: keys.channel.mac),
@@ -53,5 +100,18 @@ public struct EnvelopeSealer {
         }
         return SealedEnvelope(subject: try keys.subject(of: recipient), wake: wake,
                               bytes: [EnvelopeFormat.version, wake.rawValue] + box)
+    }
+
+    /// The recipient's certificate, after the checks every frame passes before it is sealed:
+    /// a sibling, a frame within `SyncFrame.maxFrameBytes`, this device's certificate unexpired.
+    @discardableResult
+    private func sealable(_ frame: [UInt8], to recipient: DeviceID, now: Int64,
+                          keys: EnvelopeKeys) throws(SyncKernelError) -> SenderCertificate {
+        guard let sibling = roster.certificate(of: recipient) else { throw SyncKernelError(.unknownSibling) }
+        guard frame.count <= SyncFrame.maxFrameBytes else { throw SyncKernelError(.limitExceeded, "frame too large to seal") }
+        guard !keys.certificate.isExpired(atMillis: now) else {
+            throw SyncKernelError(.invalidCertificate, "this device's certificate has expired")
+        }
+        return sibling
     }
 }

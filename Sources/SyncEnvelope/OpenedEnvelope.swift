@@ -13,8 +13,8 @@ public struct OpenedEnvelope: Sendable, Hashable {
     public let account: [UInt8]
     /// The frame's bytes, for `Replica.receive` (or `ReplicaHost.receive`).
     public let frame: [UInt8]
-    /// The frame id, now in the seen set.
+    /// The frame id, now in the seen set; empty for a frame that came through a session.
     public let frameID: [UInt8]
-    /// The sender's timestamp, milliseconds since 1970.
+    /// The sender's timestamp, milliseconds since 1970 (a session frame's: when it was checked).
     public let timestamp: Int64
 }

@@ -4,30 +4,38 @@ import SyncKernel
 /// inbox and hands only an accepted envelope's frame to the `ReplicaHost`.
 ///
 /// Invariants: no frame reaches the host (and so `SyncFrame(decoding:)`) unless the gate
-/// accepted its envelope, and then with the sender the gate verified; envelopes are gated in
+/// accepted its envelope, and then with the sender the gate verified; a handshake message never
+/// reaches it; envelopes are gated in
 /// the order `deliver` is called; every gate event is passed to `onEvent` before the frame is
 /// handed on.
 public actor SealedReceiver {
     private let gate: EnvelopeGate
     private let host: ReplicaHost
+    private let transport: SealedTransport?
     private let clock: any WallClock
     private let onEvent: @Sendable (EnvelopeEvent) -> Void
 
-    /// Takes ownership of `gate`; hands accepted frames to `host`.
-    public init(gate: sending EnvelopeGate, host: ReplicaHost, clock: any WallClock = SystemWallClock(),
-                onEvent: @escaping @Sendable (EnvelopeEvent) -> Void) {
+    /// Takes ownership of `gate`; hands accepted frames to `host` and handshake messages to
+    /// `transport` (the device's sealing side; without one they are handed to nobody).
+    public init(gate: sending EnvelopeGate, host: ReplicaHost, transport: SealedTransport? = nil,
+                clock: any WallClock = SystemWallClock(), onEvent: @escaping @Sendable (EnvelopeEvent) -> Void) {
         self.gate = gate
         self.host = host
+        self.transport = transport
         self.clock = clock
         self.onEvent = onEvent
     }
 
-    /// Gates one envelope and, when accepted, hands its frame to the host; returns the verdict.
+    /// Gates one envelope and, when accepted, hands its frame on (a handshake message to the
+    /// transport, any other frame to the host); returns the verdict.
     @discardableResult
     public func deliver(_ envelope: [UInt8]) async -> EnvelopeVerdict {
         let verdict = gate.open(envelope, now: clock.millisecondsSince1970)
         for event in gate.drainEvents() { onEvent(event) }
-        if case .accepted(let opened) = verdict {
+        guard case .accepted(let opened) = verdict else { return verdict }
+        if SealedTransport.isSessionMessage(opened.frame) {
+            _ = await transport?.receiveSessionMessage(opened.frame, from: opened.sender, opener: gate.opener)
+        } else {
             await host.receive(opened.frame, from: opened.sender)
         }
         return verdict

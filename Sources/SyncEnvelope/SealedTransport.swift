@@ -8,7 +8,10 @@ import SyncKernel
 /// `clock`'s time, and published once; a frame that cannot be sealed (no key material, not a
 /// sibling, too large, an expired certificate) is not published and is reported once as
 /// `EnvelopeEvent.sealFailed` (the replica's retries resend it later, like a lost frame); the
-/// frame's `kind` does not reach the relay (every kind travels as `WakeClass.silent`).
+/// frame's `kind` does not reach the relay (every kind travels as `WakeClass.silent`). Under a
+/// sealer with a session policy, frames go through envelope sessions once a sibling answered
+/// this device's hello (`receiveSessionMessage` takes in the handshake), in whole envelopes
+/// until then: a lost hello or accept delays nothing but the saving.
 public actor SealedTransport: FrameTransport {
     private var sealer: EnvelopeSealer
     private let carrier: any EnvelopeCarrier
@@ -35,26 +38,58 @@ public actor SealedTransport: FrameTransport {
     /// `sealFailed`, like the replica's frames').
     @discardableResult
     public func sendMessage(_ frame: [UInt8], to device: DeviceID, wake: WakeClass) async -> Bool {
-        let envelope: SealedEnvelope
+        let envelopes: [SealedEnvelope]
         do {
-            envelope = try sealer.seal(frame, to: device, now: clock.millisecondsSince1970, wake: wake)
+            envelopes = try sealer.sealFrame(frame, to: device, now: clock.millisecondsSince1970, wake: wake)
         } catch {
             onEvent(.sealFailed(recipient: device, error: error))
             return false
         }
-        await carrier.publish(envelope)
+        for envelope in envelopes { await carrier.publish(envelope) }
         return true
     }
 
-    /// Seals `frame` to `device` and publishes it.
+    /// Seals `frame` to `device` and publishes it (after a hello, when a session is due).
     public func send(_ frame: [UInt8], kind: String, to device: DeviceID) async {
-        let envelope: SealedEnvelope
-        do {
-            envelope = try sealer.seal(frame, to: device, now: clock.millisecondsSince1970)
-        } catch {
-            onEvent(.sealFailed(recipient: device, error: error))
-            return
+        await sendMessage(frame, to: device, wake: .silent)
+    }
+
+    /// Whether frames to `device` go through an envelope session now.
+    public func hasSession(to device: DeviceID) -> Bool {
+        sealer.hasSession(to: device, now: clock.millisecondsSince1970)
+    }
+
+    /// Takes in a handshake message: the frame of a whole envelope the gate whose stateless stage
+    /// is `opener` accepted from `sender`, when it starts with the session magic
+    /// (`isSessionMessage`). A hello opens a receiving session in `opener` and its accept is
+    /// sealed back in a whole envelope; an accept opens the sealer's session to `sender`. A
+    /// message that does not decode, or a hello that cannot be answered, is reported once as
+    /// `sessionRefused` and changes nothing. Returns false, touching nothing, for any other
+    /// frame (the host hands it on).
+    public func receiveSessionMessage(_ frame: [UInt8], from sender: DeviceID, opener: EnvelopeOpener) async -> Bool {
+        guard SessionMessage.hasMagic(frame) else { return false }
+        let now = clock.millisecondsSince1970
+        guard let message = SessionMessage(decoding: frame) else {
+            onEvent(.sessionRefused(sibling: sender))
+            return true
         }
-        await carrier.publish(envelope)
+        _ = sealer.receive(message, from: sender, now: now)
+        guard case .hello(let hello) = message else { return true }
+        guard let accept = opener.acceptSession(hello, from: sender, now: now) else {
+            onEvent(.sessionRefused(sibling: sender))
+            return true
+        }
+        do {
+            await carrier.publish(try sealer.seal(SessionMessage.accept(accept).encoded(), to: sender, now: now))
+        } catch {
+            onEvent(.sealFailed(recipient: sender, error: error))
+        }
+        return true
+    }
+
+    /// Whether `frame` (the frame of an accepted envelope) is a handshake message, for
+    /// `receiveSessionMessage` rather than the replica.
+    public nonisolated static func isSessionMessage(_ frame: [UInt8]) -> Bool {
+        SessionMessage.hasMagic(frame)
     }
 }

@@ -138,6 +138,60 @@ package enum Sodium {
         return status == 0
     }
 
+    /// A ChaCha20-Poly1305 (IETF) key.
+    package static let aeadKeyBytes = Int(crypto_aead_chacha20poly1305_ietf_keybytes())
+    /// What ChaCha20-Poly1305 adds to its plaintext: the Poly1305 tag.
+    package static let aeadTagBytes = Int(crypto_aead_chacha20poly1305_ietf_abytes())
+
+    /// The X25519 shared secret of `secretKey` and a peer's `publicKey`
+    /// (`crypto_scalarmult`); nil for a key of the wrong size or a peer key of small order,
+    /// whose secret would be all zeros (libsodium refuses it).
+    package static func sharedSecret(secretKey: [UInt8], publicKey: [UInt8]) -> [UInt8]? {
+        guard SHA256.ready, secretKey.count == Int(crypto_scalarmult_scalarbytes()),
+              publicKey.count == Int(crypto_scalarmult_bytes()) else { return nil }
+        var shared = [UInt8](repeating: 0, count: Int(crypto_scalarmult_bytes()))
+        guard crypto_scalarmult(&shared, secretKey, publicKey) == 0 else { return nil }
+        return shared
+    }
+
+    /// ChaCha20-Poly1305 (IETF) of `plaintext` under `key` with the nonce of `counter` (four zero
+    /// bytes, then the counter big-endian), authenticating `associated` too: the ciphertext and
+    /// its 16-byte tag. A key must never meet one counter twice (the caller's duty).
+    package static func aeadSeal(_ plaintext: [UInt8], associated: ArraySlice<UInt8>, counter: UInt64, key: [UInt8]) -> [UInt8]? {
+        guard SHA256.ready, key.count == aeadKeyBytes else { return nil }
+        let nonce = aeadNonce(counter)
+        var sealed = [UInt8](repeating: 0, count: plaintext.count + aeadTagBytes)
+        var written: UInt64 = 0
+        let status = associated.withUnsafeBufferPointer { ad -> Int32 in
+            crypto_aead_chacha20poly1305_ietf_encrypt(&sealed, &written, plaintext, UInt64(plaintext.count),
+                                                      ad.baseAddress, UInt64(ad.count), nil, nonce, key)
+        }
+        return status == 0 && written == UInt64(sealed.count) ? sealed : nil
+    }
+
+    /// The plaintext of `sealed` (ciphertext then tag) under `key` and `counter`'s nonce with
+    /// `associated`; nil when the tag does not verify (altered bytes, another key or counter) or
+    /// it is shorter than a tag. Verification is libsodium's, in constant time.
+    package static func aeadOpen(_ sealed: ArraySlice<UInt8>, associated: ArraySlice<UInt8>, counter: UInt64, key: [UInt8]) -> [UInt8]? {
+        guard SHA256.ready, key.count == aeadKeyBytes, sealed.count >= aeadTagBytes else { return nil }
+        let nonce = aeadNonce(counter)
+        var plaintext = [UInt8](repeating: 0, count: sealed.count - aeadTagBytes)
+        var written: UInt64 = 0
+        let status = sealed.withUnsafeBufferPointer { input -> Int32 in
+            associated.withUnsafeBufferPointer { ad -> Int32 in
+                guard let base = input.baseAddress else { return -1 }
+                return crypto_aead_chacha20poly1305_ietf_decrypt(&plaintext, &written, nil, base, UInt64(input.count),
+                                                                 ad.baseAddress, UInt64(ad.count), nonce, key)
+            }
+        }
+        return status == 0 && written == UInt64(plaintext.count) ? plaintext : nil
+    }
+
+    /// The 12-byte IETF nonce of a counter: four zero bytes, then the counter big-endian.
+    private static func aeadNonce(_ counter: UInt64) -> [UInt8] {
+        [0, 0, 0, 0] + withUnsafeBytes(of: counter.bigEndian) { Array($0) }
+    }
+
     /// Whether two byte strings of one length are equal, compared in constant time.
     package static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         guard lhs.count == rhs.count else { return false }

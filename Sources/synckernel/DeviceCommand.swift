@@ -326,6 +326,7 @@ enum DeviceCommand {
         case .envelopeDropped: nil
         case .dropsSummarised(let envelopes, let relay, let period): dropSummary(envelopes: envelopes, relay: relay, periodMillis: period)
         case .sealFailed(let recipient, let error): "could not seal a frame for \(recipient.hex): \(error.code)"
+        case .sessionRefused(let sibling): "refused a session handshake of \(sibling.hex)"
         case .roundStarted(let peer): "round started with \(peer)"
         case .replica(.converged(let peer)): "round completed with \(peer)"
         case .replica(.stormSuspected(let peer, let namespaces, _)): "storm suspected with \(peer) over \(namespaces.joined(separator: ","))"

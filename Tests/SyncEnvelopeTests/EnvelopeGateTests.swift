@@ -178,7 +178,7 @@ final class EnvelopeGateTests: XCTestCase {
         let world = try EnvelopeWorld()
         let gate = try world.gate(1)
         var envelope = try world.sealer(0).seal(heartbeat(world), to: world.id(1), now: now).bytes
-        envelope[0] = 2
+        envelope[0] = 3
         assertDropped(gate, envelope, .unknownFormat)
         envelope[0] = 1
         envelope[1] = 7
@@ -263,7 +263,7 @@ final class EnvelopeGateTests: XCTestCase {
             "SE101 oversized", "SE102 truncated", "SE103 unknownFormat", "SE104 noKeyMaterial", "SE105 unopenable",
             "SE106 malformed", "SE107 foreignAccount", "SE109 expiredCertificate", "SE110 badMAC", "SE108 badCertificate",
             "SE111 notASibling", "SE112 badSignature", "SE113 misaddressed", "SE114 outsideWindow", "SE115 replayed",
-            "SE116 replayStoreUnavailable",
+            "SE116 replayStoreUnavailable", "SE117 unknownSession", "SE118 sessionExpired", "SE119 badSessionTag",
         ])
         XCTAssertEqual(Set(EnvelopeDropReason.all).count, EnvelopeDropReason.all.count)
     }
@@ -273,7 +273,7 @@ final class EnvelopeGateTests: XCTestCase {
             XCTAssertEqual(EnvelopeDropReason(rawValue: reason.rawValue)?.name, reason.name)
         }
         XCTAssertEqual(EnvelopeDropReason(rawValue: "SE115"), .replayed)
-        XCTAssertNil(EnvelopeDropReason(rawValue: "SE117"))
+        XCTAssertNil(EnvelopeDropReason(rawValue: "SE120"))
         XCTAssertNil(EnvelopeDropReason(rawValue: "SK101"))
     }
 }

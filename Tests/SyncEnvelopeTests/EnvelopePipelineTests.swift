@@ -22,7 +22,7 @@ final class EnvelopePipelineTests: XCTestCase {
 
     /// Device `index` of `world` with a notebook store, its roster limited to `members` (all by default).
     private func device(_ index: Int, _ world: EnvelopeWorld, relay: InboxRelay, clock: ManualLoopClock, wall: ManualWallClock,
-                        members: [Int]? = nil) throws -> Device {
+                        members: [Int]? = nil, sessions: Bool = false) throws -> Device {
         let keys = try world.keys(index)
         let roster = try world.roster(index, members: members)
         let store = try KernelStore(path: world.path("store-\(index).sqlite"), namespaces: NamespaceSet([NotebookNamespace.self]),
@@ -30,11 +30,18 @@ final class EnvelopePipelineTests: XCTestCase {
         let replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store)
         let envelopeEvents = Recorder<EnvelopeEvent>()
         let replicaEvents = Recorder<ReplicaEvent>()
-        let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster, entropy: .seeded(UInt64(100 + index))),
+        let policy = sessions ? SessionPolicy(entropy: .seeded(UInt64(400 + index))) : nil
+        let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster, entropy: .seeded(UInt64(100 + index)),
+                                                               sessions: policy),
                                         carrier: relay, clock: wall, onEvent: { envelopeEvents.append($0) })
         let host = ReplicaHost(replica: replica, transport: transport, clock: clock, onEvent: { replicaEvents.append($0) })
-        let gate = EnvelopeGate(keys: keys, roster: roster, replay: try ReplayGuard(path: world.replayPath(index)))
-        let receiver = SealedReceiver(gate: gate, host: host, clock: wall, onEvent: { envelopeEvents.append($0) })
+        let replay = try ReplayGuard(path: world.replayPath(index))
+        let gate = if let policy {
+            EnvelopeGate(keys: keys, roster: roster, replay: replay, sessions: policy, entropy: .seeded(UInt64(500 + index)))
+        } else {
+            EnvelopeGate(keys: keys, roster: roster, replay: replay)
+        }
+        let receiver = SealedReceiver(gate: gate, host: host, transport: transport, clock: wall, onEvent: { envelopeEvents.append($0) })
         return Device(host: host, receiver: receiver, inbox: keys.inbox, replicaEvents: replicaEvents, envelopeEvents: envelopeEvents)
     }
 
@@ -87,6 +94,40 @@ final class EnvelopePipelineTests: XCTestCase {
         let shown = await relay.shown
         XCTAssertEqual(Set(shown.map(\.wake)), [.silent])
         XCTAssertEqual(Set(shown.map(\.subject)), [a.inbox, b.inbox])
+    }
+
+    func testHostsWithSessionsConvergeAndLaterFramesCostACounterAndATag() async throws {
+        let world = try EnvelopeWorld(devices: 2)
+        let relay = InboxRelay()
+        let clock = ManualLoopClock()
+        let wall = ManualWallClock()
+        let a = try device(0, world, relay: relay, clock: clock, wall: wall, sessions: true)
+        let b = try device(1, world, relay: relay, clock: clock, wall: wall, sessions: true)
+        let first = Self.note(1)
+        try await a.host.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(first) }
+        clock.advance(to: 400)
+        await a.host.tick()
+        await b.host.tick()
+        await pump([a, b], relay)
+        let (digestA, digestB) = (await a.host.stateDigest, await b.host.stateDigest)
+        XCTAssertEqual(digestA, digestB, "converged while the sessions were set up")
+        XCTAssertEqual(a.envelopeEvents.items + b.envelopeEvents.items, [], "no drop, no refusal")
+        let setUp = await relay.shown.count
+        let second = Self.note(2)
+        try await a.host.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(second) }
+        clock.advance(to: 2_000)
+        await a.host.tick()
+        await b.host.tick()
+        await pump([a, b], relay)
+        let (againA, againB) = (await a.host.stateDigest, await b.host.stateDigest)
+        XCTAssertEqual(againA, againB, "converged through sessions")
+        let later = await relay.shown.dropFirst(setUp)
+        XCTAssertFalse(later.isEmpty)
+        XCTAssertEqual(Set(later.map { $0.bytes[0] }), [SessionFormat.version], "every frame of the second round went through a session")
+        XCTAssertTrue(later.allSatisfy { $0.bytes.count <= SyncFrame.maxFrameBytes + SessionFormat.overheadBytes(counter: 200) })
+        XCTAssertEqual(a.envelopeEvents.items + b.envelopeEvents.items, [])
+        let refused = (a.replicaEvents.items + b.replicaEvents.items).filter { if case .frameRefused = $0 { true } else { false } }
+        XCTAssertEqual(refused, [], "no handshake message reached a replica")
     }
 
     /// A `reconcile_resp` carrying one note from device 0: a frame that writes a row wherever a
