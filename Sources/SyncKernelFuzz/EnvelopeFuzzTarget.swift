@@ -3,19 +3,24 @@ import SyncKernel
 
 /// The envelope opener's fuzz entry: `EnvelopeGate.open` of device 0 of `EnvelopeFuzzWorld`,
 /// over a fresh seen set. The first byte picks how far the rest gets before it meets the
-/// fuzzer's noise (modulo 3):
+/// fuzzer's noise (modulo 5):
 /// - 0: the rest is a whole envelope, opened as it is (the size and format checks, the sealed box);
 /// - 1: the rest is an inside, sealed to device 0 by the target (the inside's layout, the
 ///   certificate, its issuer signature and expiry, the MAC);
 /// - 2: the rest is an inside without its trailer: the target signs it with the key of the
 ///   device its certificate names (device 1's when none) and MACs it under the channel key
-///   (the roster, the signature, the recipient, the replay window, the seen set).
+///   (the roster, the signature, the recipient, the replay window, the seen set);
+/// - 3: device 1 holds a session to device 0, and the rest is a counter byte and a frame the
+///   target seals in a session envelope at that counter (the session's checks and window);
+/// - 4: device 1 holds a session, and the rest follows a session envelope's version, wake class
+///   and index unsealed (the header's reading, the tag).
 ///
 /// Checks: every open ends in one verdict, counted once under its reason and reported once as an
 /// event; a sealed input (1 and 2) is never dropped as unopenable or for its outer format; a
 /// drop records no frame id; an accepted envelope comes from a sibling, records exactly one
-/// frame id, carries (in mode 2) exactly the frame bytes of its inside, and is dropped as
-/// `replayed` when opened again.
+/// frame id (a session envelope none), carries (in modes 2 and 3) exactly the frame bytes sealed,
+/// and is dropped as `replayed` when opened again; mode 3 is never refused but as `replayed`
+/// twice over, and mode 4 is accepted only when the session key opens it to that very frame.
 package enum EnvelopeFuzzTarget {
     /// Runs the target on one input.
     package static func run(_ bytes: [UInt8]) throws(FuzzViolation) -> FuzzOutcome {
@@ -28,25 +33,39 @@ package enum EnvelopeFuzzTarget {
         guard let first = bytes.first else { return nil }
         guard let world = EnvelopeFuzzWorld.shared else { throw FuzzViolation("envelope: the fixed keys could not be derived") }
         let body = Array(bytes.dropFirst())
-        let mode = first % 3
+        let mode = first % 5
+        let gate: EnvelopeGate
+        do {
+            gate = try world.gate()
+        } catch {
+            throw FuzzViolation("envelope: the in-memory seen set could not be opened (\(error.code))")
+        }
         let envelope: [UInt8]
+        var sessionKey: [UInt8] = []
         switch mode {
         case 0:
             envelope = body
         case 1:
             envelope = try seal(body, world)
+        case 3, 4:
+            guard let session = world.openSession(on: gate) else { throw FuzzViolation("envelope: the fixed session could not open") }
+            sessionKey = session.key
+            let head = [SessionFormat.version, WakeClass.silent.rawValue] + withUnsafeBytes(of: session.index.bigEndian) { Array($0) }
+            if mode == 4 {
+                envelope = head + body
+            } else {
+                guard let sealed = SessionFormat.seal(Array(body.dropFirst()), wake: .silent, index: session.index,
+                                                      counter: UInt64(body.first ?? 0), key: session.key) else {
+                    throw FuzzViolation("envelope: the fixed session could not seal")
+                }
+                envelope = sealed
+            }
         default:
             let signer = SenderCertificate(parsing: body.dropFirst().prefix(SenderCertificate.byteCount))
                 .flatMap { certificate in world.devices.first { $0.device == certificate.device } } ?? world.devices[1]
             guard let inside = EnvelopeFormat.signedAndAuthenticated(body, signingKey: signer.signing.secretKey, macKey: world.keys.channel.mac)
             else { throw FuzzViolation("envelope: the fixed keys could not sign") }
             envelope = try seal(inside, world)
-        }
-        let gate: EnvelopeGate
-        do {
-            gate = try world.gate()
-        } catch {
-            throw FuzzViolation("envelope: the in-memory seen set could not be opened (\(error.code))")
         }
         let verdict = gate.open(envelope, now: EnvelopeFuzzWorld.now)
         let events = gate.drainEvents()
@@ -57,16 +76,25 @@ package enum EnvelopeFuzzTarget {
                 throw FuzzViolation("envelope: a drop was not counted and reported exactly once")
             }
             guard gate.seenCount == 0 else { throw FuzzViolation("envelope: a dropped envelope recorded its frame id") }
-            if mode != 0, [.unopenable, .unknownFormat, .noKeyMaterial, .oversized].contains(reason) {
+            if [1, 2].contains(mode), [.unopenable, .unknownFormat, .noKeyMaterial, .oversized].contains(reason) {
                 throw FuzzViolation("envelope: a well-sealed envelope was dropped as \(reason.name)")
             }
+            if mode == 3, body.count <= SyncFrame.maxFrameBytes {
+                throw FuzzViolation("envelope: a well-sealed session envelope was dropped as \(reason.name)")
+            }
         case .accepted(let opened):
-            guard gate.acceptedCount == 1, gate.dropCounts.isEmpty, events.isEmpty, gate.seenCount == 1 else {
+            guard gate.acceptedCount == 1, gate.dropCounts.isEmpty, events.isEmpty, gate.seenCount == (mode >= 3 ? 0 : 1) else {
                 throw FuzzViolation("envelope: an accepted envelope was counted, reported or recorded wrongly")
             }
             guard world.roster.contains(opened.sender) else { throw FuzzViolation("envelope: accepted from a device outside the roster") }
+            if mode == 4, SessionFormat.header(envelope).flatMap({ SessionFormat.open(envelope, header: $0, key: sessionKey) }) != opened.frame {
+                throw FuzzViolation("envelope: a session envelope its key does not open was accepted")
+            }
             if mode == 2, opened.frame != Array(body.dropFirst(EnvelopeFormat.innerHeaderBytes)) {
                 throw FuzzViolation("envelope: the accepted frame differs from the one sealed")
+            }
+            if mode == 3, opened.frame != Array(body.dropFirst()) || opened.sender != world.devices[1].device {
+                throw FuzzViolation("envelope: the accepted session frame differs from the one sealed")
             }
             guard gate.open(envelope, now: EnvelopeFuzzWorld.now) == .dropped(.replayed) else {
                 throw FuzzViolation("envelope: an accepted envelope opened twice")
@@ -101,6 +129,11 @@ package enum EnvelopeFuzzTarget {
             seeds.append([0] + [EnvelopeFormat.version, WakeClass.silent.rawValue] + box)
             seeds.append([1] + inside)
             seeds.append([2] + fields)
+            seeds.append([3, UInt8(truncatingIfNeeded: index)] + frame)
+            if let session = try? world.gate(), let opened = world.openSession(on: session),
+               let sealed = SessionFormat.seal(frame, wake: .silent, index: opened.index, counter: UInt64(index), key: opened.key) {
+                seeds.append([4] + sealed.dropFirst(SessionFormat.fixedHeaderBytes))
+            }
         }
         return seeds
     }

@@ -2,7 +2,8 @@ import SyncEnvelope
 import SyncKernel
 
 /// The fixed account of the envelope fuzz target: device 0 runs the gate, devices 1 and 2 are
-/// its siblings, device 3 holds a certificate of the account but is not in device 0's roster.
+/// its siblings, device 3 holds a certificate of the account but is not in device 0's roster;
+/// device 1 may hold a session to device 0 (`openSession`).
 ///
 /// Invariant: every key comes from a fixed seed, so the same build yields the same keys, seeds
 /// and verdicts on every run (a crash file replays).
@@ -39,8 +40,28 @@ struct EnvelopeFuzzWorld: Sendable {
         roster = try SiblingRoster(Array(certificates.prefix(3)), for: keys)
     }
 
-    /// A gate of device 0 over a fresh in-memory seen set.
+    /// The session policy of device 0's gate (a fixed epoch).
+    static let policy = SessionPolicy(entropy: .seeded(0x5e))
+    /// The ephemeral secret of device 1's hello to device 0.
+    static let helloSecret = [UInt8](repeating: 0x33, count: 32)
+    /// The id of that hello.
+    static let helloID = [UInt8](repeating: 0x44, count: 16)
+
+    /// A gate of device 0 over a fresh in-memory seen set, accepting session envelopes.
     func gate() throws(SyncKernelError) -> EnvelopeGate {
-        EnvelopeGate(keys: keys, roster: roster, replay: try ReplayGuard(path: ":memory:"))
+        EnvelopeGate(keys: keys, roster: roster, replay: try ReplayGuard(path: ":memory:"), sessions: Self.policy, entropy: .seeded(0x5f))
+    }
+
+    /// Opens device 1's session to device 0 on `gate` (a fixed hello, answered by the gate's
+    /// seeded entropy): the receiver's index and the session key; nil if the fixed keys fail.
+    func openSession(on gate: EnvelopeGate) -> (index: UInt32, key: [UInt8])? {
+        guard let ephemeral = Sodium.envelopePublicKey(secretKey: Self.helloSecret) else { return nil }
+        let hello = SessionMessage.Hello(helloID: Self.helloID, ephemeral: ephemeral, epoch: [UInt8](repeating: 0x55, count: 16))
+        guard let accept = gate.opener.acceptSession(hello, from: devices[1].device, now: Self.now),
+              let shared = Sodium.sharedSecret(secretKey: Self.helloSecret, publicKey: accept.ephemeral),
+              let key = SessionFormat.sessionKey(sharedSecret: shared, channelKey: keys.channel.mac, initiator: devices[1].device,
+                                                 responder: devices[0].device, helloID: Self.helloID, initiatorEphemeral: ephemeral,
+                                                 responderEphemeral: accept.ephemeral, index: accept.index) else { return nil }
+        return (accept.index, key)
     }
 }

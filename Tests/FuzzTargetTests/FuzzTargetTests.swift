@@ -46,7 +46,7 @@ final class FuzzTargetTests: XCTestCase {
     func testEnvelopeGateTargetOverSeedsAndMutants() throws { try exercise(.envelope) }
 
     /// The envelope target's mutants get past the sealed box: the seeded run meets the checks
-    /// behind it (inside layout, certificate, MAC, recipient, window), not only
+    /// behind it (inside layout, certificate, MAC, recipient, window, a session's tag), not only
     /// `unopenable`; the distribution is printed.
     func testEnvelopeMutantsReachTheChecksBehindTheSealedBox() throws {
         let seeds = try FuzzCorpus.seeds(for: .envelope)
@@ -62,7 +62,7 @@ final class FuzzTargetTests: XCTestCase {
         }
         print("fuzz envelope verdicts: " + reasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
         for expected in ["SE105 unopenable", "SE106 malformed", "SE108 badCertificate", "SE110 badMAC", "SE113 misaddressed",
-                         "SE114 outsideWindow", "accepted"] {
+                         "SE114 outsideWindow", "SE119 badSessionTag", "accepted"] {
             XCTAssertGreaterThan(reasons[expected] ?? 0, 0, "no mutant met \(expected)")
         }
     }

@@ -38,6 +38,13 @@ package enum SessionMessage: Sendable, Hashable {
         package let ephemeral: [UInt8]
         /// The initiator's epoch.
         package let epoch: [UInt8]
+
+        /// A hello from its fields (sizes are the encoder's: `helloIDBytes`, 32, `epochBytes`).
+        package init(helloID: [UInt8], ephemeral: [UInt8], epoch: [UInt8]) {
+            self.helloID = helloID
+            self.ephemeral = ephemeral
+            self.epoch = epoch
+        }
     }
 
     /// An accept's fields.
@@ -50,6 +57,14 @@ package enum SessionMessage: Sendable, Hashable {
         package let index: UInt32
         /// The responder's epoch.
         package let epoch: [UInt8]
+
+        /// An accept from its fields (sizes as a hello's, the index any 32 bits).
+        package init(helloID: [UInt8], ephemeral: [UInt8], index: UInt32, epoch: [UInt8]) {
+            self.helloID = helloID
+            self.ephemeral = ephemeral
+            self.index = index
+            self.epoch = epoch
+        }
     }
 
     /// Whether `frame` starts with the session magic (it is then a session message or junk,
