@@ -88,7 +88,7 @@ package enum FuzzCorpus {
             bodies.append((.rangeCompare(compare), false))
             let (responses, next) = try store.answer(compare)
             bodies += responses.map { (.reconcileResponse($0), true) }
-            if let next {
+            if let next = next.first {
                 bodies.append((.rangeCompare(next), false))
                 bodies += try local.store.answer(next).responses.map { (.reconcileResponse($0), false) }
             }

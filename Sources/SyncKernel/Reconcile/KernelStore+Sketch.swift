@@ -179,10 +179,12 @@ extension KernelStore {
     /// Answers a trie comparison: each listing with the rows the lister lacks or holds
     /// differently and the keys wanted back; each node whose fingerprint differs with its
     /// children's fingerprints (the next comparison) or, when small or deepest, with a listing.
+    /// The next comparison comes in parts a receiver of the same build reads (`RangeCompare.split`),
+    /// none when every node agreed.
     ///
     /// Throws `malformedFrame` for more than `maxCompareNodes` nodes or listed leaves in one
     /// comparison, so a hostile peer cannot make one frame cost unbounded work.
-    package func answer(_ compare: RangeCompare) throws(SyncKernelError) -> (responses: [ReconcileResponse], next: RangeCompare?) {
+    package func answer(_ compare: RangeCompare) throws(SyncKernelError) -> (responses: [ReconcileResponse], next: [RangeCompare]) {
         let driver = try namespaces.driver(named: compare.namespace)
         guard compare.nodes.count <= KernelStore.maxCompareNodes else {
             throw SyncKernelError(.malformedFrame, "more than \(KernelStore.maxCompareNodes) trie nodes")
@@ -211,7 +213,7 @@ extension KernelStore {
                 }
             }
         }
-        let next = nodes.isEmpty && listings.isEmpty ? nil : RangeCompare(namespace: driver.name, nodes: nodes, listings: listings)
+        let next = nodes.isEmpty && listings.isEmpty ? [] : RangeCompare(namespace: driver.name, nodes: nodes, listings: listings).split()
         return (responses, next)
     }
 

@@ -137,7 +137,7 @@ package struct ReconcileResponse: Sendable, Hashable {
     /// `listing` cut into pieces of at most `leavesPerListingPiece` leaves over consecutive
     /// sub-ranges: the first starts at the listing's `lo`, each next one at its first leaf, the
     /// last ends at the listing's `hi`.
-    private static func pieces(of listing: RangeListing) -> [RangeListing] {
+    package static func pieces(of listing: RangeListing) -> [RangeListing] {
         guard listing.leaves.count > leavesPerListingPiece else { return [listing] }
         let starts = Array(stride(from: 0, to: listing.leaves.count, by: leavesPerListingPiece))
         return starts.enumerated().map { index, start in

@@ -302,7 +302,7 @@ public final class Replica {
             peers[sender]?.awaiting[compare.namespace] = nil
             answer(from: sender, namespace: compare.namespace, now: now) { () throws(SyncKernelError) in
                 let (responses, next) = try store.answer(compare)
-                return responses.map { .reconcileResponse($0) } + (next.map { [.rangeCompare($0)] } ?? [])
+                return responses.map { .reconcileResponse($0) } + next.map { .rangeCompare($0) }
             }
         }
     }

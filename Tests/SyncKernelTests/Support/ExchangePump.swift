@@ -42,7 +42,7 @@ struct ExchangePump {
             }
         case .rangeCompare(let compare):
             let (responses, next) = try store.answer(compare)
-            return responses.map { .reconcileResponse($0) } + (next.map { [.rangeCompare($0)] } ?? [])
+            return responses.map { .reconcileResponse($0) } + next.map { .rangeCompare($0) }
         case .reconcileRequest(let request):
             return try store.respond(to: request).map { .reconcileResponse($0) }
         case .reconcileResponse(let response):
