@@ -1,9 +1,9 @@
 import Foundation
 import TestServers
 
-/// One `synckernel device` process of `synckernel bench-e2e` (this binary, `--events json`, fast
-/// loop timings), driven through its standard input and read through its JSON lines and its CPU
-/// time.
+/// One `synckernel device` process of `synckernel bench-e2e` (this binary, `--events json`, the
+/// device's default loop timings as a user runs it: a 400 ms debounce, retries from 2 s to 30 s),
+/// driven through its standard input and read through its JSON lines and its CPU time.
 ///
 /// Invariants: the process runs under the test-server watchdog, so it never outlives the bench;
 /// every wait has a deadline and throws `E2EError` at it, never hangs; an answer is only ever read
@@ -16,6 +16,8 @@ final class E2EDevice: Sendable {
         let roots: [String: String]
         /// Notebook rows (items) the store holds.
         let notebookRows: Int
+        /// Open notebook conflicts (keys with concurrent versions kept), 0 when not shown.
+        let notebookConflicts: Int
         /// Envelopes the gate accepted so far.
         let accepted: Int
         /// Rounds the device started so far.
@@ -39,7 +41,7 @@ final class E2EDevice: Sendable {
         let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
         let program = try await WatchedProgram.launch(executable, [
             "device", "--account", account, "--name", name, "--db", db, "--relay", relay,
-            "--events", "json", "--debounce-ms", "50", "--retry-ms", "200", "--max-retry-ms", "1000",
+            "--events", "json",
         ], keptLines: 2_000_000)
         let device = E2EDevice(name: name, program: program)
         guard await program.output.wait(timeout: .seconds(120), until: { lines in
@@ -97,6 +99,7 @@ final class E2EDevice: Sendable {
         let envelopes = object["envelopes"] as? [String: Any] ?? [:]
         return Status(roots: namespaces.compactMapValues { $0["root"] as? String },
                       notebookRows: namespaces["notebook"]?["rows"] as? Int ?? 0,
+                      notebookConflicts: namespaces["notebook"]?["conflicts"] as? Int ?? 0,
                       accepted: envelopes["accepted"] as? Int ?? 0, roundsStarted: object["rounds_started"] as? Int ?? 0,
                       siblingsInSync: !siblings.isEmpty && siblings.allSatisfy { $0["in_sync"] as? Bool == true })
     }

@@ -75,7 +75,8 @@ struct E2EPreload {
             let a = try await E2EDevice.launch("a", account: preload.account, db: preload.pathA, relay: relay.url)
             let met = try await E2ERun.waitForEqualRoots(a, b, timeout: .seconds(1_800))
             await a.quit()
-            guard met != nil else { throw E2EError("the preloaded stores did not meet within 1,800 s") }
+            guard let met else { throw E2EError("the preloaded stores did not meet within 1,800 s") }
+            progress("preload: met with \(met.0.notebookRows) notebook rows and \(met.0.notebookConflicts) open conflicts on each side")
         } catch {
             await b.quit()
             throw error
