@@ -38,9 +38,11 @@ enum E2EBenchCommand {
           --no-in-memory     leave out the in-memory bench's figure
         """
 
-    /// The full grid's values.
+    /// The full grid's row counts.
     private static let gridRows = [100_000, 1_000_000]
+    /// The full grid's row sizes.
     private static let gridRowBytes = [80, 500]
+    /// The full grid's differences (each point keeps those at most N/10).
     private static let gridDifferences = [1, 10, 100, 1_000, 10_000, 100_000]
 
     /// The parsed options.
@@ -202,6 +204,7 @@ enum E2EBenchCommand {
         return values
     }
 
+    /// Writes a progress line to standard error.
     private static func progress(_ text: String) {
         FileHandle.standardError.write(Data("bench-e2e: \(text)\n".utf8))
     }

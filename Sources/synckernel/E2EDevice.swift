@@ -31,6 +31,7 @@ final class E2EDevice: Sendable {
     /// The process.
     let program: WatchedProgram
 
+    /// Wraps a launched process.
     private init(name: String, program: WatchedProgram) {
         self.name = name
         self.program = program

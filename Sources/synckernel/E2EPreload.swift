@@ -71,7 +71,8 @@ struct E2EPreload {
         try await preload.alone("a", relay: relay, [line("edit", streamB, rows / 10, conflicts, 4)].compactMap { $0 })
         let b = try await E2EDevice.launch("b", account: preload.account, db: preload.pathB, relay: relay.url)
         do {
-            _ = try await b.command(line("edit", streamB, rows / 10, conflicts, 3) ?? "", answer: "bench_rows", timeout: .seconds(3_600))
+            _ = try await b.command("bench-rows edit \(seed) \(streamB) \(rows / 10) \(conflicts) \(rowBytes) 3", answer: "bench_rows",
+                                   timeout: .seconds(3_600))
             let a = try await E2EDevice.launch("a", account: preload.account, db: preload.pathA, relay: relay.url)
             let met = try await E2ERun.waitForEqualRoots(a, b, timeout: .seconds(1_800))
             await a.quit()

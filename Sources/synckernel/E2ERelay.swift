@@ -28,8 +28,10 @@ final class E2ERelay: Sendable {
     let url: String
     /// The HTTP monitoring port.
     let monitorPort: Int
+    /// The server's process under its watchdog.
     private let process: TestServerProcess
 
+    /// Wraps a started server.
     private init(url: String, monitorPort: Int, process: TestServerProcess) {
         self.url = url
         self.monitorPort = monitorPort

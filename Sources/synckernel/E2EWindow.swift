@@ -22,12 +22,19 @@ struct E2EWindow {
     let opened: ContinuousClock.Instant
     /// Seconds the writes took.
     var writeSeconds = 0.0
+    /// The server read at both ends.
     private let relay: E2ERelay
+    /// Device a.
     private let a: E2EDevice
+    /// Device b.
     private let b: E2EDevice
+    /// The server's totals at the start.
     private let counters: E2ERelay.Counters
+    /// Each device's CPU seconds at the start (0 for a fresh one).
     private let cpu: (a: Double, b: Double)
+    /// Each device's accepted envelopes at the start (0 for a fresh one).
     private let accepted: (a: Int, b: Int)
+    /// Rounds both had started at the start.
     private let rounds: Int
 
     /// Opens a window over `a` and `b` now, from `counters` (read now when nil); `fresh` names a
@@ -36,9 +43,8 @@ struct E2EWindow {
                      fresh: String? = nil, opened: ContinuousClock.Instant = .now) async throws -> E2EWindow {
         let statusA = fresh == "a" ? nil : try await a.status()
         let statusB = fresh == "b" ? nil : try await b.status()
-        var start = counters
-        if start == nil { start = try await relay.counters() }
-        guard let start else { throw E2EError("no server counters") }
+        let start: E2ERelay.Counters
+        if let counters { start = counters } else { start = try await relay.counters() }
         return E2EWindow(opened: opened, relay: relay, a: a, b: b, counters: start,
                          cpu: (fresh == "a" ? 0 : a.cpuSeconds, fresh == "b" ? 0 : b.cpuSeconds),
                          accepted: (statusA?.accepted ?? 0, statusB?.accepted ?? 0),
