@@ -60,6 +60,8 @@ enum DeviceCommand {
           JSON line on standard output:
             demo-write N  N notebook inserts and edits (1 to 100,000), answered once committed
             demo-fill N   N generated rows spread over ten namespaces (1 to 1,000,000), answered once committed
+            bench-rows OP SEED STREAM FIRST COUNT BYTES VARIANT   notebook rows of BYTES encoded bytes numbered
+                          FIRST to FIRST+COUNT-1 of a seeded stream, OP insert, edit or delete (`synckernel bench-e2e`)
             status        the status object (as `synckernel status --json`, with the live counters)
             approve ID    admit the device of the `approval_requested` event with this id
             reject ID     refuse it (nothing is recorded)
@@ -296,6 +298,18 @@ enum DeviceCommand {
             } catch {
                 report(error, of: "demo-fill", device: device, output: output)
             }
+        case "bench-rows":
+            guard let request = BenchRowsWriter.Request(Array(words.dropFirst())) else {
+                output.line(JSONLine.encode(["event": "error", "error": BenchRowsWriter.usage]))
+                return
+            }
+            do throws(SyncKernelError) {
+                let outcome = try await BenchRowsWriter(device: device).write(request) { stop.isOpen }
+                output.line(JSONLine.encode(["event": "bench_rows", "operation": request.operation.rawValue, "rows": outcome.rows,
+                                             "interrupted": outcome.interrupted]))
+            } catch {
+                report(error, of: "bench-rows", device: device, output: output)
+            }
         case "approve" where words.count == 2, "reject" where words.count == 2:
             let approving = words[0] == "approve"
             guard let id = ApprovalID(parsing: String(words[1])) else {
@@ -312,7 +326,7 @@ enum DeviceCommand {
             return
         default:
             output.line(JSONLine.encode(["event": "error",
-                                         "error": "unknown command: the commands are demo-write N, demo-fill N, status, approve ID, reject ID, quit"]))
+                                         "error": "unknown command: the commands are demo-write N, demo-fill N, bench-rows ..., status, approve ID, reject ID, quit"]))
         }
     }
 

@@ -30,6 +30,10 @@ let usage = """
                  [--envelopes N] [--rows N] [--rate N] [--json]   (`make bench-flood`; see `synckernel bench-flood --help`)
       bench-write  local writes through a running device and a bare store: rows a second in one transaction,
                  single-write latency   [--rows N] [--singles M] [--json]   (`make bench-write`; see `synckernel bench-write --help`)
+      bench-e2e  two device processes over a nats-server: bytes through the relay / changed row bytes, messages,
+                 wall time, CPU, round trips per point, beside the in-memory bench and negentropy
+                 [--rows N,...] [--diff D,...] [--row-bytes B,...] [--sides one|both] [--restart none|a|b] [--grid]
+                 (`make bench-e2e`; see `synckernel bench-e2e --help`)
       check      check a store's integrity: SQLite's own check, structures, every row, the quarantine
                  --db PATH [--repair] [--json]   (exit 0 healthy, 1 damage, 2 not a store; see `synckernel check --help`)
       inspect    what a store holds for one key: row, versions, vectors, tombstones, RowClock stamp (read-only)
@@ -67,6 +71,8 @@ case "bench-flood":
 case "bench-write":
     if let status = WriteBenchCommand.runWithoutDevice(Array(arguments.dropFirst())) { exit(status) }
     exit(await WriteBenchCommand.run(Array(arguments.dropFirst())))
+case "bench-e2e":
+    exit(await E2EBenchCommand.run(Array(arguments.dropFirst())))
 case "check":
     exit(CheckCommand.run(Array(arguments.dropFirst())))
 case "inspect":
