@@ -13,6 +13,9 @@ public struct BenchConfig: Sendable, Hashable {
     public var seed: UInt64 = 1
     /// The encoded size each row aims at.
     public var rowBytes = 500
+    /// Whether every difference is made on A (inserts and edits), B only taking them in; false
+    /// splits them across both sides.
+    public var oneSided = false
     /// The most request rounds (each side requesting once is two) before the run gives up.
     public var roundLimit = 16
 

@@ -13,7 +13,7 @@ import SyncKernel
 /// steady state of siblings that synced before (`recordSynced`): each already knows the other
 /// speaks the sketch exchange and reads compact frames, so, as `Replica` does then, no frame
 /// repeats the capabilities and `fast` frames are written with the compact header (`spec` frames
-/// exactly as the spec's).
+/// exactly as the spec's), and sketches may use the wide tier (`SyncFrame.wideCapability`).
 ///
 /// Invariants: a frame's depth is one more than the frame it answers, and frames of one depth
 /// travel together, so the deepest frame before the last digest counts the one-way trips of
@@ -100,10 +100,10 @@ final class BenchExchange {
                     return false
                 }
                 depth += 1
-                let divergent = try measure(requester, \.detectNanoseconds) { () throws(SyncKernelError) in
+                let (divergent, theirs) = try measure(requester, \.detectNanoseconds) { () throws(SyncKernelError) in
                     let theirs = try StateDigest(decoding: digest, expecting: schema, namespaces: names)
                     let mine = mode == .fast ? stores[requester].stateDigest() : try stores[requester].merkleDigest()
-                    return mine.divergentNamespaces(from: theirs)
+                    return (mine.divergentNamespaces(from: theirs), theirs)
                 }
                 if divergent.isEmpty {
                     confirmFrames += 1
@@ -116,7 +116,8 @@ final class BenchExchange {
                         guard mode == .fast else { return .reconcileRequest(try stores[requester].reconcileRequest(for: namespace)) }
                         let expected = marks[requester].expectedItems(namespace, names: names, mine: stores[requester].changeCounters(),
                                                                       theirs: theirChanges)
-                        return try stores[requester].sketchStart(for: namespace, expectedItems: expected)
+                        let root = names.firstIndex(of: namespace).map { theirs.roots[$0] }
+                        return try stores[requester].sketchStart(for: namespace, expectedItems: expected, wide: true, peerRoot: root)
                     }
                     queue.append(InFlight(body: body, receiver: responder, depth: depth + 1))
                 }
@@ -152,7 +153,7 @@ final class BenchExchange {
                 try store.respond(toKeys: shipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
             }
         case .sketch(let request):
-            let decision = try measure(side, \.detectNanoseconds) { () throws(SyncKernelError) in try store.decide(request) }
+            let decision = try measure(side, \.detectNanoseconds) { () throws(SyncKernelError) in try store.decide(request, wide: true) }
             switch decision {
             case .differs(let wanted, let offered):
                 return try measure(side, \.transferNanoseconds) { () throws(SyncKernelError) in
