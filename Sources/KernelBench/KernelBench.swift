@@ -47,7 +47,7 @@ public enum KernelBench {
             b.close()
         }
         let plan = DifferencePlan(differences: config.differences, rows: config.rows, source: source, oneSided: config.oneSided)
-        let exchange = BenchExchange(a, b, mode: config.mode)
+        let exchange = BenchExchange(a, b, mode: config.mode, wide: config.wide)
         exchange.recordSynced()
         try a.write(BenchNamespace.self) { tx throws(SyncKernelError) in
             for index in 0..<plan.insertsOnA { try tx.save(source.row(.insertedOnA, index, stamp: RowSource.diffStamp)) }

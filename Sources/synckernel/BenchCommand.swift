@@ -9,7 +9,7 @@ import KernelBench
 enum BenchCommand {
     /// The command's usage text.
     static let usage = """
-        usage: synckernel bench --rows N --diff D[,D...] [--sides one|both] [--mode spec|fast] [--seed S] [--row-bytes B] [--json]
+        usage: synckernel bench --rows N --diff D[,D...] [--sides one|both] [--narrow] [--mode spec|fast] [--seed S] [--row-bytes B] [--json]
                synckernel bench --grid [--json] [--csv PATH] [--seed S] [--row-bytes B] [--bound-s SECONDS]
                synckernel bench [--compare-rows R] [--seed S]
                synckernel bench --decode-memory [--decode-memory-mib M] [--decode-memory-shape NAME]
@@ -17,6 +17,9 @@ enum BenchCommand {
                              one transaction each, make D differences (inserts on either side, a third edits of
                              shared rows), and reconcile to equal roots; prints bytes (detection and rows), frames,
                              round trips, CPU per side, per-write overhead, structure size, peak memory
+          --diff D1,D2,...   one run per count, each on copies of one load
+          --sides one        every difference on A (default both: inserts and edits split across A and B)
+          --narrow           the exchange a peer of the earlier build gets: at most 4,096 symbols, then the trie
           --mode spec        the spec's frames: Merkle digests, bucketize, every row of every mismatching bucket
           --mode fast        the sketch exchange (default): set-hash digests, a sketch sized to the expected
                              difference, rows of the differing keys only, the trie comparison when it cannot decode
@@ -36,7 +39,7 @@ enum BenchCommand {
         do {
             options = try OptionParser(arguments, options: ["rows", "diff", "sides", "mode", "seed", "row-bytes", "csv", "bound-s",
                                                             "compare-rows", "decode-memory-mib", "decode-memory-shape"],
-                                       flags: ["json", "grid", "help", "decode-memory"])
+                                       flags: ["json", "grid", "help", "decode-memory", "narrow"])
         } catch {
             return usageError(error.message)
         }
@@ -77,6 +80,7 @@ enum BenchCommand {
             case "one": config.oneSided = true
             default: throw UsageError("--sides must be one or both")
             }
+            config.wide = !options.flags.contains("narrow")
             config.seed = UInt64(try options.int("seed", default: 1, range: 0...Int.max))
             config.rowBytes = try options.int("row-bytes", default: 500, range: 48...1_000_000)
             config.mode = try mode(options)

@@ -87,7 +87,8 @@ extension KernelStore {
         if driver.granularity == .wholeNamespace {
             return .reconcileRequest(ReconcileRequest(namespace: namespace, buckets: []))
         }
-        if wide, held > 0, let peerRoot, peerRoot == Array(KernelStore.emptyRoot.prefix(peerRoot.count)) {
+        if wide, held > 0, let peerRoot, peerRoot.count >= SketchRequest.rootPrefixBytes,
+           peerRoot == Array(KernelStore.emptyRoot.prefix(peerRoot.count)) {
             return .sketch(SketchRequest(namespace: namespace, root: structure.root, symbols: structure.symbols(prefix: 1)))
         }
         if let expected = expectedItems, expected > (wide ? KernelStore.wideDecodableItems : KernelStore.decodableItems) {
