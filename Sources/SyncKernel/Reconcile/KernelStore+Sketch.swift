@@ -69,10 +69,12 @@ extension KernelStore {
     /// (`SketchRequest.admittedPrefix`). Without it this is the earlier build's exchange: at
     /// most 4,096 symbols, and a whole-namespace request when more than `decodableItems` are
     /// expected and at least half of what this store holds. With it, past `wideDecodableItems`
-    /// the whole namespace is asked for only when this store holds no more than the expected
-    /// difference (so the peer's rows are mostly new here), and otherwise the trie comparison
-    /// starts at once, so two stores that each hold half of what differs never ship both whole
-    /// namespaces. `peerRoot` (the peer's advertised root, when known) equal to the empty set's
+    /// the whole namespace is asked for only when this store holds at most a quarter of the
+    /// expected difference (so the peer's rows are nearly all new here), and otherwise the trie
+    /// comparison starts at once, so two stores that each hold half of what differs never ship
+    /// both whole namespaces, and a stale estimate (change counters since a mark taken before a
+    /// large exchange that left one key behind, such as an edit whose two versions share their
+    /// 16-bit identity) costs a trie comparison rather than every row. `peerRoot` (the peer's advertised root, when known) equal to the empty set's
     /// sends a single symbol, which the empty peer answers by asking for the whole namespace:
     /// the rows and nothing else.
     ///
@@ -92,7 +94,7 @@ extension KernelStore {
             return .sketch(SketchRequest(namespace: namespace, root: structure.root, symbols: structure.symbols(prefix: 1)))
         }
         if let expected = expectedItems, expected > (wide ? KernelStore.wideDecodableItems : KernelStore.decodableItems) {
-            if held <= expected || (!wide && held - expected <= expected) {
+            if wide ? held <= expected / 4 : held <= expected || held - expected <= expected {
                 return .reconcileRequest(ReconcileRequest(namespace: namespace, buckets: []))
             }
             if wide { return .rangeCompare(try rangeCompare(driver.name, nodes: PrefixNode.root.children)) }
