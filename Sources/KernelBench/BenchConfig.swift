@@ -13,6 +13,13 @@ public struct BenchConfig: Sendable, Hashable {
     public var seed: UInt64 = 1
     /// The encoded size each row aims at.
     public var rowBytes = 500
+    /// Whether every difference is made on A (inserts and edits), B only taking them in; false
+    /// splits them across both sides.
+    public var oneSided = false
+    /// Whether the two replicas read sketches past the standard capacity (`SyncFrame.wideCapability`),
+    /// as two of this build do; false runs the exchange a peer of the earlier build gets (at most
+    /// 4,096 symbols, then the trie comparison), for a before-and-after in one run.
+    public var wide = true
     /// The most request rounds (each side requesting once is two) before the run gives up.
     public var roundLimit = 16
 

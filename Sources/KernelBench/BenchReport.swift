@@ -80,6 +80,7 @@ public struct BenchReport: Sendable {
     public var fields: [String: Any] {
         var object: [String: Any] = [
             "rows": config.rows, "diff": config.differences, "mode": config.mode.rawValue, "seed": config.seed,
+            "sides": config.oneSided ? "one" : "both", "wide": config.wide,
             "row_bytes_target": config.rowBytes, "differing_rows": differingRows, "converged": converged,
             "bytes_total": totalBytes, "bytes_rows": rowBytesShipped, "bytes_detection": detectionBytes,
             "row_bytes": rowBytes, "round_trips": roundTrips, "frames": frames, "confirm_frames": confirmFrames,

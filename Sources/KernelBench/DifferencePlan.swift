@@ -1,7 +1,7 @@
 import SyncKernel
 
 /// Where a run's differences go: half of the inserts on each side, and a third of the
-/// differences as edits of shared rows, split across both sides.
+/// differences as edits of shared rows, split across both sides (or, one-sided, all of them on A).
 ///
 /// Invariants: `insertsOnA + insertsOnB + editsOnA.count + editsOnB.count` equals the requested
 /// differences (edits are capped at the shared rows there are); no shared row is edited twice,
@@ -17,11 +17,11 @@ struct DifferencePlan {
     let editsOnB: [Int]
 
     /// Spreads `differences` over `rows` shared rows with the source's seeded positions.
-    init(differences: Int, rows: Int, source: RowSource) {
+    init(differences: Int, rows: Int, source: RowSource, oneSided: Bool = false) {
         let edits = min(differences / 3, rows)
         let inserts = differences - edits
-        insertsOnA = (inserts + 1) / 2
-        insertsOnB = inserts / 2
+        insertsOnA = oneSided ? inserts : (inserts + 1) / 2
+        insertsOnB = oneSided ? 0 : inserts / 2
         var random = source.generator(.editPositions, 0)
         var chosen: Set<Int> = []
         var positions: [Int] = []
@@ -29,8 +29,8 @@ struct DifferencePlan {
             let position = Int(random.next() % UInt64(rows))
             if chosen.insert(position).inserted { positions.append(position) }
         }
-        editsOnA = Array(positions.prefix((edits + 1) / 2))
-        editsOnB = Array(positions.dropFirst((edits + 1) / 2))
+        editsOnA = oneSided ? positions : Array(positions.prefix((edits + 1) / 2))
+        editsOnB = oneSided ? [] : Array(positions.dropFirst((edits + 1) / 2))
     }
 
     /// The keys whose leaves differ between the two sides after the plan is applied, each once,

@@ -20,6 +20,21 @@ public enum KernelBench {
         return try run(config, on: loaded, at: (loaded.pathA, loaded.pathB))
     }
 
+    /// Runs each of `configs` (one row count, seed and row size, the first's) on copies of one
+    /// load, in a fresh temporary folder, calling `report` after each.
+    public static func runSeries(_ configs: [BenchConfig], report: (BenchReport) -> Void) throws {
+        guard let first = configs.first else { return }
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let loaded = try LoadedStores.load(rows: first.rows, source: RowSource(seed: first.seed, rowBytes: first.rowBytes), into: directory)
+        for (index, config) in configs.enumerated() {
+            let folder = directory + "/point-\(index)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            report(try run(config, on: loaded, at: try loaded.copy(into: folder)))
+        }
+    }
+
     /// Runs one benchmark on loaded store files at `paths` (the loaded files themselves, or copies).
     static func run(_ config: BenchConfig, on loaded: LoadedStores, at paths: (a: String, b: String)) throws -> BenchReport {
         let source = RowSource(seed: config.seed, rowBytes: config.rowBytes)
@@ -31,8 +46,8 @@ public enum KernelBench {
             a.close()
             b.close()
         }
-        let plan = DifferencePlan(differences: config.differences, rows: config.rows, source: source)
-        let exchange = BenchExchange(a, b, mode: config.mode)
+        let plan = DifferencePlan(differences: config.differences, rows: config.rows, source: source, oneSided: config.oneSided)
+        let exchange = BenchExchange(a, b, mode: config.mode, wide: config.wide)
         exchange.recordSynced()
         try a.write(BenchNamespace.self) { tx throws(SyncKernelError) in
             for index in 0..<plan.insertsOnA { try tx.save(source.row(.insertedOnA, index, stamp: RowSource.diffStamp)) }

@@ -9,7 +9,7 @@ import KernelBench
 enum BenchCommand {
     /// The command's usage text.
     static let usage = """
-        usage: synckernel bench --rows N --diff D [--mode spec|fast] [--seed S] [--row-bytes B] [--json]
+        usage: synckernel bench --rows N --diff D[,D...] [--sides one|both] [--narrow] [--mode spec|fast] [--seed S] [--row-bytes B] [--json]
                synckernel bench --grid [--json] [--csv PATH] [--seed S] [--row-bytes B] [--bound-s SECONDS]
                synckernel bench [--compare-rows R] [--seed S]
                synckernel bench --decode-memory [--decode-memory-mib M] [--decode-memory-shape NAME]
@@ -17,6 +17,9 @@ enum BenchCommand {
                              one transaction each, make D differences (inserts on either side, a third edits of
                              shared rows), and reconcile to equal roots; prints bytes (detection and rows), frames,
                              round trips, CPU per side, per-write overhead, structure size, peak memory
+          --diff D1,D2,...   one run per count, each on copies of one load
+          --sides one        every difference on A (default both: inserts and edits split across A and B)
+          --narrow           the exchange a peer of the earlier build gets: at most 4,096 symbols, then the trie
           --mode spec        the spec's frames: Merkle digests, bucketize, every row of every mismatching bucket
           --mode fast        the sketch exchange (default): set-hash digests, a sketch sized to the expected
                              difference, rows of the differing keys only, the trie comparison when it cannot decode
@@ -34,9 +37,9 @@ enum BenchCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let options: OptionParser
         do {
-            options = try OptionParser(arguments, options: ["rows", "diff", "mode", "seed", "row-bytes", "csv", "bound-s",
+            options = try OptionParser(arguments, options: ["rows", "diff", "sides", "mode", "seed", "row-bytes", "csv", "bound-s",
                                                             "compare-rows", "decode-memory-mib", "decode-memory-shape"],
-                                       flags: ["json", "grid", "help", "decode-memory"])
+                                       flags: ["json", "grid", "help", "decode-memory", "narrow"])
         } catch {
             return usageError(error.message)
         }
@@ -57,12 +60,27 @@ enum BenchCommand {
         }
     }
 
-    /// `--rows N --diff D`: one run, printed as a summary or one JSON object.
+    /// `--rows N --diff D`: one run, printed as a summary or one JSON object; `--diff D1,D2,...`
+    /// runs each on copies of one load, one summary or JSON object each.
     private static func single(_ options: OptionParser) -> Int32 {
         var config = BenchConfig()
-        do {
+        var series: [Int] = []
+        do throws(UsageError) {
             config.rows = try options.int("rows", default: 10_000, range: 1...10_000_000)
-            config.differences = try options.int("diff", default: 100, range: 0...1_000_000)
+            if let list = options.values["diff"], list.contains(",") {
+                for text in list.split(separator: ",") {
+                    guard let value = Int(text), (0...1_000_000).contains(value) else { throw UsageError("--diff takes counts in 0...1000000") }
+                    series.append(value)
+                }
+            } else {
+                config.differences = try options.int("diff", default: 100, range: 0...1_000_000)
+            }
+            switch options.values["sides"] ?? "both" {
+            case "both": config.oneSided = false
+            case "one": config.oneSided = true
+            default: throw UsageError("--sides must be one or both")
+            }
+            config.wide = !options.flags.contains("narrow")
             config.seed = UInt64(try options.int("seed", default: 1, range: 0...Int.max))
             config.rowBytes = try options.int("row-bytes", default: 500, range: 48...1_000_000)
             config.mode = try mode(options)
@@ -70,9 +88,21 @@ enum BenchCommand {
             return usageError(error.message)
         }
         do {
-            let report = try KernelBench.run(config)
-            print(options.flags.contains("json") ? report.json() : report.text())
-            return report.converged ? 0 : 1
+            guard !series.isEmpty else {
+                let report = try KernelBench.run(config)
+                print(options.flags.contains("json") ? report.json() : report.text())
+                return report.converged ? 0 : 1
+            }
+            var converged = true
+            try KernelBench.runSeries(series.map { count in
+                var point = config
+                point.differences = count
+                return point
+            }) { report in
+                print(options.flags.contains("json") ? report.json() : report.text())
+                converged = converged && report.converged
+            }
+            return converged ? 0 : 1
         } catch {
             FileHandle.standardError.write(Data("synckernel bench: \(error)\n".utf8))
             return 2

@@ -159,14 +159,18 @@ final class DecodeMemoryTests: XCTestCase {
 
     // MARK: The largest legitimate frames
 
-    private func largestSketch(extraSymbols: Int = 0) -> SyncFrame {
+    private func largestSketch() -> SyncFrame {
+        SyncFrame(account: account, schema: SchemaFingerprint(value: UInt64.max),
+                  body: .sketch(SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 16), symbols: largestSketchSymbols())),
+                  capabilities: [SyncFrame.sketchCapability])
+    }
+
+    /// The standard capacity of symbols of the longest key sums and the widest counts.
+    private func largestSketchSymbols() -> [CodedSymbol] {
         let keySum = [UInt8](repeating: 0x3c, count: CodedSymbol.maxKeySumBytes)
-        let symbols = (0..<RatelessSketch.standardCapacity + extraSymbols).map {
+        return (0..<RatelessSketch.standardCapacity).map {
             CodedSymbol(count: Int64.min + Int64($0), keySum: keySum, tagSum: UInt32($0))
         }
-        return SyncFrame(account: account, schema: SchemaFingerprint(value: UInt64.max),
-                         body: .sketch(SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 16), symbols: symbols)),
-                         capabilities: [SyncFrame.sketchCapability])
     }
 
     func testTheFrameLimitIsTheLargestSketchAndTheReaderAgrees() {
@@ -211,9 +215,15 @@ final class DecodeMemoryTests: XCTestCase {
     }
 
     func testRejectOneSketchSymbolMoreThanTheCapacity() {
-        XCTAssertThrowsError(try SyncFrame(decoding: largestSketch(extraSymbols: 1).encoded())) { error in
+        let symbols = [CodedSymbol](repeating: .zero, count: SketchRequest.maxSymbols + 1)
+        let frame = SyncFrame(account: account, schema: SchemaFingerprint(value: UInt64.max),
+                              body: .sketch(SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 16), symbols: symbols)))
+        XCTAssertThrowsError(try SyncFrame(decoding: frame.encoded())) { error in
             XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame)
         }
+        XCTAssertLessThanOrEqual(SketchRequest.admittedPrefix(symbols).count, SketchRequest.maxSymbols, "a sender never builds it")
+        XCTAssertEqual(SketchRequest.admittedPrefix(largestSketchSymbols()).count, RatelessSketch.standardCapacity,
+                       "the largest standard sketch is admitted whole")
     }
 
     func testTheLargestRangeComparisonDecodes() throws {

@@ -200,7 +200,8 @@ extension FrameCodecTests {
     }
 
     func testRejectASketchOfMoreSymbolsThanTheCapacity() throws {
-        let symbols = symbols(RatelessSketch.standardCapacity + 1, seed: 3)
+        let base = symbols(64, seed: 3)
+        let symbols = (0..<(SketchRequest.maxSymbols + 1)).map { base[$0 % base.count] }
         let frame = SyncFrame(account: account, schema: schema,
                               body: .sketch(SketchRequest(namespace: "records", root: [UInt8](repeating: 1, count: 32), symbols: symbols)))
         assertRejected(frame.encoded(), .malformedFrame)

@@ -102,7 +102,7 @@ final class NegotiationTests: XCTestCase {
                         XCTAssertEqual(changes, [], "\(label): frame \(frame.index) carries change counters")
                     }
                 }
-                XCTAssertTrue(toSpec.contains { $0.frame.capabilities == [SyncFrame.compactCapability, SyncFrame.sketchCapability] },
+                XCTAssertTrue(toSpec.contains { $0.frame.capabilities == [SyncFrame.compactCapability, SyncFrame.sketchCapability, SyncFrame.wideCapability] },
                               "\(label): the sketch replica did announce itself")
                 for frame in toSpec {
                     XCTAssertFalse(["sketch_req", "range_req"].contains(frame.frame.body.kind), "\(label): frame \(frame.index)")
@@ -178,7 +178,7 @@ final class NegotiationTests: XCTestCase {
         let firstDigest = try XCTUnwrap(opening.first(where: isDigest))
         XCTAssertEqual(firstDigest.from, devices[0])
         XCTAssertEqual(firstDigest.digestLayout, .merkle, "the sibling's capability is unknown yet")
-        XCTAssertEqual(firstDigest.frame.capabilities, [SyncFrame.compactCapability, SyncFrame.sketchCapability],
+        XCTAssertEqual(firstDigest.frame.capabilities, [SyncFrame.compactCapability, SyncFrame.sketchCapability, SyncFrame.wideCapability],
                        "and this replica announces its own")
         XCTAssertFalse(firstDigest.frame.compactHeader, "a frame to a sibling not yet heard from is the spec's")
         let laterDigests = opening.filter { isDigest($0) && $0.index != firstDigest.index }
@@ -247,7 +247,7 @@ final class NegotiationTests: XCTestCase {
         let frames = try sent(fleet)
         let heartbeats = frames.filter { $0.frame.body == .heartbeat }
         XCTAssertEqual(heartbeats.count, 2)
-        XCTAssertTrue(heartbeats.allSatisfy { $0.frame.capabilities == [SyncFrame.compactCapability, SyncFrame.sketchCapability] })
+        XCTAssertTrue(heartbeats.allSatisfy { $0.frame.capabilities == [SyncFrame.compactCapability, SyncFrame.sketchCapability, SyncFrame.wideCapability] })
         let digests = frames.filter(isDigest)
         XCTAssertFalse(digests.isEmpty)
         XCTAssertTrue(digests.allSatisfy { $0.digestLayout == .setHash }, "\(digests.map { ($0.index, $0.digestLayout) })")

@@ -206,6 +206,48 @@ final class RatelessSketchTests: XCTestCase {
         print(table)
     }
 
+    /// The wide sizing (`KernelStore.sketchSymbols` past `wideSizingItems`: 1.5 per item plus
+    /// 64) decodes large differences: seeded differences of 20,000 and 50,000 items, split
+    /// between the two sides, each decoded exactly from a sketch of that size; prints the fewest
+    /// symbols each needed (the smallest prefix that decodes, found by bisection).
+    func testTheWideSizingDecodesDifferencesOfTwentyAndFiftyThousandItems() {
+        for (items, seeds) in [(20_000, 4), (50_000, 2)] {
+            let size = KernelStore.sketchSymbols(forExpectedItems: items, capacity: SketchRequest.maxSymbols)
+            XCTAssertEqual(size, items + items / 2 + 64)
+            for seed in 0..<UInt64(seeds) {
+                var random = SeededGenerator(seed: 900 + seed)
+                var remote = RatelessSketch(capacity: size)
+                var local = RatelessSketch(capacity: size)
+                var remoteItems: [SketchItem] = []
+                var localItems: [SketchItem] = []
+                for index in 0..<items {
+                    let item = Self.item(&random)
+                    if index % 2 == 0 {
+                        remote.apply(item, direction: 1)
+                        remoteItems.append(item)
+                    } else {
+                        local.apply(item, direction: 1)
+                        localItems.append(item)
+                    }
+                }
+                let decoded = SketchDecoder.decode(remote: remote.symbols, local: local.symbols[...])
+                XCTAssertEqual(decoded?.remoteOnly, Self.sorted(remoteItems), "\(items) items, seed \(seed)")
+                XCTAssertEqual(decoded?.localOnly, Self.sorted(localItems), "\(items) items, seed \(seed)")
+                var (low, high) = (items, size)
+                while low < high {
+                    let middle = (low + high) / 2
+                    if SketchDecoder.decode(remote: Array(remote.symbols.prefix(middle)), local: local.symbols[..<middle]) != nil {
+                        high = middle
+                    } else {
+                        low = middle + 1
+                    }
+                }
+                print(String(format: "wide sizing: %d items, seed %d: decoded from %d symbols (%.3f per item; sent %d)",
+                             items, seed, low, Double(low) / Double(items), size))
+            }
+        }
+    }
+
     func testDecodingFailsCleanlyOnTooFewShortOrGarbageSymbols() {
         var random = SeededGenerator(seed: 16)
         var remote = RatelessSketch(capacity: 256)

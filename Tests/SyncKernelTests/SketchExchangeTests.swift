@@ -120,7 +120,7 @@ final class SketchExchangeTests: XCTestCase {
         let (a, b) = try pair(rows: 5, world: world)
         guard case .sketch(let request) = try a.sketchStart(for: namespace, expectedItems: nil) else { return XCTFail("a sketch") }
         let symbols = request.symbols
-        for count in [0, RatelessSketch.standardCapacity + 1] {
+        for count in [0, SketchRequest.maxSymbols + 1] {
             let hostile = SketchRequest(namespace: namespace, root: request.root,
                                         symbols: (0..<count).map { symbols[$0 % symbols.count] })
             XCTAssertThrowsError(try b.decide(hostile), "\(count) symbols") { error in

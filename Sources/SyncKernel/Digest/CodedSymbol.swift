@@ -108,11 +108,18 @@ package struct CodedSymbol: Sendable, Hashable {
     package func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(2 * LEB128.maxBytes + keySum.count + Self.tagBytes)
+        append(to: &bytes)
+        return bytes
+    }
+
+    /// Appends the persisted form (`encoded()`) to `bytes`, allocating nothing of its own.
+    ///
+    /// Invariant: appends exactly the bytes `encoded()` returns.
+    package func append(to bytes: inout [UInt8]) {
         LEB128.append(UInt64(bitPattern: count << 1 ^ count >> 63), to: &bytes)
         LEB128.append(UInt64(keySum.count), to: &bytes)
         bytes.append(contentsOf: keySum)
         appendTagSum(to: &bytes)
-        return bytes
     }
 
     /// Reads a persisted symbol blob.

@@ -25,7 +25,7 @@ package enum SketchCodec {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(LEB128.maxBytes + symbols.count * minimumSymbolBytes)
         LEB128.append(UInt64(symbols.count), to: &bytes)
-        for symbol in symbols { bytes.append(contentsOf: symbol.encoded()) }
+        for symbol in symbols { symbol.append(to: &bytes) }
         return bytes
     }
 

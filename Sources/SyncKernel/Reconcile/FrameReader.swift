@@ -188,8 +188,8 @@ struct FrameReader {
         var symbolsField = try required(.symbols)
         let range = try symbolsField.readByteRange()
         let (symbols, residues) = compact
-            ? try SketchCodec.decodeCompact(symbolsField.input, in: range, maxSymbols: RatelessSketch.standardCapacity, budget: &budget)
-            : (try SketchCodec.decode(symbolsField.input, in: range, maxSymbols: RatelessSketch.standardCapacity, budget: &budget), false)
+            ? try SketchCodec.decodeCompact(symbolsField.input, in: range, maxSymbols: SketchRequest.maxSymbols, budget: &budget)
+            : (try SketchCodec.decode(symbolsField.input, in: range, maxSymbols: SketchRequest.maxSymbols, budget: &budget), false)
         var namespace = try required(.ns)
         let name = try namespace.readText(budget: &budget)
         var root = try required(.root)

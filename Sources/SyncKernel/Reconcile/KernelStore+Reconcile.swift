@@ -142,6 +142,12 @@ extension KernelStore {
     package func apply(_ response: ReconcileResponse) throws(SyncKernelError) -> ApplyOutcome {
         let driver = try namespaces.driver(named: response.namespace)
         try response.checkCounters()
+        // Wanted prefixes name this store's keys as the sender's difference saw them, so they are
+        // resolved before the response's rows are merged: a row of the sender's that lands next
+        // to a wanted key would otherwise make its prefix start more keys than the sender
+        // counted (more than `maxPrefixMatches`: then nothing ships). A response is split with
+        // its prefixes ahead of every row, so no earlier part of the answer merged rows either.
+        let prefixed = try keys(wantedBy: response.wantPrefixes, namespace: driver.name)
         let writer = makeWriter()
         let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(writer: writer, clock: clock))
         var shipped: Set<[UInt8]> = []
@@ -201,7 +207,7 @@ extension KernelStore {
             try settle(fresh, change: epochChange, strict: false)
         }
         shipBack.formUnion(response.want.filter { !shipped.contains($0) })
-        shipBack.formUnion(try keys(wantedBy: response.wantPrefixes, namespace: driver.name).subtracting(shipped))
+        shipBack.formUnion(prefixed.subtracting(shipped))
         return ApplyOutcome(namespace: driver.name, rowsApplied: counts.rows, tombstonesApplied: counts.tombstones,
                             digestChanged: changed.contains(driver.name),
                             keysToShipBack: shipBack.sorted(by: [UInt8].keyPrecedes),

@@ -30,51 +30,92 @@ extension KernelStore {
     /// of at least the capacity asks for the capacity before any arithmetic (every branch wants
     /// at least one symbol per item, so the answer is the same), and below it no product exceeds
     /// 2 × 4,096.
-    package static func sketchSymbols(forExpectedItems expectedItems: Int?) -> Int {
+    package static func sketchSymbols(forExpectedItems expectedItems: Int?,
+                                      capacity: Int = RatelessSketch.standardCapacity) -> Int {
         guard let estimate = expectedItems else { return defaultSketchSymbols }
-        let expectedItems = min(estimate, RatelessSketch.standardCapacity)
+        let expectedItems = min(estimate, capacity)
         let wanted = switch expectedItems {
         case ...1: 1
         case 2...4: 4 * expectedItems + 4
         case 5..<50: 2 * expectedItems + 9
-        default: expectedItems + expectedItems * 3 / 5 + 10
+        case 50...wideSizingItems: expectedItems + expectedItems * 3 / 5 + 10
+        default: expectedItems + expectedItems / 2 + 64
         }
-        return min(RatelessSketch.standardCapacity, wanted)
+        return min(capacity, wanted)
     }
+
+    /// From how many expected items a sketch takes 1.5 symbols per item (plus 64) instead of 1.6:
+    /// the rateless code's overhead narrows as the difference grows (`RatelessSketchTests`'
+    /// wide decoding table: at 20,000 and 50,000 items every seeded decode succeeded at 1.5).
+    package static let wideSizingItems = 10_000
+
+    /// The most differing items a sketch of the wide capacity (`WideSketch.capacity`, 262,144
+    /// symbols) decodes reliably at the sizing above: about 174,000 at 1.5 per item, kept below.
+    package static let wideDecodableItems = 160_000
 
     /// The most differing items a full sketch decodes reliably (4,096 symbols at about 1.4 per item).
     package static let decodableItems = 2_800
 
     /// The first frame of the sketch exchange for a divergent namespace: a sketch of
-    /// `sketchSymbols(forExpectedItems:)` symbols, or a request for the whole namespace when it
-    /// is reconciled whole, or when the expected difference is more than a full sketch decodes and
-    /// at least half of what this store holds (then the rows are the cheapest description). A
-    /// sketch for at most `SketchRequest.maxResidueItems` expected items asks for its counts to
-    /// travel as residues (in a compact frame).
+    /// `sketchSymbols(forExpectedItems:capacity:)` symbols, or a request for the whole namespace
+    /// when it is reconciled whole, or when the expected difference is more than a full sketch
+    /// decodes and the requester holds little beside it (then the rows are the cheapest
+    /// description). A sketch for at most `SketchRequest.maxResidueItems` expected items asks for
+    /// its counts to travel as residues (in a compact frame).
+    ///
+    /// `wide` says the peer reads sketches past the standard capacity (it announced
+    /// `SyncFrame.wideCapacity`): the sketch may then hold up to `SketchRequest.maxSymbols`
+    /// symbols, cut to what the receiver's frame and decoding limits admit
+    /// (`SketchRequest.admittedPrefix`). Without it this is the earlier build's exchange: at
+    /// most 4,096 symbols, and a whole-namespace request when more than `decodableItems` are
+    /// expected and at least half of what this store holds. With it, past `wideDecodableItems`
+    /// the whole namespace is asked for only when this store holds at most a quarter of the
+    /// expected difference (so the peer's rows are nearly all new here), and otherwise the trie
+    /// comparison starts at once, so two stores that each hold half of what differs never ship
+    /// both whole namespaces, and a stale estimate (change counters since a mark taken before a
+    /// large exchange that left one key behind, such as an edit whose two versions share their
+    /// 16-bit identity) costs a trie comparison rather than every row. `peerRoot` (the peer's advertised root, when known) equal to the empty set's
+    /// sends a single symbol, which the empty peer answers by asking for the whole namespace:
+    /// the rows and nothing else.
     ///
     /// `expectedItems` may be as large as `Int.max` (a peer's change counters bound it), so "at
     /// least half" is not computed as `2 * expected >= held`: it holds when `held <= expected`,
     /// and otherwise `held - expected` lies in `1...held` and cannot overflow.
-    package func sketchStart(for namespace: String, expectedItems: Int?) throws(SyncKernelError) -> SyncFrame.Body {
+    package func sketchStart(for namespace: String, expectedItems: Int?, wide: Bool = false,
+                             peerRoot: [UInt8]? = nil) throws(SyncKernelError) -> SyncFrame.Body {
         let driver = try namespaces.driver(named: namespace)
-        let held = Int(structure(namespace).count)
-        let large = expectedItems.map { $0 > KernelStore.decodableItems && (held <= $0 || held - $0 <= $0) } ?? false
-        if driver.granularity == .wholeNamespace || large {
+        let structure = structure(namespace)
+        let held = Int(structure.count)
+        if driver.granularity == .wholeNamespace {
             return .reconcileRequest(ReconcileRequest(namespace: namespace, buckets: []))
         }
-        let count = KernelStore.sketchSymbols(forExpectedItems: expectedItems)
-        let structure = structure(namespace)
+        if wide, held > 0, let peerRoot, peerRoot.count >= SketchRequest.rootPrefixBytes,
+           peerRoot == Array(KernelStore.emptyRoot.prefix(peerRoot.count)) {
+            return .sketch(SketchRequest(namespace: namespace, root: structure.root, symbols: structure.symbols(prefix: 1)))
+        }
+        if let expected = expectedItems, expected > (wide ? KernelStore.wideDecodableItems : KernelStore.decodableItems) {
+            if wide ? held <= expected / 4 : held <= expected || held - expected <= expected {
+                return .reconcileRequest(ReconcileRequest(namespace: namespace, buckets: []))
+            }
+            if wide { return .rangeCompare(try rangeCompare(driver.name, nodes: PrefixNode.root.children)) }
+        }
+        let capacity = wide ? SketchRequest.maxSymbols : RatelessSketch.standardCapacity
+        let count = KernelStore.sketchSymbols(forExpectedItems: expectedItems, capacity: capacity)
         let residues = expectedItems.map { $0 <= SketchRequest.maxResidueItems } ?? false
-        return .sketch(SketchRequest(namespace: namespace, root: structure.root, symbols: Array(structure.sketch.symbols.prefix(count)),
-                                     countResidues: residues))
+        return .sketch(SketchRequest(namespace: namespace, root: structure.root,
+                                     symbols: SketchRequest.admittedPrefix(structure.symbols(prefix: count)), countResidues: residues))
     }
+
+    /// The set-hash root of an empty namespace.
+    package static let emptyRoot = SetHash().root(count: 0)
 
     /// Decodes a peer's sketch against this store's and says what to send back; `mark` is this
     /// store's change counter at its last equal roots with the peer (`ChangeMarks.myCounter`).
     ///
-    /// Throws `malformedFrame` for a sketch with no symbol or more than the capacity.
-    package func answer(_ request: SketchRequest, mark: UInt64?) throws(SyncKernelError) -> SketchAnswer {
-        switch try decide(request) {
+    /// Throws `malformedFrame` for a sketch with no symbol or more than the capacity. `wide`
+    /// as in `decide(_:wide:)`.
+    package func answer(_ request: SketchRequest, mark: UInt64?, wide: Bool = false) throws(SyncKernelError) -> SketchAnswer {
+        switch try decide(request, wide: wide) {
         case .differs(let wanted, let offered):
             return .responses(try responses(request.namespace, wanted: wanted, offered: offered, mark: mark))
         case .answer(let answer):
@@ -88,12 +129,15 @@ extension KernelStore {
     /// A sketch that decodes to no difference while the sender's root equals this store's means
     /// the two converged since the sender looked (nothing to send); with another root it means
     /// the symbols collided, and the trie comparison takes over, as it does when a sketch at full
-    /// capacity does not decode.
-    package func decide(_ request: SketchRequest) throws(SyncKernelError) -> SketchDecision {
+    /// capacity does not decode. A sketch may hold up to `SketchRequest.maxSymbols` symbols (the
+    /// frame reader's bound too); the larger sketch sent back stays within the standard capacity
+    /// unless `wide` (the peer announced `SyncFrame.wideCapacity`), and is cut to what the peer's
+    /// limits admit (`SketchRequest.admittedPrefix`).
+    package func decide(_ request: SketchRequest, wide: Bool = false) throws(SyncKernelError) -> SketchDecision {
         let driver = try namespaces.driver(named: request.namespace)
         let local = structure(driver.name)
-        guard let first = request.symbols.first, request.symbols.count <= local.sketch.capacity else {
-            throw SyncKernelError(.malformedFrame, "a sketch holds 1...\(local.sketch.capacity) symbols")
+        guard let first = request.symbols.first, request.symbols.count <= SketchRequest.maxSymbols else {
+            throw SyncKernelError(.malformedFrame, "a sketch holds 1...\(SketchRequest.maxSymbols) symbols")
         }
         if local.count == 0, first.count > 0 {
             return .answer(.whole(ReconcileRequest(namespace: driver.name, buckets: [])))
@@ -102,16 +146,20 @@ extension KernelStore {
             return .answer(.responses(try respond(to: ReconcileRequest(namespace: driver.name, buckets: []))))
         }
         let size = request.symbols.count
-        let decoded = SketchDecoder.decode(remote: request.restoringCounts(from: local.sketch.symbols[0..<size]),
-                                           local: local.sketch.symbols[0..<size])
+        let mine = size <= local.sketch.capacity ? local.sketch.symbols[0..<size] : local.symbols(prefix: size)[...]
+        let decoded = SketchDecoder.decode(remote: request.restoringCounts(from: mine), local: mine)
         if let decoded, decoded.remoteOnly.isEmpty, decoded.localOnly.isEmpty,
            request.root == Array(local.root.prefix(SketchRequest.rootPrefixBytes)) {
             return .differs(wanted: [], offered: [])
         }
         guard let difference = decoded, !(difference.remoteOnly.isEmpty && difference.localOnly.isEmpty) else {
-            if decoded == nil, 2 * size <= local.sketch.capacity {
-                return .answer(.sketch(SketchRequest(namespace: driver.name, root: local.root,
-                                                     symbols: Array(local.sketch.symbols.prefix(2 * size)))))
+            let capacity = wide ? SketchRequest.maxSymbols : local.sketch.capacity
+            let next = wide ? min(2 * size, capacity) : 2 * size
+            if decoded == nil, next <= capacity {
+                let larger = SketchRequest.admittedPrefix(local.symbols(prefix: next))
+                if larger.count > size {
+                    return .answer(.sketch(SketchRequest(namespace: driver.name, root: local.root, symbols: larger)))
+                }
             }
             return .answer(.ranges(try rangeCompare(driver.name, nodes: PrefixNode.root.children)))
         }

@@ -33,6 +33,47 @@ package struct SketchRequest: Sendable, Hashable {
     /// then differs from the receiver's by at most this, which one signed byte holds.
     package static let maxResidueItems = 127
 
+    /// The most symbols a sketch may hold: the persisted sketch's whole capacity
+    /// (`WideSketch.capacity`, 262,144). The frame reader refuses more (`malformedFrame`), and
+    /// a sender never builds more; more than `RatelessSketch.standardCapacity` go only to a peer
+    /// that announced `SyncFrame.wideCapacity`.
+    package static let maxSymbols = WideSketch.capacity
+
+    /// The room a sketch frame keeps for its other fields, in wire bytes and in decoding memory.
+    package static let fieldReserve = SyncFrame.fieldBytes
+
+    /// The longest prefix of `symbols` (at most `maxSymbols`) that a receiver of this build
+    /// accepts in one frame, whichever form the frame is written in: its spec-form size (each
+    /// symbol at most 16 bytes beside its key sum) within `SyncFrame.maxFrameBytes` less
+    /// `fieldReserve`, and what decoding it keeps (`DecodeBudget`: the symbol array and each key
+    /// sum) within the budget of the smallest frame that can carry it (each symbol at least a
+    /// count byte, its key sum less one implied byte, and its tag sum) less `fieldReserve`.
+    /// Sketches of keys of 16 bytes or more are never cut below `maxSymbols`; shorter keys cost
+    /// more decoding memory per wire byte, and their sketches are cut (about 29,000 symbols for
+    /// keys of 8 bytes), so a larger difference falls back to the trie comparison.
+    ///
+    /// Invariant: `SyncFrame` decoding accepts a sketch of the returned prefix
+    /// (`LargeDifferenceTests.testTheLargestSketchASenderBuildsIsAcceptedByTheReceiver`); the count
+    /// never exceeds `symbols.count` and is at least 1 when `symbols` is not empty.
+    package static func admittedPrefix(_ symbols: [CodedSymbol]) -> [CodedSymbol] {
+        let limit = min(symbols.count, maxSymbols)
+        var wireBytes = 0
+        var smallestWire = 0
+        var keptBytes = 0
+        for index in 0..<limit {
+            let length = symbols[index].keySum.count
+            wireBytes += length + 16
+            smallestWire += 1 + max(0, length - 1) + CodedSymbol.tagBytes
+            keptBytes += DecodeBudget.arrayBytes(stride: 1, count: length)
+            let arrayBytes = DecodeBudget.arrayBytes(stride: MemoryLayout<CodedSymbol>.stride, count: index + 1)
+            let budget = DecodeBudget.bytesPerInputByte * smallestWire + DecodeBudget.slack - fieldReserve
+            if index > 0, wireBytes > SyncFrame.maxFrameBytes - fieldReserve || keptBytes + arrayBytes > budget {
+                return Array(symbols.prefix(index))
+            }
+        }
+        return limit == symbols.count ? symbols : Array(symbols.prefix(limit))
+    }
+
     /// Creates a request.
     package init(namespace: String, root: [UInt8], symbols: [CodedSymbol], countResidues: Bool = false) {
         self.namespace = namespace

@@ -129,6 +129,12 @@ package struct SyncFrame: Sendable, Hashable {
     /// with `sketchCapability`.
     package static let compactCapability = "compact1"
 
+    /// The capability of a build that reads a `sketch_req` of more than
+    /// `RatelessSketch.standardCapacity` symbols (up to `SketchRequest.maxSymbols`, from its
+    /// persisted wide tier), announced with `sketchCapability`. A build without it refuses such a
+    /// sketch, so none is sent to it.
+    package static let wideCapability = "wide1"
+
     /// The bytes of the account tag a compact frame carries.
     package static let accountTagBytes = 8
 

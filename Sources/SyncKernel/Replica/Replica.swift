@@ -84,6 +84,8 @@ public final class Replica {
         var speaksSketch = false
         /// The sibling reads compact frames: it listed `SyncFrame.compactCapability` or sent one.
         var readsCompact = false
+        /// The sibling reads sketches past the standard capacity: it listed `SyncFrame.wideCapability`.
+        var readsWide = false
         var knowsOurCapability = false
         var pushedSinceDigest = false
         var marks = ChangeMarks()
@@ -273,6 +275,15 @@ public final class Replica {
         if mode == .sketch, frame.compactHeader || frame.capabilities.contains(SyncFrame.compactCapability) {
             peers[sender]?.readsCompact = true
         }
+        if mode == .sketch, frame.capabilities.contains(SyncFrame.sketchCapability) {
+            peers[sender]?.readsWide = frame.capabilities.contains(SyncFrame.wideCapability)
+            // A Merkle digest that announces the sketch exchange comes from a sibling that does
+            // not know this replica speaks it (it restarted): announce back, so it learns this
+            // build's capabilities (`wideCapability`) anew; its next set-hash digest ends that.
+            if case .stateDigest(let digest, _, _) = frame.body, StateDigest.claimedLayout(of: digest) == .merkle {
+                peers[sender]?.knowsOurCapability = false
+            }
+        }
         switch frame.body {
         case .heartbeat:
             guard let peer = peers[sender], let mine = digest(for: peer) else { return }
@@ -290,7 +301,8 @@ public final class Replica {
             guard mode == .sketch else { return refuseUnknownKind(from: sender) }
             peers[sender]?.awaiting[request.namespace] = nil
             answer(from: sender, namespace: request.namespace, now: now) { () throws(SyncKernelError) in
-                switch try store.answer(request, mark: peers[sender]?.marks.myCounter(at: request.namespace)) {
+                switch try store.answer(request, mark: peers[sender]?.marks.myCounter(at: request.namespace),
+                                        wide: peers[sender]?.readsWide == true) {
                 case .responses(let responses): return responses.map { .reconcileResponse($0) }
                 case .sketch(let larger): return [.sketch(larger)]
                 case .ranges(let compare): return [.rangeCompare(compare)]
@@ -421,7 +433,8 @@ public final class Replica {
             do {
                 if theirs.layout == .setHash {
                     let expected = peer.marks.expectedItems(namespace, names: names, mine: counters, theirs: changes)
-                    send(try store.sketchStart(for: namespace, expectedItems: expected), to: sender)
+                    let root = names.firstIndex(of: namespace).map { theirs.roots[$0] }
+                    send(try store.sketchStart(for: namespace, expectedItems: expected, wide: peer.readsWide, peerRoot: root), to: sender)
                 } else {
                     send(.reconcileRequest(try store.reconcileRequest(for: namespace)), to: sender)
                 }
@@ -534,7 +547,7 @@ public final class Replica {
         default: false
         }
         let capabilities = mode == .sketch && announces && peers[sibling]?.knowsOurCapability != true
-            ? [SyncFrame.sketchCapability, SyncFrame.compactCapability] : []
+            ? [SyncFrame.sketchCapability, SyncFrame.compactCapability, SyncFrame.wideCapability] : []
         let compact = mode == .sketch && peers[sibling]?.speaksSketch == true
         let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body, capabilities: capabilities,
                               compactVectors: compact, compactHeader: mode == .sketch && peers[sibling]?.readsCompact == true,

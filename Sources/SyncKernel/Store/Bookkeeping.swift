@@ -20,6 +20,10 @@ struct Bookkeeping {
             ns TEXT NOT NULL, idx INTEGER NOT NULL, symbol BLOB NOT NULL, PRIMARY KEY(ns, idx)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS sk_bucket(
             ns TEXT NOT NULL, idx INTEGER NOT NULL, fingerprint BLOB NOT NULL, PRIMARY KEY(ns, idx)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS sk_wide(
+            ns TEXT NOT NULL, idx INTEGER NOT NULL, symbols BLOB NOT NULL, PRIMARY KEY(ns, idx)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS sk_journal(
+            ns TEXT NOT NULL, seq INTEGER NOT NULL, entry BLOB NOT NULL, PRIMARY KEY(ns, seq)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS sk_quarantine(
             id INTEGER PRIMARY KEY, ns TEXT NOT NULL, key BLOB NOT NULL, row BLOB NOT NULL, vector BLOB,
             reason TEXT NOT NULL, site TEXT NOT NULL, quarantined_at INTEGER NOT NULL);
@@ -31,6 +35,7 @@ struct Bookkeeping {
     /// and the namespace whose table its text names), so a write builds and hashes no SQL text.
     enum Query: Int {
         case row, record, leaf, putRow, putRowWithVersion, versionEntries, putSymbol, removeSymbol, putBucket, removeBucket
+        case putWide, removeWide, putJournal, clearJournal
     }
 
     /// The prepared statement of `query` over `namespace` (empty for a text that names no
@@ -321,7 +326,7 @@ struct Bookkeeping {
 
     /// Drops a namespace's persisted structure (before a rebuild).
     func clearStructure(_ namespace: String) throws(SyncKernelError) {
-        for table in ["sk_structure", "sk_symbol", "sk_bucket"] {
+        for table in ["sk_structure", "sk_symbol", "sk_bucket", "sk_wide", "sk_journal"] {
             try db.statement("DELETE FROM \(table) WHERE ns = ?").bind(1, namespace).run()
         }
     }
@@ -344,6 +349,36 @@ struct Bookkeeping {
     /// Stores a bucket fingerprint, or removes it when nil (an empty bucket is not stored).
     func putBucket(_ namespace: String, index: Int, _ bytes: [UInt8]?) throws(SyncKernelError) {
         try putIndexedBlob(namespace, index: index, bytes, table: "sk_bucket", column: "fingerprint", queries: (.putBucket, .removeBucket))
+    }
+
+    /// The stored (non-zero) wide sketch blocks of a namespace, by block index.
+    func wideBlocks(_ namespace: String) throws(SyncKernelError) -> [(index: Int, bytes: [UInt8])] {
+        try indexedBlobs(namespace, table: "sk_wide", column: "symbols")
+    }
+
+    /// Stores a wide sketch block, or removes it when nil (an all-zero block is not stored).
+    func putWideBlock(_ namespace: String, index: Int, _ bytes: [UInt8]?) throws(SyncKernelError) {
+        try putIndexedBlob(namespace, index: index, bytes, table: "sk_wide", column: "symbols", queries: (.putWide, .removeWide))
+    }
+
+    /// The wide sketch journal of a namespace, in sequence order.
+    func wideJournal(_ namespace: String) throws(SyncKernelError) -> [(sequence: Int, bytes: [UInt8])] {
+        let statement = try db.statement("SELECT seq, entry FROM sk_journal WHERE ns = ? ORDER BY seq")
+        statement.bind(1, namespace)
+        var out: [(sequence: Int, bytes: [UInt8])] = []
+        while try statement.step() { out.append((Int(statement.int64(0)), statement.blob(1))) }
+        return out
+    }
+
+    /// Appends one wide sketch journal entry.
+    func putWideJournalEntry(_ namespace: String, sequence: Int, _ bytes: [UInt8]) throws(SyncKernelError) {
+        try statement(.putJournal) { "INSERT OR REPLACE INTO sk_journal(ns, seq, entry) VALUES(?, ?, ?)" }
+            .bind(1, namespace).bind(2, Int64(sequence)).bind(3, bytes).run()
+    }
+
+    /// Empties a namespace's wide sketch journal (its blocks were just written).
+    func clearWideJournal(_ namespace: String) throws(SyncKernelError) {
+        try statement(.clearJournal) { "DELETE FROM sk_journal WHERE ns = ?" }.bind(1, namespace).run()
     }
 
     /// Every (index, blob) of one namespace in a structure table.
@@ -372,7 +407,9 @@ struct Bookkeeping {
         var total = 0
         for query in ["SELECT COALESCE(SUM(length(set_hash)) + 24, 0) FROM sk_structure WHERE ns = ?",
                       "SELECT COALESCE(SUM(length(symbol) + 8), 0) FROM sk_symbol WHERE ns = ?",
-                      "SELECT COALESCE(SUM(length(fingerprint) + 8), 0) FROM sk_bucket WHERE ns = ?"] {
+                      "SELECT COALESCE(SUM(length(fingerprint) + 8), 0) FROM sk_bucket WHERE ns = ?",
+                      "SELECT COALESCE(SUM(length(symbols) + 8), 0) FROM sk_wide WHERE ns = ?",
+                      "SELECT COALESCE(SUM(length(entry) + 8), 0) FROM sk_journal WHERE ns = ?"] {
             total += try db.statement(query).bind(1, namespace).first { Int($0.int64(0)) } ?? 0
         }
         return total

@@ -149,6 +149,14 @@ public final class KernelStore {
         return structure
     }
 
+    /// The layout of the persisted structures this build writes (`NamespaceStructure.format`);
+    /// a store holding another is rebuilt once at open.
+    package static var structureFormat: Int64 { NamespaceStructure.format }
+
+    /// The most wide-tier moves a namespace's journal holds before its changed blocks are written
+    /// (`NamespaceStructure.journalLimit`).
+    package static var structureJournalLimit: Int { NamespaceStructure.journalLimit }
+
     /// Rebuilds a namespace's structure from its stored leaves, persists it and adopts it,
     /// dropping the cached digests (`repair`).
     func rebuildStructure(_ namespace: String) throws(SyncKernelError) {

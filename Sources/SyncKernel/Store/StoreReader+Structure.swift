@@ -13,7 +13,7 @@ extension StoreReader {
 
     /// The persisted structure of `namespace`, nil when it cannot be trusted to be read here.
     func persistedStructure(_ namespace: String) -> NamespaceStructure? {
-        guard ["sk_structure", "sk_symbol", "sk_bucket"].allSatisfy(tables.contains), (try? versionColumns()) == true else {
+        guard ["sk_structure", "sk_symbol", "sk_bucket", "sk_wide", "sk_journal"].allSatisfy(tables.contains), (try? versionColumns()) == true else {
             return nil
         }
         return try? NamespaceStructure.load(namespace, from: books)

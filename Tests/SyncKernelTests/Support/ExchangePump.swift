@@ -2,20 +2,27 @@ import SyncKernel
 import XCTest
 
 /// Drives two stores through any exchange frame by frame, answering each frame as `Replica`
-/// does, with every frame encoded and decoded on the way; records the kinds sent and the size of
-/// each sketch.
+/// does, with every frame encoded and decoded on the way; records the kinds sent, the size of
+/// each sketch and the depth of the deepest frame (one-way trips). With `wide`, both stores read
+/// sketches past the standard capacity, as two replicas of this build do.
 struct ExchangePump {
     let a: KernelStore
     let b: KernelStore
+    var wide = false
     private(set) var kinds: [String] = []
+    /// One-way trips: the depth of the deepest frame sent (the first is 1).
+    private(set) var depth = 0
+    /// Encoded bytes of every frame sent (compact vectors, spec header).
+    private(set) var bytes = 0
     /// The symbol count of each `sketch_req` sent, in order.
     private(set) var sketchSizes: [Int] = []
 
     /// Sends `first` from `a` to `b` and answers until no frame is left; fails past `limit` frames.
     mutating func run(_ first: SyncFrame.Body, limit: Int = 200, file: StaticString = #filePath, line: UInt = #line) throws {
-        var queue: [(body: SyncFrame.Body, receiver: KernelStore)] = [(first, b)]
+        var queue: [(body: SyncFrame.Body, receiver: KernelStore, depth: Int)] = [(first, b, 1)]
         while !queue.isEmpty {
-            let (body, receiver) = queue.removeFirst()
+            let (body, receiver, level) = queue.removeFirst()
+            depth = max(depth, level)
             kinds.append(body.kind)
             if case .sketch(let sketch) = body { sketchSizes.append(sketch.symbols.count) }
             guard kinds.count <= limit else {
@@ -25,8 +32,10 @@ struct ExchangePump {
             let other = receiver === a ? b : a
             let frame = SyncFrame(account: [UInt8](repeating: 1, count: 32), schema: a.namespaces.schema, body: body,
                                   compactVectors: true)
-            for reply in try answer(try SyncFrame(decoding: frame.encoded()).body, at: receiver) {
-                queue.append((reply, other))
+            let encoded = frame.encoded()
+            bytes += encoded.count
+            for reply in try answer(try SyncFrame(decoding: encoded).body, at: receiver) {
+                queue.append((reply, other, level + 1))
             }
         }
     }
@@ -34,7 +43,7 @@ struct ExchangePump {
     private func answer(_ body: SyncFrame.Body, at store: KernelStore) throws -> [SyncFrame.Body] {
         switch body {
         case .sketch(let request):
-            switch try store.answer(request, mark: nil) {
+            switch try store.answer(request, mark: nil, wide: wide) {
             case .responses(let responses): return responses.map { .reconcileResponse($0) }
             case .sketch(let larger): return [.sketch(larger)]
             case .ranges(let compare): return [.rangeCompare(compare)]
