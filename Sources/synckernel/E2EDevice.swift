@@ -55,14 +55,7 @@ final class E2EDevice: Sendable {
     }
 
     /// The process's CPU seconds so far.
-    var cpuSeconds: Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(program.pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return 0 }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // After the command: state is field 3, utime 14 and stime 15 of the whole line.
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    var cpuSeconds: Double { ProcessCPU.seconds(of: program.pid) }
 
     /// Sends `line` and returns the first JSON answer after it whose `event` is `event`; throws
     /// on an `error` answer or when none came within `timeout`.
