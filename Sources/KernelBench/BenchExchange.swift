@@ -172,7 +172,7 @@ final class BenchExchange {
         case .rangeCompare(let compare):
             let (responses, next) = try measure(side, \.detectNanoseconds) { () throws(SyncKernelError) in try store.answer(compare) }
             return responses.map { .reconcileResponse($0) } + next.map { .rangeCompare($0) }
-        case .stateDigest, .heartbeat:
+        case .stateDigest, .heartbeat, .push, .pushAck:
             return []
         }
     }

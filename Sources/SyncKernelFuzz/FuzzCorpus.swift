@@ -11,7 +11,8 @@ import SyncKernelTestKit
 /// Envelope seeds are sealed under the fixed keys of `EnvelopeFuzzWorld` with fixed frame ids and
 /// ephemeral seeds, so they repeat byte for byte too. Covered: frames of every kind (`state_digest` in both layouts and with probe, `heartbeat`,
 /// `reconcile_req` with buckets and with keys, `reconcile_resp` with rows, tombstones, listings,
-/// wanted keys and compact vectors, `sketch_req`, `range_req` with nodes and with listings), rows
+/// wanted keys and compact vectors, `sketch_req`, `range_req` with nodes and with listings, `push` in both vector forms and
+/// `push_ack`), rows
 /// of every namespace, CBOR items of every major type, and replica scripts replaying recorded
 /// exchanges with a sketch and with a spec sibling, with edits and ticks between the frames, and
 /// envelopes from both siblings of the envelope target in each of its three input modes.
@@ -97,6 +98,13 @@ package enum FuzzCorpus {
         bodies.append((.reconcileRequest(ReconcileRequest(namespace: NotebookNamespace.name, buckets: [], keys: keys)), false))
         bodies += try store.respond(toKeys: keys, namespace: NotebookNamespace.name, isFinal: true)
             .flatMap { [(.reconcileResponse($0), false), (.reconcileResponse($0), true)] }
+        if let position = store.namespaces.names.firstIndex(of: NotebookNamespace.name) {
+            let root = store.stateDigest().roots[position]
+            let change = store.changeCounters()[position]
+            bodies += try store.respond(toKeys: keys, namespace: NotebookNamespace.name)
+                .flatMap { [(.push($0, root: root, change: change), false), (.push($0, root: root, change: change), true)] }
+            bodies.append((.pushAck(namespace: NotebookNamespace.name, root: root, change: change, following: true), false))
+        }
         return bodies.map { body, compact in
             SyncFrame(account: ReplicaHarness.account, schema: store.namespaces.schema, body: body, capabilities: caps,
                       compactVectors: compact).encoded()

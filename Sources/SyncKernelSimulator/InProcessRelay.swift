@@ -121,7 +121,7 @@ public struct InProcessRelay: Sendable {
     }
 
     /// The namespace a frame is about, read from its own encoding: that of a `reconcile_req`,
-    /// `reconcile_resp`, `sketch_req` or `range_req`, nil for any other kind or for bytes that are
+    /// `reconcile_resp`, `sketch_req`, `range_req`, `push` or `push_ack`, nil for any other kind or for bytes that are
     /// not a frame. `sender` resolves a device table's sender reference.
     static func namespace(of frame: [UInt8], from sender: DeviceID) -> String? {
         var budget = DecodeBudget(inputBytes: frame.count)
@@ -131,6 +131,8 @@ public struct InProcessRelay: Sendable {
         case .reconcileResponse(let response)?: response.namespace
         case .sketch(let request)?: request.namespace
         case .rangeCompare(let compare)?: compare.namespace
+        case .push(let response, _, _)?: response.namespace
+        case .pushAck(let namespace, _, _, _)?: namespace
         case .stateDigest?, .heartbeat?, nil: nil
         }
     }

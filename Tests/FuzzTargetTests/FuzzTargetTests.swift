@@ -72,7 +72,7 @@ final class FuzzTargetTests: XCTestCase {
     func testSeedCorpusCoversEveryFrameKindAndNamespace() throws {
         let frames = try FuzzCorpus.seeds(for: .frame).compactMap { try? SyncFrame(decoding: $0) }
         let kinds = Set(frames.map(\.body.kind))
-        XCTAssertEqual(kinds, ["state_digest", "heartbeat", "reconcile_req", "reconcile_resp", "sketch_req", "range_req"])
+        XCTAssertEqual(kinds, ["state_digest", "heartbeat", "reconcile_req", "reconcile_resp", "sketch_req", "range_req", "push", "push_ack"])
         let compactKinds = Set(frames.filter(\.compactHeader).map(\.body.kind))
         XCTAssertTrue(compactKinds.isSuperset(of: ["state_digest", "reconcile_resp", "sketch_req"]),
                       "compact frames of the sketch exchange are seeds too: \(compactKinds.sorted())")

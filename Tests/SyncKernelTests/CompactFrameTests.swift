@@ -45,13 +45,17 @@ final class CompactFrameTests: XCTestCase {
             ("compact_sketch_req_implied", frame(.sketch(SketchRequest(
                 namespace: "records", root: [UInt8](repeating: 0x5a, count: 32), symbols: oneLength, countResidues: true)))),
             ("compact_range_req", frame(.rangeCompare(compare))),
+            ("compact_push", frame(.push(ReconcileResponse(namespace: "records", rows: response.rows, tombstones: response.tombstones),
+                                         root: [UInt8](repeating: 0x6b, count: StateDigest.setHashRootBytes), change: 301))),
+            ("compact_push_ack", frame(.pushAck(namespace: "records", root: [UInt8](repeating: 0x6c, count: StateDigest.setHashRootBytes),
+                                                change: 7, following: true))),
         ]
     }
 
     func testEveryKindEncodesToItsGoldenCompactBytesAndDecodesBack() throws {
         let cases = try CompactFrameTests.frames()
         XCTAssertEqual(Set(cases.map { $0.frame.body.kind }),
-                       ["heartbeat", "state_digest", "reconcile_req", "reconcile_resp", "sketch_req", "range_req"])
+                       ["heartbeat", "state_digest", "reconcile_req", "reconcile_resp", "sketch_req", "range_req", "push", "push_ack"])
         for (name, frame) in cases {
             let recorded = try recordedBytes(name)
             XCTAssertEqual(Hex.encode(frame.encoded()), Hex.encode(recorded), "\(name): encoding differs from the fixture")
@@ -92,7 +96,7 @@ final class CompactFrameTests: XCTestCase {
     func testRejectAnUnknownKindCodeAndMalformedCompactHeaders() {
         let tag = SyncFrame.accountTag(of: CompactFrameTests.account)
         assertRejected(compactBytes(kind: 0, tag: tag), .unknownFrameKind)
-        assertRejected(compactBytes(kind: 7, tag: tag), .unknownFrameKind)
+        assertRejected(compactBytes(kind: 9, tag: tag), .unknownFrameKind)
         assertRejected(compactBytes(kind: nil, tag: tag), .missingField)
         assertRejected(compactBytes(kind: 4, tag: nil), .missingField)
         assertRejected(compactBytes(kind: 4, tag: tag, schema: false), .missingField)

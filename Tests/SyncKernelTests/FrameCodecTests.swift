@@ -423,4 +423,84 @@ extension FrameCodecTests {
         assertRejected(frame(capabilities: 17), .malformedFrame)
         assertRejected(frame(capabilities: 1_000), .malformedFrame)
     }
+
+    func testPushAndItsAcknowledgementRoundTripInBothForms() throws {
+        let row = RecordNamespace.rowEncoding(of: .init(id: "a", value: "b", updatedAt: 4))
+        let root = [UInt8](repeating: 0x3c, count: StateDigest.setHashRootBytes)
+        let push = ReconcileResponse(namespace: "records", rows: [ShippedRow(row: row, vector: vector())],
+                                     tombstones: [Tombstone(key: [1], vector: vector())])
+        try roundTrip(.push(push, root: root, change: 12))
+        try roundTrip(.push(ReconcileResponse(namespace: "records", rows: [], tombstones: [Tombstone(key: [2], vector: vector())]),
+                            root: root, change: 0))
+        try roundTrip(.pushAck(namespace: "records", root: root, change: 3, following: false))
+        try roundTrip(.pushAck(namespace: "records", root: root, change: UInt64(Int64.max), following: true))
+        for compactHeader in [false, true] {
+            let frame = SyncFrame(account: account, schema: schema, body: .push(push, root: root, change: 12),
+                                  compactVectors: true, compactHeader: compactHeader)
+            let decoded = try SyncFrame(decoding: frame.encoded())
+            XCTAssertEqual(decoded.body, frame.body)
+            XCTAssertTrue(decoded.compactVectors, "a push writes its vectors against a device table")
+            XCTAssertEqual(decoded.encoded(), frame.encoded())
+        }
+    }
+
+    func testRejectAPushCarryingWhatOnlyAnExchangeCarries() throws {
+        let root = [UInt8](repeating: 0x3c, count: StateDigest.setHashRootBytes)
+        func push(_ extra: (inout MapWriter) -> Void) -> [UInt8] {
+            frameBytes { map in
+                map.entry("kind") { $0.write("push") }
+                map.entry("ns") { $0.write("records") }
+                map.entry("rows") { $0.writeArrayHeader(count: 0) }
+                map.entry("root") { $0.write(bytes: root) }
+                map.entry("changes") { $0.writeArray([UInt64(4)]) { $0.write($1) } }
+                extra(&map)
+            }
+        }
+        guard case .push(_, let decodedRoot, let change) = try SyncFrame(decoding: push { _ in }).body else {
+            return XCTFail("a plain push decodes")
+        }
+        XCTAssertEqual(decodedRoot, root)
+        XCTAssertEqual(change, 4)
+        let refused = [
+            ReconcileResponse(namespace: "records", rows: [], tombstones: [], want: [[1]]),
+            ReconcileResponse(namespace: "records", rows: [], tombstones: [], wantPrefixes: [[1]]),
+            ReconcileResponse(namespace: "records", rows: [], tombstones: [], isFinal: true),
+            ReconcileResponse(namespace: "records", rows: [], tombstones: [], remaining: 2),
+            ReconcileResponse(namespace: "records", rows: [], tombstones: [],
+                              listings: [RangeListing(range: KeyRange(lo: [], hi: nil), leaves: [])]),
+        ]
+        for response in refused {
+            for compact in [false, true] {
+                let frame = SyncFrame(account: account, schema: schema, body: .push(response, root: root, change: 1),
+                                      compactVectors: compact, compactHeader: compact)
+                assertRejected(frame.encoded(), .malformedFrame)
+            }
+        }
+    }
+
+    func testRejectAPushedRootOfAnotherLengthOrOtherThanOneCounter() throws {
+        for kind in ["push", "push_ack"] {
+            func frame(root: Int, counters: [UInt64]?) -> [UInt8] {
+                frameBytes { map in
+                    map.entry("kind") { $0.write(kind) }
+                    map.entry("ns") { $0.write("records") }
+                    if kind == "push" { map.entry("rows") { $0.writeArrayHeader(count: 0) } }
+                    map.entry("root") { $0.write(bytes: [UInt8](repeating: 1, count: root)) }
+                    if let counters { map.entry("changes") { $0.writeArray(counters) { $0.write($1) } } }
+                }
+            }
+            XCTAssertNoThrow(try SyncFrame(decoding: frame(root: StateDigest.setHashRootBytes, counters: [1])), kind)
+            for length in [0, StateDigest.setHashRootBytes - 1, StateDigest.setHashRootBytes + 1, 32] {
+                assertRejected(frame(root: length, counters: [1]), .unexpectedType)
+            }
+            assertRejected(frame(root: StateDigest.setHashRootBytes, counters: []), .malformedFrame)
+            assertRejected(frame(root: StateDigest.setHashRootBytes, counters: [1, 2]), .malformedFrame)
+            assertRejected(frame(root: StateDigest.setHashRootBytes, counters: nil), .missingField)
+        }
+        assertRejected(frameBytes { map in
+            map.entry("kind") { $0.write("push_ack") }
+            map.entry("changes") { $0.writeArray([UInt64(1)]) { $0.write($1) } }
+            map.entry("root") { $0.write(bytes: [UInt8](repeating: 1, count: StateDigest.setHashRootBytes)) }
+        }, .missingField)
+    }
 }

@@ -10,6 +10,9 @@ import XCTest
 final class NegotiationTests: XCTestCase {
     private typealias Row = RecordNamespace.Row
 
+    /// The capabilities a sketch replica of this build announces, in the order a frame lists them.
+    private let announced = [SyncFrame.compactCapability, SyncFrame.pushCapability, SyncFrame.sketchCapability, SyncFrame.wideCapability]
+
     /// One frame a fleet published, decoded.
     private struct Sent {
         let index: Int
@@ -55,13 +58,7 @@ final class NegotiationTests: XCTestCase {
         var random = SeededGenerator(seed: seed)
         for step in 0..<steps {
             fleet.run(until: Int64(step * 40))
-            let device = Int(random.next() % UInt64(devices))
-            let id = "r\(random.next() % UInt64(keys))"
-            if random.chance(0.2) {
-                try fleet.write(on: device, RecordNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: Array(id.utf8)) }
-            } else {
-                try fleet.save(Row(id: id, value: "v\(step)-\(device)", updatedAt: Int64(step)), on: device)
-            }
+            try fleet.randomWrite(&random, step: step, devices: devices, keys: keys, deleteChance: 0.2)
         }
     }
 
@@ -102,7 +99,7 @@ final class NegotiationTests: XCTestCase {
                         XCTAssertEqual(changes, [], "\(label): frame \(frame.index) carries change counters")
                     }
                 }
-                XCTAssertTrue(toSpec.contains { $0.frame.capabilities == [SyncFrame.compactCapability, SyncFrame.sketchCapability, SyncFrame.wideCapability] },
+                XCTAssertTrue(toSpec.contains { $0.frame.capabilities == announced },
                               "\(label): the sketch replica did announce itself")
                 for frame in toSpec {
                     XCTAssertFalse(["sketch_req", "range_req"].contains(frame.frame.body.kind), "\(label): frame \(frame.index)")
@@ -178,7 +175,7 @@ final class NegotiationTests: XCTestCase {
         let firstDigest = try XCTUnwrap(opening.first(where: isDigest))
         XCTAssertEqual(firstDigest.from, devices[0])
         XCTAssertEqual(firstDigest.digestLayout, .merkle, "the sibling's capability is unknown yet")
-        XCTAssertEqual(firstDigest.frame.capabilities, [SyncFrame.compactCapability, SyncFrame.sketchCapability, SyncFrame.wideCapability],
+        XCTAssertEqual(firstDigest.frame.capabilities, announced,
                        "and this replica announces its own")
         XCTAssertFalse(firstDigest.frame.compactHeader, "a frame to a sibling not yet heard from is the spec's")
         let laterDigests = opening.filter { isDigest($0) && $0.index != firstDigest.index }
@@ -199,7 +196,8 @@ final class NegotiationTests: XCTestCase {
             }
         }
 
-        // A second round of concurrent edits, inserts and deletes: the sketch exchange only.
+        // A second round of concurrent edits, inserts and deletes, on siblings in step: pushes,
+        // in compact frames, never a spec frame.
         let mark = fleet.sentFrames.count
         try fleet.write(on: 0, RecordNamespace.self) { tx throws(SyncKernelError) in
             try tx.save(Row(id: "r01", value: "edited on 0", updatedAt: 2))
@@ -215,8 +213,7 @@ final class NegotiationTests: XCTestCase {
         XCTAssertEqual(try fleet.replicas[1].store.row(RecordNamespace.self, key: Array("r01".utf8))?.value, "edited on 0")
         XCTAssertNil(try fleet.replicas[1].store.row(RecordNamespace.self, key: Array("r02".utf8)))
         let round = try sent(fleet).filter { $0.index >= mark }
-        XCTAssertTrue(round.contains { $0.frame.body.kind == "sketch_req" }, "\(round.map(\.frame.body.kind))")
-        XCTAssertTrue(round.contains(where: isDigest))
+        XCTAssertTrue(round.contains { $0.frame.body.kind == "push" }, "\(round.map(\.frame.body.kind))")
         for frame in round {
             XCTAssertEqual(frame.frame.capabilities, [], "frame \(frame.index) (\(frame.frame.body.kind))")
             XCTAssertTrue(frame.frame.compactHeader, "frame \(frame.index): both siblings read compact frames")
@@ -239,7 +236,7 @@ final class NegotiationTests: XCTestCase {
         }
         fleet.run(until: 30_000)
         XCTAssertTrue(fleet.allRootsMatch)
-        // Edits small against what both hold: the sketch exchange rather than a whole request.
+        // Edits small against what both hold: pushes or the sketch exchange, never a whole request.
         try fleet.save(Row(id: "r03", value: "edited on 0", updatedAt: 2), on: 0)
         try fleet.save(Row(id: "r17", value: "edited on 1", updatedAt: 2), on: 1)
         fleet.run(until: 60_000)
@@ -247,11 +244,16 @@ final class NegotiationTests: XCTestCase {
         let frames = try sent(fleet)
         let heartbeats = frames.filter { $0.frame.body == .heartbeat }
         XCTAssertEqual(heartbeats.count, 2)
-        XCTAssertTrue(heartbeats.allSatisfy { $0.frame.capabilities == [SyncFrame.compactCapability, SyncFrame.sketchCapability, SyncFrame.wideCapability] })
+        XCTAssertTrue(heartbeats.allSatisfy { $0.frame.capabilities == announced })
         let digests = frames.filter(isDigest)
         XCTAssertFalse(digests.isEmpty)
         XCTAssertTrue(digests.allSatisfy { $0.digestLayout == .setHash }, "\(digests.map { ($0.index, $0.digestLayout) })")
-        XCTAssertTrue(frames.contains { $0.frame.body.kind == "sketch_req" })
+        XCTAssertTrue(frames.contains { $0.frame.body.kind == "push" })
+        for frame in frames {
+            if case .reconcileRequest(let request) = frame.frame.body {
+                XCTAssertEqual(request.buckets, [], "frame \(frame.index): no spec bucket request between sketch peers")
+            }
+        }
     }
 }
 

@@ -283,13 +283,7 @@ final class ReplicaLoopTests: XCTestCase {
             var random = SeededGenerator(seed: seed)
             for step in 0..<120 {
                 fleet.run(until: Int64(step * 25))
-                let device = Int(random.next() % 4)
-                let id = "r\(random.next() % 40)"
-                if random.chance(0.15) {
-                    try fleet.write(on: device, RecordNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: Array(id.utf8)) }
-                } else {
-                    try fleet.save(Row(id: id, value: "v\(step)-\(device)", updatedAt: Int64(step)), on: device)
-                }
+                try fleet.randomWrite(&random, step: step, devices: 4, keys: 40, deleteChance: 0.15)
             }
             fleet.run(until: 600_000)
             XCTAssertTrue(fleet.allRootsMatch, "seed \(seed)")

@@ -101,6 +101,18 @@ public struct StateDigest: Sendable, Hashable {
         bytes.first.flatMap(Layout.init(rawValue:))
     }
 
+    /// A set-hash digest's bytes with the root of namespace `index` replaced by `root` (what a
+    /// peer's `push` or `push_ack` says of one namespace), nil when `bytes` is not a set-hash
+    /// digest of at least `index + 1` roots or `root` is not `setHashRootBytes` long.
+    package static func replacingRoot(in bytes: [UInt8], at index: Int, with root: [UInt8]) -> [UInt8]? {
+        let width = setHashRootBytes
+        guard bytes.first == Layout.setHash.rawValue, (bytes.count - 1) % width == 0, index >= 0,
+              index < (bytes.count - 1) / width, root.count == width else { return nil }
+        var spliced = bytes
+        spliced.replaceSubrange((1 + width * index)..<(1 + width * (index + 1)), with: root)
+        return spliced
+    }
+
     /// The namespaces whose roots differ from `other`'s, in name order (all of them when the
     /// layouts or namespace lists differ).
     public func divergentNamespaces(from other: StateDigest) -> [String] {

@@ -42,6 +42,18 @@ package struct ChangeMarks: Sendable, Hashable {
         }
     }
 
+    /// Records the counters of `namespace`, whose roots are equal now (a push or its
+    /// acknowledgement showed it).
+    package mutating func record(_ namespace: String, mine: UInt64, theirs: UInt64) {
+        marks[namespace] = Mark(mine: mine, theirs: theirs)
+    }
+
+    /// Drops the mark of `namespace` when the peer's counter `theirs` is below the one recorded
+    /// (as `forgetRolledBack(names:theirs:)` does for every namespace).
+    package mutating func forgetRolledBack(_ namespace: String, theirs: UInt64) {
+        if let mark = marks[namespace], theirs < mark.theirs { marks[namespace] = nil }
+    }
+
     /// Drops the mark of every namespace whose peer counter in `theirs` is below the one
     /// recorded: the peer's store went back in time (restored, rebuilt), so it no longer holds
     /// every version it held at the mark.

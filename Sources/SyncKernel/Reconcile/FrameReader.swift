@@ -106,6 +106,22 @@ struct FrameReader {
             body = try sketch()
         case "range_req":
             body = try rangeCompare()
+        case "push":
+            let (response, table) = try reconcileResponse()
+            guard response.listings.isEmpty, response.want.isEmpty, response.wantPrefixes.isEmpty, !response.isFinal,
+                  response.remaining == 0 else {
+                throw SyncKernelError(.malformedFrame, "a push carries rows and delete versions only")
+            }
+            compactVectors = table
+            let (root, change) = try pushedRoot()
+            body = .push(response, root: root, change: change)
+        case "push_ack":
+            var namespace = try required(.ns)
+            let name = try namespace.readText(budget: &budget)
+            let (root, change) = try pushedRoot()
+            var following = false
+            if var item = field(.probe) { following = try item.readBool() }
+            body = .pushAck(namespace: name, root: root, change: change, following: following)
         default:
             throw SyncKernelError(.unknownFrameKind)
         }
@@ -126,6 +142,15 @@ struct FrameReader {
         var probe = false
         if var item = field(.probe) { probe = try item.readBool() }
         return .stateDigest(digest: digestBytes, probe: probe, changes: changes)
+    }
+
+    /// The root prefix and the one change counter of a `push` or `push_ack`.
+    private mutating func pushedRoot() throws(SyncKernelError) -> (root: [UInt8], change: UInt64) {
+        var root = try required(.root)
+        let bytes = try root.readBytes(count: StateDigest.setHashRootBytes, budget: &budget)
+        var changes = try required(.changes)
+        guard try changes.readArrayHeader() == 1 else { throw SyncKernelError(.malformedFrame, "a pushed root carries one change counter") }
+        return (bytes, try changes.readUInt())
     }
 
     private mutating func reconcileRequest() throws(SyncKernelError) -> SyncFrame.Body {

@@ -40,32 +40,18 @@ extension SyncFrame {
                     map.entry(key(.keys)) { $0.writeArray(request.keys) { $0.write(bytes: $1) } }
                 }
             case .reconcileResponse(let response):
-                let table = compactVectors ? DeviceTable(covering: response, sender: sender) : nil
-                if let table { map.entry(key(.devices)) { table.encode(into: &$0) } }
-                map.entry(key(.ns)) { $0.write(response.namespace) }
-                map.entry(key(.rows)) { writer in
-                    writer.writeArray(response.rows) { writer, shipped in SyncFrame.encode(shipped, table: table, into: &writer) }
-                }
-                if !response.tombstones.isEmpty {
-                    map.entry(key(.tombstones)) { writer in
-                        writer.writeArray(response.tombstones) { writer, tombstone in
-                            writer.writeArrayHeader(count: 2)
-                            writer.write(bytes: tombstone.key)
-                            SyncFrame.encode(tombstone.vector, table: table, into: &writer)
-                        }
-                    }
-                }
-                if !response.listings.isEmpty {
-                    map.entry(key(.listings)) { SyncFrame.encode(response.listings, into: &$0) }
-                }
-                if !response.want.isEmpty {
-                    map.entry(key(.want)) { $0.writeArray(response.want) { $0.write(bytes: $1) } }
-                }
-                if !response.wantPrefixes.isEmpty {
-                    map.entry(key(.wantPrefixes)) { $0.writeArray(response.wantPrefixes) { $0.write(bytes: $1) } }
-                }
-                if response.isFinal { map.entry(key(.final)) { $0.write(true) } }
-                if response.remaining > 0 { map.entry(key(.more)) { $0.write(UInt64(response.remaining)) } }
+                SyncFrame.encode(response, table: compactVectors ? DeviceTable(covering: response, sender: sender) : nil,
+                                 key: key, into: &map)
+            case .push(let response, let root, let change):
+                SyncFrame.encode(response, table: compactVectors ? DeviceTable(covering: response, sender: sender) : nil,
+                                 key: key, into: &map)
+                map.entry(key(.root)) { $0.write(bytes: root) }
+                map.entry(key(.changes)) { $0.writeArray([change]) { $0.write($1) } }
+            case .pushAck(let namespace, let root, let change, let following):
+                map.entry(key(.ns)) { $0.write(namespace) }
+                if following { map.entry(key(.probe)) { $0.write(true) } }
+                map.entry(key(.root)) { $0.write(bytes: root) }
+                map.entry(key(.changes)) { $0.writeArray([change]) { $0.write($1) } }
             case .heartbeat:
                 break
             case .sketch(let sketch):
@@ -117,6 +103,37 @@ extension SyncFrame {
     /// the frame keeps from `budget.charged`); `sender` as in `init(decoding:account:sender:)`.
     package init(decoding bytes: [UInt8], sender: DeviceID? = nil, budget: inout DecodeBudget) throws(SyncKernelError) {
         self = try FrameReader.frame(decoding: bytes, sender: sender, budget: &budget)
+    }
+
+    /// Writes a response's fields (`devices`, `ns`, `rows` and whichever of `tombstones`,
+    /// `listings`, `want`, `want_prefixes`, `final` and `more` it holds) into a frame's map.
+    private static func encode(_ response: ReconcileResponse, table: DeviceTable?, key: (FrameKey) -> String,
+                               into map: inout MapWriter) {
+        if let table { map.entry(key(.devices)) { table.encode(into: &$0) } }
+        map.entry(key(.ns)) { $0.write(response.namespace) }
+        map.entry(key(.rows)) { writer in
+            writer.writeArray(response.rows) { writer, shipped in SyncFrame.encode(shipped, table: table, into: &writer) }
+        }
+        if !response.tombstones.isEmpty {
+            map.entry(key(.tombstones)) { writer in
+                writer.writeArray(response.tombstones) { writer, tombstone in
+                    writer.writeArrayHeader(count: 2)
+                    writer.write(bytes: tombstone.key)
+                    SyncFrame.encode(tombstone.vector, table: table, into: &writer)
+                }
+            }
+        }
+        if !response.listings.isEmpty {
+            map.entry(key(.listings)) { SyncFrame.encode(response.listings, into: &$0) }
+        }
+        if !response.want.isEmpty {
+            map.entry(key(.want)) { $0.writeArray(response.want) { $0.write(bytes: $1) } }
+        }
+        if !response.wantPrefixes.isEmpty {
+            map.entry(key(.wantPrefixes)) { $0.writeArray(response.wantPrefixes) { $0.write(bytes: $1) } }
+        }
+        if response.isFinal { map.entry(key(.final)) { $0.write(true) } }
+        if response.remaining > 0 { map.entry(key(.more)) { $0.write(UInt64(response.remaining)) } }
     }
 
     /// Writes a vector by device key, or by position in `table` when there is one.

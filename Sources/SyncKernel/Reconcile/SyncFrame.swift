@@ -34,6 +34,16 @@ package struct SyncFrame: Sendable, Hashable {
         case sketch(SketchRequest)
         /// `range_req`: trie nodes to compare and leaves listed (the sketch's fallback).
         case rangeCompare(RangeCompare)
+        /// `push`: unasked, the rows and delete versions of keys the sender wrote since it and the
+        /// receiver last held equal roots of the namespace (rows and tombstones only), with the
+        /// sender's root of the namespace after them (its first `StateDigest.setHashRootBytes`
+        /// bytes) and its change counter there. Sent only to a sibling that announced
+        /// `SyncFrame.pushCapability`.
+        case push(ReconcileResponse, root: [UInt8], change: UInt64)
+        /// `push_ack`: the receiver's root of a pushed namespace once it applied the push (the
+        /// first `StateDigest.setHashRootBytes` bytes) and its change counter there; `following`
+        /// says a push of the receiver's own writes to that namespace is due next.
+        case pushAck(namespace: String, root: [UInt8], change: UInt64, following: Bool)
 
         /// The code a compact frame writes for the kind (stable: never reused or renumbered).
         package var kindCode: UInt64 {
@@ -44,6 +54,8 @@ package struct SyncFrame: Sendable, Hashable {
             case .heartbeat: 4
             case .sketch: 5
             case .rangeCompare: 6
+            case .push: 7
+            case .pushAck: 8
             }
         }
 
@@ -56,6 +68,8 @@ package struct SyncFrame: Sendable, Hashable {
             case 4: "heartbeat"
             case 5: "sketch_req"
             case 6: "range_req"
+            case 7: "push"
+            case 8: "push_ack"
             default: nil
             }
         }
@@ -69,6 +83,8 @@ package struct SyncFrame: Sendable, Hashable {
             case .heartbeat: return "heartbeat"
             case .sketch: return "sketch_req"
             case .rangeCompare: return "range_req"
+            case .push: return "push"
+            case .pushAck: return "push_ack"
             }
         }
     }
@@ -83,8 +99,8 @@ package struct SyncFrame: Sendable, Hashable {
     package let body: Body
     /// The optional frames and layouts the sender reads (sorted, no repeats).
     package let capabilities: [String]
-    /// Whether a `reconcile_resp` writes its vectors against a `DeviceTable` (only to a peer that
-    /// announced `sketchCapability`); read back from the frame's own `devices` key.
+    /// Whether a `reconcile_resp` or `push` writes its vectors against a `DeviceTable` (only to a
+    /// peer that announced `sketchCapability`); read back from the frame's own `devices` key.
     package let compactVectors: Bool
     /// Whether the frame is written with the compact header (only to a peer that announced
     /// `compactCapability`); read back from the frame's own form.
@@ -135,6 +151,10 @@ package struct SyncFrame: Sendable, Hashable {
     /// sketch, so none is sent to it.
     package static let wideCapability = "wide1"
 
+    /// The capability of a build that reads `push` and `push_ack` (announced with
+    /// `sketchCapability`): a build without it is never pushed to, and meets its siblings in digests.
+    package static let pushCapability = "push1"
+
     /// The bytes of the account tag a compact frame carries.
     package static let accountTagBytes = 8
 
@@ -153,7 +173,10 @@ package struct SyncFrame: Sendable, Hashable {
         self.schema = schema
         self.body = body
         self.capabilities = Array(Set(capabilities)).sorted()
-        if case .reconcileResponse = body { self.compactVectors = compactVectors } else { self.compactVectors = false }
+        switch body {
+        case .reconcileResponse, .push: self.compactVectors = compactVectors
+        default: self.compactVectors = false
+        }
         self.compactHeader = compactHeader
         self.sender = sender
     }

@@ -8,6 +8,8 @@
 ///
 /// Invariants:
 /// - `announce()` repeats to each sibling with a doubling delay until that sibling shows a digest.
+///   A heartbeat is answered with this replica's digest, marked `probe` while it holds no digest
+///   of that sibling, so both learn at their meeting whether they are in step.
 /// - A local write that changes a leaf schedules one digest broadcast after the debounce; a
 ///   broadcast equal to the last one every sibling received is skipped.
 /// - Applying a response emits the digest to that sibling at once, also when nothing changed,
@@ -25,7 +27,19 @@
 ///   or sketch, never receives one.
 /// - A Merkle digest from a sibling that announced the capability (it did not know ours yet) is
 ///   answered with this replica's set-hash digest as a probe, so the pair switches to the sketch
-///   exchange without either side scanning its rows.
+///   exchange without either side scanning its rows. A heartbeat or Merkle digest that announces
+///   it makes this replica announce its own capabilities again, so a sibling that restarted
+///   learns anew that this build reads wide sketches and pushes.
+/// - A local write goes to a sibling in step as a `push` (its keys' rows and delete versions, this
+///   store's root of the namespace and its change counter) instead of a digest, only when the
+///   sibling announced `SyncFrame.pushCapability`, no exchange with it is in flight, and every
+///   namespace where its last digest differs from this store is one where this replica knows
+///   every key it wrote since the two last held equal roots (at most `maxPushKeys`); otherwise
+///   the digest goes. A push is merged as a response (uncovered keys shipped back, final) and
+///   acknowledged with the receiver's root; equal roots record the marks and end the round as
+///   equal digests do, unequal ones make the pusher probe with its digest (at once, or at its
+///   retry when the acknowledgement says the sibling's own push follows). A lost push or
+///   acknowledgement leaves the re-advertisement timer set, so it delays convergence only.
 /// - With a sibling that announced `SyncFrame.sketchCapability` (and in `.sketch` mode), digests
 ///   use the set-hash layout with change counters and divergent namespaces reconcile through the
 ///   sketch exchange, sized by the `ChangeMarks` of that sibling (kept in the store whenever they
@@ -86,6 +100,13 @@ public final class Replica {
         var readsCompact = false
         /// The sibling reads sketches past the standard capacity: it listed `SyncFrame.wideCapability`.
         var readsWide = false
+        /// The sibling reads `push` and `push_ack`: it listed `SyncFrame.pushCapability`.
+        var readsPush = false
+        /// The keys this device wrote since it and the sibling last held equal roots, by
+        /// namespace: what a push to the sibling carries. A namespace absent is unknown (no equal
+        /// roots seen since this replica started, or more than `Replica.maxPushKeys` keys
+        /// written), and its changes go out as a digest.
+        var writtenSinceEqual: [String: Set<[UInt8]>] = [:]
         var knowsOurCapability = false
         var pushedSinceDigest = false
         var marks = ChangeMarks()
@@ -161,6 +182,18 @@ public final class Replica {
         defer { reportQuarantined(now: now) }
         let outcome = try store.write(namespace, body)
         if !outcome.changedNamespaces.isEmpty { markStateDirty(now: now) }
+        for sibling in siblings {
+            guard var peer = peers[sibling] else { continue }
+            for name in outcome.changedNamespaces {
+                guard let written = peer.writtenSinceEqual[name], let moved = outcome.movedKeys[name] else {
+                    peer.writtenSinceEqual[name] = nil
+                    continue
+                }
+                let union = written.union(moved)
+                peer.writtenSinceEqual[name] = union.count <= Replica.maxPushKeys ? union : nil
+            }
+            peers[sibling] = peer
+        }
         for (name, keys) in outcome.resolvedConflicts.sorted(by: { $0.key < $1.key }) {
             for key in keys { report(.conflictResolved(namespace: name, key: key)) }
         }
@@ -229,6 +262,7 @@ public final class Replica {
                 peer.retryAt = until
             } else if let retryAt = peer.retryAt, retryAt <= now, let mine = digest(for: peer) {
                 if peer.lastDigestSeen == mine {
+                    noteInStep(&peer)
                     peer.retryAt = nil
                 } else {
                     send(digestBody(mine, probe: true, for: peer), to: sibling)
@@ -277,17 +311,24 @@ public final class Replica {
         }
         if mode == .sketch, frame.capabilities.contains(SyncFrame.sketchCapability) {
             peers[sender]?.readsWide = frame.capabilities.contains(SyncFrame.wideCapability)
-            // A Merkle digest that announces the sketch exchange comes from a sibling that does
-            // not know this replica speaks it (it restarted): announce back, so it learns this
-            // build's capabilities (`wideCapability`) anew; its next set-hash digest ends that.
-            if case .stateDigest(let digest, _, _) = frame.body, StateDigest.claimedLayout(of: digest) == .merkle {
-                peers[sender]?.knowsOurCapability = false
+            peers[sender]?.readsPush = frame.capabilities.contains(SyncFrame.pushCapability)
+            // A heartbeat or a Merkle digest that announces the sketch exchange comes from a
+            // sibling that does not know what this replica reads (it restarted): announce back,
+            // so it learns this build's capabilities (`wideCapability`, `pushCapability`) anew;
+            // its next set-hash digest ends that.
+            let announcing = switch frame.body {
+            case .heartbeat: true
+            case .stateDigest(let digest, _, _): StateDigest.claimedLayout(of: digest) == .merkle
+            default: false
             }
+            if announcing { peers[sender]?.knowsOurCapability = false }
         }
         switch frame.body {
         case .heartbeat:
+            // A sibling this replica has no digest of yet is asked for one with the answer, so
+            // both sides learn at the meeting whether they are in step (and can push).
             guard let peer = peers[sender], let mine = digest(for: peer) else { return }
-            send(digestBody(mine, probe: false, for: peer), to: sender)
+            send(digestBody(mine, probe: peer.lastDigestSeen == nil, for: peer), to: sender)
         case .stateDigest(let digest, let probe, let changes):
             peers[sender]?.announceAt = nil
             handleDigest(digest, probe: probe, changes: changes, from: sender, now: now)
@@ -316,6 +357,12 @@ public final class Replica {
                 let (responses, next) = try store.answer(compare)
                 return responses.map { .reconcileResponse($0) } + next.map { .rangeCompare($0) }
             }
+        case .push(let response, let root, let change):
+            guard mode == .sketch else { return refuseUnknownKind(from: sender) }
+            handlePush(response, root: root, change: change, from: sender, now: now)
+        case .pushAck(let namespace, let root, let change, let following):
+            guard mode == .sketch else { return refuseUnknownKind(from: sender) }
+            handlePushAck(namespace: namespace, root: root, change: change, following: following, from: sender, now: now)
         }
     }
 
@@ -408,6 +455,7 @@ public final class Replica {
             peer.marks.forgetRolledBack(names: names, theirs: changes)
             peer.marks.record(equal: names.filter { !divergent.contains($0) }, names: names, mine: counters, theirs: changes)
             if peer.marks != kept { keep(peer.marks, of: sender) }
+            for name in names where !divergent.contains(name) { peer.writtenSinceEqual[name] = [] }
         }
         guard !divergent.isEmpty else {
             if peer.reconciling || probe {
@@ -457,14 +505,39 @@ public final class Replica {
             if !response.isFinal, !more { peers[sender]?.storm.recordAnswer(response.namespace, at: now, timing: timing) }
         }
         var shipBack: [[UInt8]] = []
-        do {
-            let outcome = try store.apply(response)
+        if let outcome = applyReporting(response, from: sender, now: now) {
             if mode == .sketch, peers[sender]?.speaksSketch == true, !response.isFinal { shipBack = outcome.keysToShipBack }
             if response.isFinal, !outcome.keysToShipBack.isEmpty, var marks = peers[sender]?.marks {
                 marks.forget(response.namespace)
                 peers[sender]?.marks = marks
                 keep(marks, of: sender)
             }
+        }
+        if !shipBack.isEmpty {
+            answer(from: sender, namespace: response.namespace, now: now) { () throws(SyncKernelError) in
+                try store.respond(toKeys: shipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
+            }
+            if peers[sender]?.pushedSinceDigest == true { return }
+        }
+        guard !more, var peer = peers[sender], !peer.storm.isBackingOff(at: now), let mine = digest(for: peer) else { return }
+        peer.lastBroadcast = mine
+        send(digestBody(mine, probe: false, for: peer), to: sender)
+        if peer.lastDigestSeen == mine {
+            noteInStep(&peer)
+            if peer.reconciling { report(.converged(peer: sender)) }
+            peer.reconciling = false
+            peer.awaiting.removeAll()
+            peer.retryAt = nil
+        }
+        peers[sender] = peer
+    }
+
+    /// Applies `response` from `sender` and reports what it did (conflicts, collisions, refused
+    /// operations, an epoch change); schedules a broadcast when the digest moved. Nil, reported,
+    /// when the store refused it.
+    private func applyReporting(_ response: ReconcileResponse, from sender: DeviceID, now: Int64) -> ApplyOutcome? {
+        do {
+            let outcome = try store.apply(response)
             report(.applied(peer: sender, outcome: outcome))
             if let change = outcome.epochChange {
                 report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: sender))
@@ -482,25 +555,142 @@ public final class Replica {
             if outcome.digestChanged {
                 markStateDirty(now: now)
             }
+            return outcome
         } catch {
             report(.applyFailed(peer: sender, namespace: response.namespace, error: error))
+            return nil
         }
-        if !shipBack.isEmpty {
-            answer(from: sender, namespace: response.namespace, now: now) { () throws(SyncKernelError) in
-                try store.respond(toKeys: shipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
+    }
+
+    // MARK: Pushes
+
+    /// The most keys of one namespace a push carries: past it (`RowWriter.movedKeyLimit` keys
+    /// of one write, or writes adding up to more between equal roots) the change goes out as a
+    /// digest and the sketch exchange finds it.
+    package static let maxPushKeys = RowWriter.movedKeyLimit
+
+    /// The pushes that replace a digest broadcast to `peer`, or nil when a digest must go.
+    ///
+    /// A push goes only to a sibling that reads it (`SyncFrame.pushCapability`, set-hash
+    /// digests), with no exchange in flight with it, whose last digest differs from this
+    /// store's in namespaces where every difference may be this device's own writes since the two
+    /// last held equal roots (`writtenSinceEqual` known, not empty, of a per-key namespace), each
+    /// answer fitting one response. One push per such namespace: those rows and delete
+    /// versions, this store's root of the namespace after them and its change counter.
+    private func pushes(to peer: PeerState, now: Int64) -> [SyncFrame.Body]? {
+        guard mode == .sketch, peer.speaksSketch, peer.readsPush, !peer.reconciling, peer.awaiting.isEmpty,
+              peer.receivingUntil.map({ now >= $0 }) ?? true, let seen = peer.lastDigestSeen, StateDigest.claimedLayout(of: seen) == .setHash,
+              let theirs = try? StateDigest(decoding: seen, expecting: store.namespaces.schema, namespaces: store.namespaces.names)
+        else { return nil }
+        let mine = store.stateDigest()
+        let counters = store.changeCounters()
+        let divergent = mine.divergentNamespaces(from: theirs)
+        guard !divergent.isEmpty else { return nil }
+        var pushes: [SyncFrame.Body] = []
+        for namespace in divergent {
+            guard let keys = peer.writtenSinceEqual[namespace], !keys.isEmpty,
+                  let position = store.namespaces.names.firstIndex(of: namespace),
+                  (try? store.namespaces.driver(named: namespace))?.granularity != .wholeNamespace else { return nil }
+            do {
+                let responses = try store.respond(toKeys: keys.sorted(by: [UInt8].keyPrecedes), namespace: namespace)
+                guard responses.count == 1, let response = responses.first, response.remaining == 0 else { return nil }
+                pushes.append(.push(response, root: mine.roots[position], change: counters[position]))
+            } catch {
+                report(.storeFailed(error: error))
+                return nil
             }
-            if peers[sender]?.pushedSinceDigest == true { return }
         }
-        guard !more, var peer = peers[sender], !peer.storm.isBackingOff(at: now), let mine = digest(for: peer) else { return }
-        peer.lastBroadcast = mine
-        send(digestBody(mine, probe: false, for: peer), to: sender)
-        if peer.lastDigestSeen == mine {
+        return pushes
+    }
+
+    /// Applies a sibling's push and acknowledges it with this store's root of the namespace.
+    ///
+    /// The rows merge as a response's do (a key whose pushed row does not cover the version here
+    /// is shipped back); the sibling's root is taken into its last digest seen, and this store's
+    /// into the last one it received, so neither side's next broadcast repeats what the two
+    /// frames said. Equal roots record the change marks and end the round, as equal digests do.
+    /// The acknowledgement says whether a push of this device's own writes follows (one is due
+    /// at the pending broadcast), so the pusher waits for it instead of asking again.
+    private func handlePush(_ response: ReconcileResponse, root: [UInt8], change: UInt64, from sender: DeviceID, now: Int64) {
+        guard let position = store.namespaces.names.firstIndex(of: response.namespace) else {
+            report(.applyFailed(peer: sender, namespace: response.namespace, error: SyncKernelError(.unknownNamespace)))
+            return
+        }
+        if !response.rows.isEmpty || !response.tombstones.isEmpty { peers[sender]?.storm.recordReceived(response.namespace) }
+        // Whether this device's own broadcast was already due before the push (applying the push
+        // schedules one too, which is no write of this device's).
+        let broadcastDue = debounceDeadline != nil
+        guard let outcome = applyReporting(response, from: sender, now: now) else { return }
+        if peers[sender]?.speaksSketch == true, !outcome.keysToShipBack.isEmpty {
+            answer(from: sender, namespace: response.namespace, now: now) { () throws(SyncKernelError) in
+                try store.respond(toKeys: outcome.keysToShipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
+            }
+        }
+        guard var peer = peers[sender] else { return }
+        let mine = store.stateDigest()
+        let counters = store.changeCounters()
+        if let seen = peer.lastDigestSeen { peer.lastDigestSeen = StateDigest.replacingRoot(in: seen, at: position, with: root) ?? seen }
+        let equal = settle(&peer, namespace: response.namespace, position: position, theirRoot: root, theirChange: change, mine: mine,
+                           counters: counters, from: sender)
+        let following = !equal && broadcastDue && peer.writtenSinceEqual[response.namespace]?.isEmpty == false
+        // With this device's own push still due, the broadcast must not be skipped as if the
+        // sibling held what the acknowledgement's root says: it has the root, not the rows.
+        if !following, let sent = peer.lastBroadcast {
+            peer.lastBroadcast = StateDigest.replacingRoot(in: sent, at: position, with: mine.roots[position]) ?? sent
+        }
+        peers[sender] = peer
+        send(.pushAck(namespace: response.namespace, root: mine.roots[position], change: counters[position], following: following),
+             to: sender)
+    }
+
+    /// Takes a sibling's acknowledgement of a push: its root of the namespace goes into its last
+    /// digest seen; equal to this store's, the marks are recorded and the round ends; unequal,
+    /// this device asks with its digest at once, or, when the sibling said a push of its own
+    /// follows, at the next retry if that push does not settle it.
+    private func handlePushAck(namespace: String, root: [UInt8], change: UInt64, following: Bool, from sender: DeviceID, now: Int64) {
+        guard var peer = peers[sender], let position = store.namespaces.names.firstIndex(of: namespace) else { return }
+        defer { peers[sender] = peer }
+        if let seen = peer.lastDigestSeen { peer.lastDigestSeen = StateDigest.replacingRoot(in: seen, at: position, with: root) ?? seen }
+        let mine = store.stateDigest()
+        if settle(&peer, namespace: namespace, position: position, theirRoot: root, theirChange: change, mine: mine,
+                  counters: store.changeCounters(), from: sender) { return }
+        if peer.retryAt == nil { peer.retryAt = now + peer.retryDelay }
+        guard !following, !peer.storm.isBackingOff(at: now) else { return }
+        peers[sender] = peer
+        send(digestBody(mine.encoded(), probe: true, for: peer), to: sender)
+        peer = peers[sender] ?? peer
+    }
+
+    /// What equal roots of one namespace, learned from a push or its acknowledgement, settle:
+    /// the change marks (recorded, or dropped when the sibling's counter went back), the writes
+    /// a push carries (none since), and, when every namespace now agrees, the round. Returns
+    /// whether the roots were equal.
+    @discardableResult
+    private func settle(_ peer: inout PeerState, namespace: String, position: Int, theirRoot: [UInt8], theirChange: UInt64,
+                        mine: StateDigest, counters: [UInt64], from sender: DeviceID) -> Bool {
+        let kept = peer.marks
+        guard mine.roots[position] == theirRoot else {
+            peer.marks.forgetRolledBack(namespace, theirs: theirChange)
+            if peer.marks != kept { keep(peer.marks, of: sender) }
+            return false
+        }
+        peer.marks.record(namespace, mine: counters[position], theirs: theirChange)
+        if peer.marks != kept { keep(peer.marks, of: sender) }
+        peer.writtenSinceEqual[namespace] = []
+        if peer.lastDigestSeen == mine.encoded() {
             if peer.reconciling { report(.converged(peer: sender)) }
             peer.reconciling = false
             peer.awaiting.removeAll()
             peer.retryAt = nil
+            peer.retryDelay = timing.retryMillis
         }
-        peers[sender] = peer
+        return true
+    }
+
+    /// Notes that this store equals the sibling's last digest in every namespace: nothing was
+    /// written here since, so each namespace's next writes can go out as a push.
+    private func noteInStep(_ peer: inout PeerState) {
+        for name in store.namespaces.names { peer.writtenSinceEqual[name] = [] }
     }
 
     /// The change marks this replica holds of `sibling` (nil for a device that is not one).
@@ -531,6 +721,16 @@ public final class Replica {
         for sibling in siblings {
             guard var peer = peers[sibling], !peer.storm.isBackingOff(at: now), peer.receivingUntil.map({ now >= $0 }) ?? true,
                   let digest = digest(for: peer), digest != peer.lastBroadcast else { continue }
+            if let pushes = pushes(to: peer, now: now) {
+                for body in pushes {
+                    if case .push(let response, _, _) = body { peer.storm.recordShipped(response.namespace) }
+                    send(body, to: sibling)
+                }
+                peer.lastBroadcast = digest
+                if peer.retryAt == nil { peer.retryAt = now + peer.retryDelay }
+                peers[sibling] = peer
+                continue
+            }
             peer.lastBroadcast = digest
             send(digestBody(digest, probe: false, for: peer), to: sibling)
             if peer.lastDigestSeen != digest, peer.retryAt == nil {
@@ -547,7 +747,7 @@ public final class Replica {
         default: false
         }
         let capabilities = mode == .sketch && announces && peers[sibling]?.knowsOurCapability != true
-            ? [SyncFrame.sketchCapability, SyncFrame.compactCapability, SyncFrame.wideCapability] : []
+            ? [SyncFrame.sketchCapability, SyncFrame.compactCapability, SyncFrame.wideCapability, SyncFrame.pushCapability] : []
         let compact = mode == .sketch && peers[sibling]?.speaksSketch == true
         let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body, capabilities: capabilities,
                               compactVectors: compact, compactHeader: mode == .sketch && peers[sibling]?.readsCompact == true,

@@ -423,8 +423,11 @@ public final class KernelStore {
             return writer.rowsWritten > 0 && clock.epoch != nil ? try ledger.countWrite() : nil
         }
         countInLeaseFile(counted)
-        return WriteOutcome(changedNamespaces: adopt(writer), rowsWritten: writer.rowsWritten,
-                            resolvedConflicts: writer.resolvedConflicts.mapValues { $0.sorted(by: [UInt8].keyPrecedes) })
+        let changed = adopt(writer)
+        var outcome = WriteOutcome(changedNamespaces: changed, rowsWritten: writer.rowsWritten,
+                                   resolvedConflicts: writer.resolvedConflicts.mapValues { $0.sorted(by: [UInt8].keyPrecedes) })
+        outcome.movedKeys = writer.movedKeys.filter { changed.contains($0.key) }.mapValues { $0.sorted(by: [UInt8].keyPrecedes) }
+        return outcome
     }
 
     // MARK: Reads

@@ -51,6 +51,15 @@ final class RowWriter {
     /// Keys whose open conflict a local save, delete or resolve of this transaction superseded,
     /// by namespace; the store reports them after the commit (`WriteOutcome.resolvedConflicts`).
     private(set) var resolvedConflicts: [String: Set<[UInt8]>] = [:]
+    /// The keys whose item this transaction moved, by namespace, while at most `movedKeyLimit`
+    /// of a namespace's: what a local write pushes to a sibling it was in step with
+    /// (`WriteOutcome.movedKeys`). A namespace past the limit is in `movedKeysOverflowed` instead,
+    /// so a transaction of a million rows keeps no per-row list.
+    private(set) var movedKeys: [String: Set<[UInt8]>] = [:]
+    /// Namespaces with more than `movedKeyLimit` moved keys in this transaction.
+    private(set) var movedKeysOverflowed: Set<String> = []
+    /// The most moved keys of one namespace `movedKeys` lists.
+    static let movedKeyLimit = 1_024
     /// Time spent moving items in the working structures (the structure's share of each write).
     private(set) var moveTime: Duration = .zero
     /// The rows after which a transaction counts as a bulk write and the page cache grows.
@@ -248,5 +257,12 @@ final class RowWriter {
         if structures[namespace] == nil { structures[namespace] = committed(namespace) }
         try structures[namespace]?.move(key: key, from: old, to: new)
         if counted { rowsWritten += 1 }
+        if old != new, !movedKeysOverflowed.contains(namespace) {
+            movedKeys[namespace, default: []].insert(key)
+            if movedKeys[namespace]?.count ?? 0 > RowWriter.movedKeyLimit {
+                movedKeys[namespace] = nil
+                movedKeysOverflowed.insert(namespace)
+            }
+        }
     }
 }

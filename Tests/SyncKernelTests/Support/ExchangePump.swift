@@ -58,7 +58,7 @@ struct ExchangePump {
             let outcome = try store.apply(response)
             guard !response.isFinal else { return [] }
             return try store.respond(toKeys: outcome.keysToShipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
-        case .stateDigest, .heartbeat:
+        case .stateDigest, .heartbeat, .push, .pushAck:
             return []
         }
     }

@@ -96,6 +96,19 @@ extension Fleet {
         try write(on: index, RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(row) }
     }
 
+    /// One seeded write on a random device of the first `devices`: with probability
+    /// `deleteChance` a delete of a random key `r0` to `r<keys - 1>`, else a save of it whose value
+    /// names `step` and the device.
+    func randomWrite(_ random: inout SeededGenerator, step: Int, devices: Int, keys: Int, deleteChance: Double) throws {
+        let device = Int(random.next() % UInt64(devices))
+        let id = "r\(random.next() % UInt64(keys))"
+        if random.chance(deleteChance) {
+            try write(on: device, RecordNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: Array(id.utf8)) }
+        } else {
+            try save(RecordNamespace.Row(id: id, value: "v\(step)-\(device)", updatedAt: Int64(step)), on: device)
+        }
+    }
+
     /// Frames sent so far, by kind, across all links.
     func frames(kind: String) -> Int {
         relay.traffic.values.reduce(0) { $0 + ($1.framesByKind[kind] ?? 0) }

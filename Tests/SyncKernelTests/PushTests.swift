@@ -1,0 +1,287 @@
+import SyncKernel
+import SyncKernelSimulator
+import XCTest
+
+/// Pushes of local writes: a device in step with a sibling sends what it wrote as a `push` and
+/// the sibling answers with one `push_ack`, instead of a digest and an exchange; whatever goes
+/// wrong (a lost frame, writes on both sides, too many keys, a restart, a sibling that does not
+/// read pushes) falls back to digests and converges to the same state.
+final class PushTests: XCTestCase {
+    private typealias Row = RecordNamespace.Row
+
+    /// A fleet of `count` devices over the store files `paths` (made when nil) that met and hold
+    /// equal stores of `rows` records, recording frames from then on.
+    private func syncedFleet(_ world: TestWorld, count: Int = 2, rows: Int = 20, conditions: RelayConditions = RelayConditions(),
+                             seed: UInt64 = 7, modes: [ReconcileMode]? = nil, paths: [String]? = nil) throws -> Fleet {
+        let devices = (0..<count).map(TestWorld.device)
+        let files = paths ?? (0..<count).map { _ in world.path() }
+        let replicas = try (0..<count).map { index in
+            try Replica(device: devices[index], account: world.account, siblings: devices,
+                        store: world.store(device: nil, path: files[index]), mode: modes?[index] ?? .sketch)
+        }
+        let fleet = Fleet(replicas: replicas, conditions: conditions, seed: seed)
+        fleet.announceAll()
+        for index in 0..<rows { try fleet.save(Row(id: "r\(index)", value: "base", updatedAt: 1), on: index % count) }
+        fleet.run(until: 60_000)
+        XCTAssertTrue(fleet.allRootsMatch, "the fleet starts in step")
+        fleet.recordsFrames = true
+        return fleet
+    }
+
+    /// Makes device 0 of `fleet` take device 1 for a sketch build of before pushes: a set-hash
+    /// digest from it announcing sketch, compact and wide but not `push1`.
+    private func makeSiblingAnOlderBuild(_ fleet: Fleet, _ world: TestWorld) {
+        let store = fleet.replicas[1].store
+        let frame = SyncFrame(account: world.account, schema: store.namespaces.schema,
+                              body: .stateDigest(digest: store.encodedStateDigest(), probe: false, changes: store.changeCounters()),
+                              capabilities: [SyncFrame.sketchCapability, SyncFrame.compactCapability, SyncFrame.wideCapability],
+                              sender: TestWorld.device(1))
+        fleet.inject(frame.encoded(), into: 0, from: TestWorld.device(1))
+        fleet.run(until: fleet.now + 10_000)
+    }
+
+    /// The kinds of the frames recorded so far, in order, with their senders' indexes.
+    private func kinds(_ fleet: Fleet) -> [(from: Int, kind: String)] {
+        fleet.sentFrames.compactMap { record in
+            guard let from = fleet.replicas.firstIndex(where: { $0.device == record.from }),
+                  let frame = try? SyncFrame(decoding: record.frame, sender: record.from) else { return nil }
+            return (from, frame.body.kind)
+        }
+    }
+
+    private func rows(_ fleet: Fleet, _ index: Int) throws -> [Row] {
+        try fleet.replicas[index].store.rows(RecordNamespace.self)
+    }
+
+    private func assertSameRows(_ fleet: Fleet, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertTrue(fleet.allRootsMatch, "roots match", file: file, line: line)
+        for index in fleet.replicas.indices.dropFirst() {
+            XCTAssertEqual(try rows(fleet, index), try rows(fleet, 0), "device \(index)", file: file, line: line)
+        }
+    }
+
+    func testOneWriteToASiblingInStepIsOnePushAndOneAcknowledgement() throws {
+        let world = try TestWorld()
+        let fleet = try syncedFleet(world)
+        try fleet.save(Row(id: "r3", value: "edited", updatedAt: 2), on: 0)
+        fleet.run(until: 120_000)
+        let sent = kinds(fleet)
+        XCTAssertEqual(sent.map(\.kind), ["push", "push_ack"], "\(sent)")
+        XCTAssertEqual(sent.map(\.from), [0, 1])
+        try assertSameRows(fleet)
+        XCTAssertEqual(try rows(fleet, 1).first { $0.id == "r3" }?.value, "edited")
+
+        let before = fleet.sentFrames.count
+        try fleet.write(on: 1, RecordNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: Array("r4".utf8)) }
+        fleet.run(until: 240_000)
+        XCTAssertEqual(kinds(fleet).dropFirst(before).map(\.kind), ["push", "push_ack"], "a delete travels the same way")
+        try assertSameRows(fleet)
+        XCTAssertFalse(try rows(fleet, 0).contains { $0.id == "r4" })
+    }
+
+    func testAPushIsSmallerThanTheDigestExchangeItReplaces() throws {
+        let world = try TestWorld()
+        let pushed = try syncedFleet(world)
+        let digested = try syncedFleet(world)
+        makeSiblingAnOlderBuild(digested, world)
+        let skip = digested.sentFrames.count
+        for fleet in [pushed, digested] {
+            try fleet.save(Row(id: "r3", value: "edited", updatedAt: 2), on: 0)
+            fleet.run(until: fleet.now + 60_000)
+            try assertSameRows(fleet)
+        }
+        let pushBytes = pushed.sentFrames.reduce(0) { $0 + $1.frame.count }
+        let digestBytes = digested.sentFrames.dropFirst(skip).reduce(0) { $0 + $1.frame.count }
+        XCTAssertTrue(kinds(digested).dropFirst(skip).contains { $0.kind == "state_digest" })
+        XCTAssertEqual(kinds(pushed).map(\.kind), ["push", "push_ack"])
+        XCTAssertLessThan(pushBytes, digestBytes, "push \(pushBytes) B, digest exchange \(digestBytes) B")
+    }
+
+    func testWritesOnBothSidesAtOnceConvergeThroughPushesAlone() throws {
+        let world = try TestWorld()
+        let fleet = try syncedFleet(world)
+        try fleet.save(Row(id: "new-a", value: "a", updatedAt: 2), on: 0)
+        try fleet.save(Row(id: "new-b", value: "b", updatedAt: 2), on: 1)
+        fleet.run(until: 120_000)
+        try assertSameRows(fleet)
+        let sent = kinds(fleet).map(\.kind)
+        XCTAssertEqual(sent.filter { $0 == "push" }.count, 2, "\(sent)")
+        XCTAssertEqual(sent.filter { $0 == "push_ack" }.count, 2, "\(sent)")
+        XCTAssertFalse(sent.contains("sketch_req"), "\(sent)")
+    }
+
+    func testAPushArrivingBeforeTheReceiversOwnPushIsAnsweredByThatPushWithoutWaitingForARetry() throws {
+        let world = try TestWorld()
+        for offset in [Int64(50), 100, 250] {
+            let fleet = try syncedFleet(world)
+            let start = fleet.now
+            try fleet.save(Row(id: "new-a", value: "a", updatedAt: 2), on: 0)
+            fleet.run(until: start + offset)
+            try fleet.save(Row(id: "new-b", value: "b", updatedAt: 2), on: 1)
+            fleet.run(until: start + 120_000)
+            try assertSameRows(fleet)
+            let sent = kinds(fleet)
+            XCTAssertEqual(sent.map(\.kind), ["push", "push_ack", "push", "push_ack"], "offset \(offset): \(sent)")
+            let converged = try XCTUnwrap(fleet.convergedAt)
+            XCTAssertLessThan(converged - start, offset + LoopTiming().retryMillis, "offset \(offset): settled before any retry")
+        }
+    }
+
+    func testConcurrentEditsOfOneKeyEndInOneWinnerOnBothSides() throws {
+        let world = try TestWorld()
+        for seed in UInt64(1)...6 {
+            let fleet = try syncedFleet(world, conditions: RelayConditions(latencyMillis: 10 * Int64(seed)), seed: seed)
+            try fleet.save(Row(id: "r1", value: "phone", updatedAt: 5), on: 0)
+            fleet.run(until: fleet.now + Int64(seed) * 20)
+            try fleet.save(Row(id: "r1", value: "laptop", updatedAt: 4), on: 1)
+            fleet.run(until: fleet.now + 120_000)
+            try assertSameRows(fleet)
+            XCTAssertTrue(kinds(fleet).contains { $0.kind == "push" }, "seed \(seed)")
+        }
+    }
+
+    func testAPushLostToAPartitionIsRecoveredAfterTheHeal() throws {
+        let world = try TestWorld()
+        let fleet = try syncedFleet(world)
+        fleet.partition([[0], [1]])
+        try fleet.save(Row(id: "r2", value: "while cut off", updatedAt: 3), on: 0)
+        fleet.run(until: fleet.now + 2_000)
+        XCTAssertTrue(kinds(fleet).contains { $0.kind == "push" }, "the push went out and was lost")
+        XCTAssertFalse(fleet.allRootsMatch)
+        fleet.heal()
+        fleet.run(until: fleet.now + 300_000)
+        try assertSameRows(fleet)
+    }
+
+    func testLossDuplicationAndReorderingNeverKeepPushedWritesApart() throws {
+        let world = try TestWorld()
+        let lossy = RelayConditions(latencyMillis: 20, lossRate: 0.25, duplicationRate: 0.15, reorderJitterMillis: 120)
+        for seed in UInt64(11)...16 {
+            let fleet = try syncedFleet(world, count: 3, conditions: lossy, seed: seed)
+            var random = SeededGenerator(seed: seed)
+            for step in 0..<60 {
+                fleet.run(until: fleet.now + Int64(random.next() % 900))
+                try fleet.randomWrite(&random, step: step, devices: 3, keys: 30, deleteChance: 0.2)
+            }
+            fleet.run(until: fleet.now + 900_000)
+            try assertSameRows(fleet)
+            XCTAssertTrue(kinds(fleet).contains { $0.kind == "push" }, "seed \(seed): pushes were used")
+            XCTAssertFalse(fleet.events.contains { if case .stormSuspected = $0.event { true } else { false } }, "seed \(seed)")
+        }
+    }
+
+    func testOneWriteAmongThreeDevicesPushesToEachAndNothingElseMovesARow() throws {
+        let world = try TestWorld()
+        let fleet = try syncedFleet(world, count: 3)
+        try fleet.save(Row(id: "r5", value: "three", updatedAt: 2), on: 2)
+        fleet.run(until: 120_000)
+        try assertSameRows(fleet)
+        let sent = kinds(fleet)
+        XCTAssertEqual(sent.filter { $0.kind == "push" }.map(\.from), [2, 2], "\(sent)")
+        XCTAssertEqual(sent.filter { $0.kind == "push_ack" }.map(\.from).sorted(), [0, 1], "\(sent)")
+        // The two that took the push cannot know the other did: one digest each way shows it.
+        let others = sent.filter { $0.kind != "push" && $0.kind != "push_ack" }
+        XCTAssertEqual(others.map(\.kind), ["state_digest", "state_digest"], "\(sent)")
+        XCTAssertEqual(Set(others.map(\.from)), [0, 1])
+    }
+
+    func testMoreKeysThanAPushCarriesGoOutAsADigest() throws {
+        let world = try TestWorld()
+        let fleet = try syncedFleet(world)
+        try fleet.write(on: 0, RecordNamespace.self) { tx throws(SyncKernelError) in
+            for index in 0...Replica.maxPushKeys { try tx.save(Row(id: "bulk\(index)", value: "b", updatedAt: 2)) }
+        }
+        fleet.run(until: fleet.now + 120_000)
+        try assertSameRows(fleet)
+        var sent = kinds(fleet).map(\.kind)
+        XCTAssertFalse(sent.contains("push"), "one transaction past the limit")
+        XCTAssertTrue(sent.contains("state_digest"))
+
+        let skip = sent.count
+        try fleet.write(on: 0, RecordNamespace.self) { tx throws(SyncKernelError) in
+            for index in 0..<(Replica.maxPushKeys - 10) { try tx.save(Row(id: "bulk\(index)", value: "c", updatedAt: 3)) }
+        }
+        try fleet.write(on: 0, RecordNamespace.self) { tx throws(SyncKernelError) in
+            for index in 0..<20 { try tx.save(Row(id: "more\(index)", value: "c", updatedAt: 3)) }
+        }
+        fleet.run(until: fleet.now + 120_000)
+        try assertSameRows(fleet)
+        sent = kinds(fleet).map(\.kind)
+        XCTAssertFalse(sent.dropFirst(skip).contains("push"), "two transactions adding up past the limit")
+    }
+
+    func testASiblingThatNeverAnnouncedPushesIsSentDigests() throws {
+        let world = try TestWorld()
+        let fleet = try syncedFleet(world, modes: [.sketch, .spec])
+        try fleet.save(Row(id: "r1", value: "to spec", updatedAt: 2), on: 0)
+        fleet.run(until: 120_000)
+        try assertSameRows(fleet)
+        XCTAssertFalse(kinds(fleet).contains { $0.kind == "push" || $0.kind == "push_ack" })
+
+        let older = try syncedFleet(world)
+        makeSiblingAnOlderBuild(older, world)
+        let skip = older.sentFrames.count
+        try older.save(Row(id: "r1", value: "to an older build", updatedAt: 2), on: 0)
+        older.run(until: older.now + 120_000)
+        try assertSameRows(older)
+        let sent = kinds(older).dropFirst(skip)
+        XCTAssertFalse(sent.contains { $0.kind == "push" }, "\(sent)")
+        XCTAssertTrue(sent.contains { $0.kind == "state_digest" && $0.from == 0 })
+    }
+
+    func testARestartedDeviceSendsADigestUntilItSeesEqualRootsThenPushesAgain() throws {
+        let world = try TestWorld()
+        let paths = [world.path(), world.path()]
+        let fleet = try syncedFleet(world, paths: paths)
+        fleet.crash(0)
+        try fleet.save(Row(id: "r7", value: "while the phone was off", updatedAt: 2), on: 1)
+        let replacement = try Replica(device: TestWorld.device(0), account: world.account, siblings: fleet.replicas.map(\.device),
+                                      store: world.store(device: nil, path: paths[0]))
+        let restartedAt = fleet.sentFrames.count
+        fleet.restart(0, with: replacement)
+        try fleet.save(Row(id: "r8", value: "right after the restart", updatedAt: 2), on: 0)
+        fleet.run(until: fleet.now + 120_000)
+        try assertSameRows(fleet)
+        XCTAssertEqual(try rows(fleet, 0).first { $0.id == "r7" }?.value, "while the phone was off")
+        XCTAssertEqual(try rows(fleet, 1).first { $0.id == "r8" }?.value, "right after the restart")
+        XCTAssertFalse(kinds(fleet).contains { $0.from == 0 && $0.kind == "push" }, "nothing known of the sibling after a restart")
+
+        // The sibling answers the restarted device's announcement with its own, so the new
+        // replica learns again that it reads pushes (and wide sketches).
+        let answer = try XCTUnwrap(fleet.sentFrames.dropFirst(restartedAt).first { $0.from == TestWorld.device(1) })
+        let capabilities = try SyncFrame(decoding: answer.frame, sender: answer.from).capabilities
+        XCTAssertTrue(capabilities.contains(SyncFrame.pushCapability) && capabilities.contains(SyncFrame.wideCapability), "\(capabilities)")
+        let skip = fleet.sentFrames.count
+        try fleet.save(Row(id: "r9", value: "in step again", updatedAt: 3), on: 0)
+        fleet.run(until: fleet.now + 120_000)
+        try assertSameRows(fleet)
+        XCTAssertEqual(kinds(fleet).dropFirst(skip).map(\.kind), ["push", "push_ack"])
+    }
+
+    func testDevicesStartedOneAfterTheOtherOnEqualStoresPushTheirFirstWrite() throws {
+        let world = try TestWorld()
+        let paths = [world.path(), world.path()]
+        let devices = (0..<2).map(TestWorld.device)
+        let first = try syncedFleet(world, paths: paths)
+        first.crash(0)
+        first.crash(1)
+        let replicas = try (0..<2).map { index in
+            try Replica(device: devices[index], account: world.account, siblings: devices, store: world.store(device: nil, path: paths[index]))
+        }
+        // The first device announces while the second is not running yet (its heartbeat is lost);
+        // the second announces when it starts, and is asked for its digest in the answer.
+        let fleet = Fleet(replicas: replicas, conditions: RelayConditions(), seed: 3)
+        fleet.recordsFrames = true
+        fleet.disconnect(1)
+        fleet.reconnect(0)
+        fleet.run(until: 500)
+        fleet.reconnect(1)
+        fleet.run(until: 1_000)
+        XCTAssertTrue(fleet.allRootsMatch)
+        let skip = fleet.sentFrames.count
+        try fleet.save(Row(id: "first", value: "written a second after the start", updatedAt: 2), on: 0)
+        fleet.run(until: 120_000)
+        try assertSameRows(fleet)
+        XCTAssertEqual(kinds(fleet).dropFirst(skip).map(\.kind), ["push", "push_ack"])
+    }
+}
