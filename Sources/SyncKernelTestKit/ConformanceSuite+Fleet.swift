@@ -144,10 +144,15 @@ extension ConformanceSuite {
 
     /// Under `.join()`: every register or custom-merged field the edit set kept its value through
     /// the device's own join (the local-edits check, made here under the fleet's clocks). The
-    /// value compared is the edit's own settled form (joined with itself, so `normalize` ran).
+    /// value compared is the edited value settled in the row the join produced (that row with
+    /// the field set to the edit's value, joined with itself, so `normalize` ran against the other
+    /// fields as they were kept: a field whose normal form depends on another field that the
+    /// join legitimately kept from the held row is judged against that field).
     private func checkIntentKept(_ intended: Row, _ stored: Row, writer: Int) throws {
-        guard isJoin, let settled = Namespace.joined(intended, intended) else { return }
+        guard isJoin else { return }
         for entry in declared.hashedEntries where entry.field.mergeKind == .register || entry.field.mergeKind == .custom {
+            let placed = entry.field.value(intended).flatMap { try? CBORReader.decode($0) }.flatMap { try? entry.field.replacing(stored, $0) }
+            guard let settled = placed.flatMap({ Namespace.joined($0, $0) }) ?? Namespace.joined(intended, intended) else { continue }
             guard DeclaredFields<Subject>.item(entry.field, stored) == DeclaredFields<Subject>.item(entry.field, settled) else {
                 throw failure(.fleetConvergence, field: entry.spec.name,
                               "device \(writer)'s edit of this field was undone by its own merge (its clock runs fast, slow or backwards): order edits by a Register's counter, never a clock",
