@@ -38,7 +38,7 @@ package struct ChangeMarks: Sendable, Hashable {
         let index = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         for name in namespaces {
             guard let position = index[name] else { continue }
-            marks[name] = Mark(mine: mine[position], theirs: theirs[position])
+            record(name, mine: mine[position], theirs: theirs[position])
         }
     }
 
@@ -59,9 +59,7 @@ package struct ChangeMarks: Sendable, Hashable {
     /// every version it held at the mark.
     package mutating func forgetRolledBack(names: [String], theirs: [UInt64]) {
         guard theirs.count == names.count else { return }
-        for (name, counter) in zip(names, theirs) where marks[name].map({ counter < $0.theirs }) == true {
-            marks[name] = nil
-        }
+        for (name, counter) in zip(names, theirs) { forgetRolledBack(name, theirs: counter) }
     }
 
     /// Drops the mark of `namespace`: the peer lacks a version the mark said it held.

@@ -462,10 +462,7 @@ public final class Replica {
                 peer.lastBroadcast = mine.encoded()
                 send(digestBody(mine.encoded(), probe: false, for: peer), to: sender)
             }
-            if peer.reconciling { report(.converged(peer: sender)) }
-            peer.reconciling = false
-            peer.awaiting.removeAll()
-            peer.retryAt = nil
+            endRound(&peer, with: sender)
             return
         }
         peer.awaiting = peer.awaiting.filter { divergent.contains($0.key) && $0.value > now }
@@ -524,10 +521,7 @@ public final class Replica {
         send(digestBody(mine, probe: false, for: peer), to: sender)
         if peer.lastDigestSeen == mine {
             noteInStep(&peer)
-            if peer.reconciling { report(.converged(peer: sender)) }
-            peer.reconciling = false
-            peer.awaiting.removeAll()
-            peer.retryAt = nil
+            endRound(&peer, with: sender)
         }
         peers[sender] = peer
     }
@@ -678,13 +672,19 @@ public final class Replica {
         if peer.marks != kept { keep(peer.marks, of: sender) }
         peer.writtenSinceEqual[namespace] = []
         if peer.lastDigestSeen == mine.encoded() {
-            if peer.reconciling { report(.converged(peer: sender)) }
-            peer.reconciling = false
-            peer.awaiting.removeAll()
-            peer.retryAt = nil
+            endRound(&peer, with: sender)
             peer.retryDelay = timing.retryMillis
         }
         return true
+    }
+
+    /// Ends the round with `sender` at matching roots: reported as converged when one was under
+    /// way, nothing left awaited, no re-advertisement due.
+    private func endRound(_ peer: inout PeerState, with sender: DeviceID) {
+        if peer.reconciling { report(.converged(peer: sender)) }
+        peer.reconciling = false
+        peer.awaiting.removeAll()
+        peer.retryAt = nil
     }
 
     /// Notes that this store equals the sibling's last digest in every namespace: nothing was
