@@ -217,6 +217,52 @@ final class EnvelopeSessionTests: XCTestCase {
         XCTAssertEqual(hellos, [0, timeout, 3 * timeout, 7 * timeout], "waits of 1, 2, 4 timeouts")
     }
 
+    func testADeviceStartedBeforeItsSiblingSaysHelloAgainWhenTheSiblingsFirstHelloArrives() throws {
+        let pair = try Pair(world: EnvelopeWorld(devices: 2))
+        let a = try pair.world.id(0)
+        let b = try pair.world.id(1)
+        XCTAssertEqual(try pair.send(frame(pair.world), from: 0, at: now).count, 2, "a hello nobody hears: b is not running")
+        for envelope in try pair.send(frame(pair.world, 1), from: 1, at: now + 50) { try pair.deliver(envelope, to: 0, at: now + 50) }
+        XCTAssertTrue(pair.sealers[1].hasSession(to: a, now: now + 50), "b's hello was answered")
+        let again = try pair.send(frame(pair.world, 2), from: 0, at: now + 60)
+        XCTAssertEqual(again.map { $0.bytes[0] }, [EnvelopeFormat.version, EnvelopeFormat.version],
+                       "well inside the handshake timeout, b's epoch is new to a: a hello again, the frame whole")
+        XCTAssertEqual(try again.compactMap { try pair.deliver($0, to: 1, at: now + 60).1 }, [frame(pair.world, 2)])
+        XCTAssertTrue(pair.sealers[0].hasSession(to: b, now: now + 60))
+        let through = try pair.send(frame(pair.world, 3), from: 0, at: now + 70)
+        XCTAssertEqual(through.map { $0.bytes[0] }, [SessionFormat.version])
+    }
+
+    func testAHelloOfAnEpochAlreadyHeardBringsNoHelloBeforeTheTimeout() throws {
+        let pair = try Pair(world: EnvelopeWorld(devices: 2))
+        let timeout = pair.policies[0].handshakeTimeoutMillis
+        _ = try pair.send(frame(pair.world), from: 0, at: now)
+        let fromB = try pair.send(frame(pair.world), from: 1, at: now + 10)
+        let helloB = try XCTUnwrap(pair.gates[0].open(fromB[0].bytes, now: now + 10).acceptedFrame)
+        let message = try XCTUnwrap(SessionMessage(decoding: helloB))
+        _ = pair.sealers[0].receive(message, from: try pair.world.id(1), now: now + 10)
+        XCTAssertEqual(try pair.send(frame(pair.world), from: 0, at: now + 20).count, 2, "b's epoch is new: hello again (lost too)")
+        _ = pair.sealers[0].receive(message, from: try pair.world.id(1), now: now + 30)
+        XCTAssertEqual(try pair.send(frame(pair.world), from: 0, at: now + 40).count, 1, "the same epoch again: no hello storm")
+        XCTAssertEqual(try pair.send(frame(pair.world), from: 0, at: now + 20 + timeout).count, 2, "the timeout still repeats it")
+    }
+
+    func testAnAcceptOfTheHelloThatWasReplacedStillOpensTheSession() throws {
+        let pair = try Pair(world: EnvelopeWorld(devices: 2))
+        let a = try pair.world.id(0)
+        let b = try pair.world.id(1)
+        let first = try pair.send(frame(pair.world), from: 0, at: now)
+        let helloA = try XCTUnwrap(pair.gates[1].open(first[0].bytes, now: now).acceptedFrame)
+        guard case .hello(let hello) = try XCTUnwrap(SessionMessage(decoding: helloA)) else { return XCTFail("a hello") }
+        let accept = try XCTUnwrap(pair.gates[1].opener.acceptSession(hello, from: a, now: now))
+        let held = try pair.sealers[1].seal(SessionMessage.accept(accept).encoded(), to: a, now: now)
+        for envelope in try pair.send(frame(pair.world), from: 1, at: now + 5) { try pair.deliver(envelope, to: 0, at: now + 5) }
+        XCTAssertEqual(try pair.send(frame(pair.world), from: 0, at: now + 6).count, 2, "a second hello (never delivered)")
+        try pair.deliver(held, to: 0, at: now + 7)
+        XCTAssertTrue(pair.sealers[0].hasSession(to: b, now: now + 7), "the first hello's accept, already on its way, opened it")
+        XCTAssertEqual(try pair.exchange(frame(pair.world, 4), from: 0, at: now + 8), [frame(pair.world, 4)])
+    }
+
     func testRejectAnAcceptThatAnswersNoWaitingHello() throws {
         let world = try EnvelopeWorld(devices: 3)
         let pair = try Pair(world: world)
