@@ -30,23 +30,24 @@ run: release
 	$(SWIFT) run -c release --skip-build synckernel simulate $(SIM_ARGS)
 
 ## test: build and run the whole test suite but the long runs that have targets of their own
-## (`LargeChangeTests`: `make test-large`). Each test starts the servers it needs and stops them
+## (`LargeChangeTests` and every test whose name starts `testAtScale`: `make test-large`). Each test starts the servers it needs and stops them
 ## when it ends, pass or fail; scripts/run-tests.sh fails the run if any process the tests started
 ## is still running after them (and stops it).
 test: deps
 	@$(if $(strip $(TEST_PACKAGES)),scripts/ensure-packages.sh $(TEST_PACKAGES),true)
 	$(SWIFT) build --build-tests
-	@scripts/run-tests.sh $(SWIFT) test --skip-build --disable-swift-testing --skip LargeChangeTests
+	@scripts/run-tests.sh $(SWIFT) test --skip-build --disable-swift-testing --skip LargeChangeTests --skip /testAtScale
 
-## test-large: the long process tests of large differences (LargeChangeTests: a 100,000-operation
-## write, 100,000 operations on each side, a device killed while taking in a large change), two
-## `synckernel device` processes of the release build (SYNCKERNEL_BINARY) over a nats-server each
-## test starts, driven by the debug test build; about 10 to 20 minutes in all.
+## test-large: the long tests (LargeChangeTests: a 100,000-operation write, 100,000 operations on
+## each side, a device killed while taking in a large change, with two `synckernel device`
+## processes of the release build (SYNCKERNEL_BINARY) over a nats-server each test starts; and the
+## `testAtScale` tests of the debug build: 50,000 differences between two stores, a 50,000-row
+## snapshot and join, the wide sketch sizing at 20,000 and 50,000 items); about 15 to 25 minutes.
 test-large: deps release
 	@$(if $(strip $(TEST_PACKAGES)),scripts/ensure-packages.sh $(TEST_PACKAGES),true)
 	$(SWIFT) build --build-tests
 	@SYNCKERNEL_BINARY=$(CURDIR)/.build/release/synckernel scripts/run-tests.sh $(SWIFT) test --skip-build \
-		--disable-swift-testing --filter LargeChangeTests
+		--disable-swift-testing --filter LargeChangeTests --filter /testAtScale
 
 ## bench: the earlier side-by-side comparisons in one release run: whole-bucket against listing responses in a
 ## 3-device fleet, maintained against rescanned digests (`synckernel bench --rows N --diff D` is the reconcile benchmark).

@@ -222,7 +222,7 @@ final class SnapshotTransferTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: full.directory), [])
     }
 
-    func testAFiftyThousandRowStoreOfEveryNamespaceArrivesWithTheSameDigest() throws {
+    func testAtScaleAFiftyThousandRowStoreOfEveryNamespaceArrivesWithTheSameDigest() throws {
         var config = SimulationConfig()
         config.devices = 2
         config.rows = 54_000

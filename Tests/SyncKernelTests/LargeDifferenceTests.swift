@@ -72,7 +72,7 @@ final class LargeDifferenceTests: XCTestCase {
         }
     }
 
-    func testFiftyThousandDifferencesConvergeInAtMostThreeRoundTripsOnOneSideAndOnBoth() throws {
+    func testAtScaleFiftyThousandDifferencesConvergeInAtMostThreeRoundTripsOnOneSideAndOnBoth() throws {
         for oneSided in [true, false] {
             let (a, b, expected) = try diverged(shared: 2_000, difference: 50_000, oneSided: oneSided, seed: 41, world: try TestWorld())
             try assertConverges(a, b, expected: expected, "50,000 " + (oneSided ? "one-sided" : "two-sided"), verify: false)

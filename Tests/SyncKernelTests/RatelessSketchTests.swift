@@ -210,7 +210,7 @@ final class RatelessSketchTests: XCTestCase {
     /// 64) decodes large differences: seeded differences of 20,000 and 50,000 items, split
     /// between the two sides, each decoded exactly from a sketch of that size; prints the fewest
     /// symbols each needed (the smallest prefix that decodes, found by bisection).
-    func testTheWideSizingDecodesDifferencesOfTwentyAndFiftyThousandItems() {
+    func testAtScaleTheWideSizingDecodesDifferencesOfTwentyAndFiftyThousandItems() {
         for (items, seeds) in [(20_000, 4), (50_000, 2)] {
             let size = KernelStore.sketchSymbols(forExpectedItems: items, capacity: SketchRequest.maxSymbols)
             XCTAssertEqual(size, items + items / 2 + 64)
