@@ -273,7 +273,8 @@ final class SoakFleet {
                 if let peer {
                     damage.append("device \(name) shown behind by \(index[peer].map(String.init) ?? "?") at \(time) ms (\(reason))")
                 }
-            case .peerSchemaMismatch, .applied, .converged, .concurrentEdit, .conflictResolved, .operationsRefused, .backfillConflict:
+            case .peerSchemaMismatch, .applied, .converged, .concurrentEdit, .conflictResolved, .operationsRefused, .backfillConflict,
+                 .siblingCapabilities:
                 break
             }
         }

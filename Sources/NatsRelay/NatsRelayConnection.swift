@@ -203,14 +203,21 @@ public final class NatsRelayConnection: Sendable {
         return tally.snapshot
     }
 
-    /// Publishes `payload` to `subject`, in as many chunks as the server's limit needs.
+    /// The capability a host announces to its siblings (`Replica`'s host capabilities) to say
+    /// its connection reads the short form (`RelayChunk.wholeFormat`): a sibling that announced it
+    /// is sent `publish(_:to:shortForm:)` with `shortForm` true.
+    public static let shortFormCapability = "relay-short1"
+
+    /// Publishes `payload` to `subject`, in as many chunks as the server's limit needs; with
+    /// `shortForm` (the recipient announced `shortFormCapability`), a payload that fits one
+    /// message goes with a one-byte header instead of seventeen.
     ///
     /// Throws `invalidSubject`; `relayPayloadTooLarge` beyond `maxMessageBytes`; `relayNotConnected`
     /// while the connection is not connected (the payload is dropped, not queued);
     /// `relayPublishFailed` when the client refuses a chunk; `relayClosed` after `close()` or once
     /// the client closed the connection for good.
     /// Returns once the chunks are in the client's outgoing buffer, not when they arrive.
-    public func publish(_ payload: [UInt8], to subject: String) throws(SyncKernelError) {
+    public func publish(_ payload: [UInt8], to subject: String, shortForm: Bool = false) throws(SyncKernelError) {
         try RelaySubject.validate(subject)
         guard payload.count <= options.maxMessageBytes else {
             throw SyncKernelError(.relayPayloadTooLarge, "beyond maxMessageBytes")
@@ -227,7 +234,7 @@ public final class NatsRelayConnection: Sendable {
             let serverLimit = Int(natsConnection_GetMaxPayload(connection))
             let chunkBytes = min(serverLimit, options.maxChunkBytes ?? serverLimit)
             let chunks = try RelayChunk.split(payload, messageID: messageID, chunkBytes: chunkBytes,
-                                              maxChunks: options.maxChunksPerMessage)
+                                              maxChunks: options.maxChunksPerMessage, short: shortForm)
             for chunk in chunks {
                 let status = chunk.withUnsafeBytes { natsConnection_Publish(connection, subject, $0.baseAddress, Int32($0.count)) }
                 guard status == NATS_OK else {
@@ -239,6 +246,7 @@ public final class NatsRelayConnection: Sendable {
                 counters.published += 1
                 counters.publishedChunks += chunks.count
                 counters.publishedBytes += payload.count
+                if chunks.first?.first == RelayChunk.wholeFormat { counters.publishedShort += 1 }
             }
         }
     }

@@ -12,6 +12,8 @@ public struct NatsRelayCounters: Sendable, Hashable {
     public var publishedChunks = 0
     /// Payload bytes published.
     public var publishedBytes = 0
+    /// Payloads published in the short form (one message, a one-byte header: `shortForm`).
+    public var publishedShort = 0
     /// Payloads received whole (handed to the consumer, or refused by its full buffer).
     public var received = 0
     /// NATS messages received.

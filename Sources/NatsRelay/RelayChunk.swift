@@ -1,19 +1,28 @@
 import SyncKernel
 
 /// One NATS message carrying a payload or a piece of one: a 17-byte header (a format byte, a
-/// random 64-bit message id, the chunk's index and the chunk count, big-endian) and the data.
+/// random 64-bit message id, the chunk's index and the chunk count, big-endian) and the data; or,
+/// for a payload that fits one message and a recipient that reads it, the short form: the byte
+/// `wholeFormat` and the payload, 16 bytes less.
 ///
 /// Invariants: `split` yields between 1 and `maxChunks` chunks, each at most `chunkBytes` long,
-/// every one but the last full, whose data joined in index order is the payload; `parse` reads
-/// back exactly the headers `split` writes and refuses any other (a short message, another
-/// format, a zero count, an index at or past the count). The header reveals to the relay the
-/// message size and chunking only, which its length already shows; the message id is random per
-/// payload and names no device.
+/// every one but the last full, whose data joined in index order is the payload, or with
+/// `short` one short-form message when the payload fits; `parse` reads back exactly the headers
+/// `split` writes and refuses any other (a short message, another format, a zero count, an index
+/// at or past the count). A build before the short form refuses it as another format, so a
+/// sender uses it only toward a recipient that announced it reads it
+/// (`NatsRelayConnection.shortFormCapability`). The header reveals to the relay the message size
+/// and chunking only, which its length already shows; the message id is random per payload and
+/// names no device.
 package struct RelayChunk: Sendable, Hashable {
     /// The format byte of this layout.
     package static let format: UInt8 = 1
+    /// The format byte of the short form: a whole payload in one message, no other header.
+    package static let wholeFormat: UInt8 = 2
     /// Header length: format, message id, index, count.
     package static let headerBytes = 1 + 8 + 4 + 4
+    /// Header length of the short form: its format byte.
+    package static let wholeHeaderBytes = 1
 
     /// The payload this chunk belongs to.
     package let messageID: UInt64
@@ -25,9 +34,11 @@ package struct RelayChunk: Sendable, Hashable {
     package let data: ArraySlice<UInt8>
 
     /// Cuts `payload` into chunks of at most `chunkBytes` (header included), or throws
-    /// `relayPayloadTooLarge` when that takes more than `maxChunks`.
+    /// `relayPayloadTooLarge` when that takes more than `maxChunks`; with `short`, a payload that
+    /// fits one message of `chunkBytes` goes as the short form.
     package static func split(_ payload: [UInt8], messageID: UInt64, chunkBytes: Int,
-                              maxChunks: Int) throws(SyncKernelError) -> [[UInt8]] {
+                              maxChunks: Int, short: Bool = false) throws(SyncKernelError) -> [[UInt8]] {
+        if short, payload.count + wholeHeaderBytes <= chunkBytes { return [[wholeFormat] + payload] }
         let dataBytes = chunkBytes - headerBytes
         guard dataBytes > 0 else { throw SyncKernelError(.invalidRelayConfiguration, "a chunk leaves no room for data") }
         let count = max(1, (payload.count + dataBytes - 1) / dataBytes)
@@ -48,8 +59,16 @@ package struct RelayChunk: Sendable, Hashable {
         }
     }
 
-    /// Reads a received NATS message; nil when it is not a chunk of this format.
+    /// Reads a received NATS message, in either form (a short-form message reads as the one
+    /// chunk of a payload, message id 0); nil when it is neither.
     package init?(parsing message: [UInt8]) {
+        if message.first == Self.wholeFormat {
+            messageID = 0
+            index = 0
+            count = 1
+            data = message[Self.wholeHeaderBytes...]
+            return
+        }
         guard message.count >= Self.headerBytes, message[0] == Self.format else { return nil }
         let id = Self.bigEndian(message[1..<9], as: UInt64.self)
         let index = Self.bigEndian(message[9..<13], as: UInt32.self)

@@ -86,7 +86,8 @@ final class RunningDevice: Sendable {
         let discovery: NatsRelayConnection
         do throws(SyncKernelError) {
             replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store,
-                                  timing: configuration.timing, mode: .sketch)
+                                  timing: configuration.timing, mode: .sketch,
+                                  hostCapabilities: [NatsRelayConnection.shortFormCapability])
             connection = try NatsRelayConnection(options: relay, inbox: keys.inbox.value) { payload in screen.screen(payload) }
             do throws(SyncKernelError) {
                 discovery = try NatsRelayConnection(options: relay, inbox: discoverySubject.value)
@@ -112,11 +113,15 @@ final class RunningDevice: Sendable {
             throw error
         }
         let wallClock = configuration.wallClock
+        let carrier = NatsEnvelopeCarrier(connection: connection)
         let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster, sessions: sessions),
-                                        carrier: NatsEnvelopeCarrier(connection: connection), clock: wallClock) { event in
+                                        carrier: carrier, clock: wallClock) { event in
             monitor.emit(Self.event(event))
         }
         let host = ReplicaHost(replica: replica, transport: transport, clock: ContinuousLoopClock()) { event in
+            if case .siblingCapabilities(let peer, let capabilities) = event, let subject = try? keys.subject(of: peer) {
+                carrier.noteCapabilities(capabilities, of: subject)
+            }
             monitor.emit(.replica(event))
         }
         let desk = TransferDesk(host: host, transport: transport, account: keys.userIDHash, blobs: configuration.blobs, relay: relay,

@@ -263,6 +263,7 @@ extension SyncDeviceEvent {
         case .conflictResolved: "conflict_resolved"
         case .operationsRefused: "operations_refused"
         case .backfillConflict: "backfill_conflict"
+        case .siblingCapabilities: "sibling_capabilities"
         }
     }
 
@@ -297,6 +298,8 @@ extension SyncDeviceEvent {
             ["peer": peer.hex, "namespace": namespace, "count": count]
         case .backfillConflict(let peer, let namespace, _, let fields):
             ["peer": peer.hex, "namespace": namespace, "fields": fields]
+        case .siblingCapabilities(let peer, let capabilities):
+            ["peer": peer.hex, "capabilities": capabilities]
         }
     }
 }

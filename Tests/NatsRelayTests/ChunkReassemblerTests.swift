@@ -49,6 +49,30 @@ final class ChunkReassemblerTests: XCTestCase {
         }
     }
 
+    func testTheShortFormCarriesAPayloadThatFitsOneMessageWithOneHeaderByte() throws {
+        let payload = Payloads.bytes(116, seed: 3)
+        let short = try RelayChunk.split(payload, messageID: 9, chunkBytes: 117, maxChunks: 10, short: true)
+        XCTAssertEqual(short, [[RelayChunk.wholeFormat] + payload], "one format byte, then the payload")
+        XCTAssertEqual(try RelayChunk.split([], messageID: 9, chunkBytes: 117, maxChunks: 10, short: true), [[RelayChunk.wholeFormat]])
+        let long = try RelayChunk.split(Payloads.bytes(117, seed: 3), messageID: 9, chunkBytes: 117, maxChunks: 10, short: true)
+        XCTAssertEqual(long.map { $0[0] }, [RelayChunk.format, RelayChunk.format], "one byte too many for one message: chunks")
+        var reassembler = ChunkReassembler(limits: limits())
+        let (joined, drops) = reassembler.accept(short[0], now: 0)
+        XCTAssertEqual(joined, payload)
+        XCTAssertEqual(drops, [])
+        XCTAssertEqual(reassembler.accept([RelayChunk.wholeFormat], now: 0).payload, [], "an empty payload")
+        for piece in long { if let whole = reassembler.accept(piece, now: 0).payload { XCTAssertEqual(whole, Payloads.bytes(117, seed: 3)) } }
+        XCTAssertEqual(reassembler.heldPartials, 0)
+    }
+
+    func testRejectAShortFormMessageBeyondTheLargestPayload() {
+        var reassembler = ChunkReassembler(limits: limits(maxMessageBytes: 250))
+        let (payload, drops) = reassembler.accept([RelayChunk.wholeFormat] + Payloads.bytes(251, seed: 1), now: 0)
+        XCTAssertNil(payload)
+        XCTAssertEqual(drops, [.oversized])
+        XCTAssertEqual(reassembler.accept([RelayChunk.wholeFormat] + Payloads.bytes(250, seed: 1), now: 0).payload?.count, 250)
+    }
+
     func testTwoPayloadsInterleavedArriveSeparately() throws {
         let first = Payloads.bytes(500, seed: 1)
         let second = Payloads.bytes(400, seed: 2)
@@ -67,7 +91,7 @@ final class ChunkReassemblerTests: XCTestCase {
     func testRejectMalformedChunkHeaders() throws {
         let good = try chunks(Payloads.bytes(300, seed: 1), id: 7)
         var otherFormat = good[0]
-        otherFormat[0] = 2
+        otherFormat[0] = 3
         var zeroCount = good[0]
         zeroCount.replaceSubrange(13..<17, with: [0, 0, 0, 0])
         var indexPastCount = good[0]

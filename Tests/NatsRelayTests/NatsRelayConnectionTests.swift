@@ -77,6 +77,24 @@ final class NatsRelayConnectionTests: XCTestCase {
         XCTAssertEqual(alice.counters.receivedChunks, 4)
     }
 
+    func testTheShortFormArrivesWholeAndAPayloadTooLargeForItGoesInChunks() async throws {
+        let server = try await startNatsServer(config: "max_payload: 4096\n")
+        let alice = try connect(server, inbox: "sk.test.alice")
+        let bob = try connect(server, inbox: "sk.test.bob")
+        let received = Recorder(alice.messages)
+        let small = Payloads.bytes(4095, seed: 5)
+        let large = Payloads.bytes(4096, seed: 6)
+        try bob.publish(small, to: "sk.test.alice", shortForm: true)
+        try bob.publish(large, to: "sk.test.alice", shortForm: true)
+        try bob.publish(small, to: "sk.test.alice")
+        let arrived = await received.wait(timeout: wait) { $0.count >= 3 }
+        XCTAssertTrue(arrived)
+        XCTAssertEqual(received.items, [small, large, small])
+        XCTAssertEqual(bob.counters.publishedShort, 1, "4,095 bytes and the one-byte header fill one message of 4,096")
+        XCTAssertEqual(bob.counters.publishedChunks, 1 + 2 + 2)
+        XCTAssertEqual(alice.counters.drops, [:])
+    }
+
     func testAServerWithASmallMaxPayloadGetsManySmallChunks() async throws {
         let server = try await startNatsServer(config: "max_payload: 4096\n")
         let alice = try connect(server, inbox: "sk.test.alice")

@@ -84,6 +84,15 @@ final class SyncDeviceTests: XCTestCase {
             if case .roundStarted = $0 { return true } else { return false }
         }
         XCTAssertFalse(roundsAnywhere.isEmpty, "the writes were pulled in rounds")
+        for (index, (_, log)) in pair.enumerated() {
+            let announced = log.items.compactMap { event -> [String]? in
+                guard case .replica(.siblingCapabilities(_, let capabilities)) = event else { return nil }
+                return capabilities
+            }
+            XCTAssertEqual(announced.count, 1, "device \(index) learned once what its sibling reads")
+            XCTAssertTrue(announced.first?.contains(NatsRelayConnection.shortFormCapability) == true,
+                          "the sibling's host announced the relay's short form: \(announced)")
+        }
 
         for (device, _) in pair { await device.stop() }
         XCTAssertEqual(pair[0].log.items.last, .stopped, "stopped comes last")

@@ -225,6 +225,60 @@ final class NegotiationTests: XCTestCase {
         XCTAssertEqual(failures(fleet), [])
     }
 
+    func testHostCapabilitiesGoOutWithTheKernelsAndASiblingsAnnouncementIsReportedWhenItChanges() throws {
+        let world = try TestWorld()
+        let paths = [world.path(), world.path()]
+        let fleet = try world.fleet(2, hostCapabilities: [["zeta-host", "alpha-host"], []], paths: paths)
+        fleet.recordsFrames = true
+        let devices = fleet.replicas.map(\.device)
+        func reports(_ index: Int) -> [[String]] {
+            fleet.events(of: index).compactMap { event in
+                guard case .siblingCapabilities(let peer, let capabilities) = event else { return nil }
+                XCTAssertEqual(peer, devices[1 - index])
+                return capabilities
+            }
+        }
+        try fleet.save(Row(id: "r1", value: "v", updatedAt: 1), on: 0)
+        fleet.run(until: 60_000)
+        XCTAssertTrue(fleet.allRootsMatch)
+        let fromA = try sent(fleet).filter { $0.from == devices[0] && !$0.frame.capabilities.isEmpty }
+        XCTAssertFalse(fromA.isEmpty)
+        for frame in fromA { XCTAssertEqual(Set(frame.frame.capabilities), Set(announced + ["alpha-host", "zeta-host"])) }
+        XCTAssertEqual(reports(1), [(announced + ["alpha-host", "zeta-host"]).sorted()], "once, however often it was announced")
+        XCTAssertEqual(reports(0), [announced.sorted()])
+
+        fleet.crash(0)
+        let older = try Replica(device: devices[0], account: world.account, siblings: devices, store: world.store(device: nil, path: paths[0]))
+        fleet.restart(0, with: older)
+        try fleet.save(Row(id: "r2", value: "after going back to a build without them", updatedAt: 2), on: 0)
+        fleet.run(until: fleet.now + 60_000)
+        XCTAssertTrue(fleet.allRootsMatch)
+        XCTAssertEqual(reports(1), [(announced + ["alpha-host", "zeta-host"]).sorted(), announced.sorted()],
+                       "the sibling's host learns the restarted build no longer reads them")
+    }
+
+    func testRejectHostCapabilitiesAFrameCannotCarryOrTheKernelOwns() throws {
+        let world = try TestWorld()
+        let store = try world.store(device: nil)
+        defer { store.close() }
+        let cases: [(String, [String], SyncKernelError.Code)] = [
+            ("too many", (0...Replica.maxHostCapabilities).map { "host\($0)" }, .limitExceeded),
+            ("empty", [""], .invalidText),
+            ("too long", [String(repeating: "x", count: Replica.maxHostCapabilityBytes + 1)], .invalidText),
+            ("repeated", ["a", "a"], .invalidText),
+            ("the kernel's", [SyncFrame.pushCapability], .invalidText),
+        ]
+        for (name, capabilities, code) in cases {
+            XCTAssertThrowsError(try Replica(device: TestWorld.device(0), account: world.account, siblings: [TestWorld.device(1)],
+                                             store: store, hostCapabilities: capabilities), name) {
+                XCTAssertEqual(($0 as? SyncKernelError)?.code, code, name)
+            }
+        }
+        let most = (0..<Replica.maxHostCapabilities).map { "host\($0)" }
+        XCTAssertNoThrow(try Replica(device: TestWorld.device(0), account: world.account, siblings: [TestWorld.device(1)],
+                                     store: store, hostCapabilities: most))
+    }
+
     func testAnnouncingOnHeartbeatsMakesEveryDigestASetHashOne() throws {
         let world = try TestWorld()
         let fleet = try world.fleet(2)

@@ -155,6 +155,9 @@ package struct SyncFrame: Sendable, Hashable {
     /// `sketchCapability`): a build without it is never pushed to, and meets its siblings in digests.
     package static let pushCapability = "push1"
 
+    /// The capabilities a `.sketch` replica announces, in the order it lists them.
+    package static let kernelCapabilities = [sketchCapability, compactCapability, wideCapability, pushCapability]
+
     /// The bytes of the account tag a compact frame carries.
     package static let accountTagBytes = 8
 

@@ -25,6 +25,10 @@
 ///   compact frames (`SyncFrame.compactHeader`) only to a sibling that announced
 ///   `compactCapability` or sent a compact frame itself, so a sibling of an earlier build, spec
 ///   or sketch, never receives one.
+/// - The host's own capabilities (`hostCapabilities`, opaque to the kernel: a transport's, say)
+///   are announced with the kernel's, and what a sibling announces is reported to the host
+///   (`siblingCapabilities`) whenever it differs from what it announced before, so the host
+///   learns what the sibling's build reads and unlearns it when an older build comes back.
 /// - A Merkle digest from a sibling that announced the capability (it did not know ours yet) is
 ///   answered with this replica's set-hash digest as a probe, so the pair switches to the sketch
 ///   exchange without either side scanning its rows. A heartbeat or Merkle digest that announces
@@ -84,6 +88,12 @@ public final class Replica {
     public let timing: LoopTiming
     /// The reconcile frames this replica speaks.
     public let mode: ReconcileMode
+    /// What the host announces beside the kernel's capabilities, in the order given.
+    public let hostCapabilities: [String]
+    /// The most host capabilities a replica announces: what a frame carries beside the kernel's.
+    public static let maxHostCapabilities = SyncFrame.maxCapabilities - SyncFrame.kernelCapabilities.count
+    /// The longest host capability, in UTF-8 bytes.
+    public static let maxHostCapabilityBytes = 32
 
     /// Reconcile rounds this replica started (a digest that diverged and sent requests).
     public private(set) var roundsStarted = 0
@@ -123,6 +133,8 @@ public final class Replica {
         var retryDelay: Int64
         var storm = StormGuard()
         var reportedSchemas: Set<SchemaFingerprint> = []
+        /// What the sibling last announced (sorted, once each), nil before it announced.
+        var announced: [String]?
     }
 
     /// Creates a replica over `store`, pinning the store's clock to `device`; a fresh device epoch
@@ -130,10 +142,23 @@ public final class Replica {
     ///
     /// `siblings` is taken as a set: a sibling listed more than once is one sibling (the repeats
     /// are collapsed, never refused), and `device` itself is dropped from it, so `siblings` holds
-    /// each other device once, sorted.
+    /// each other device once, sorted. `hostCapabilities` (announced in `.sketch` mode only) are
+    /// at most `maxHostCapabilities` distinct strings of 1 to `maxHostCapabilityBytes` UTF-8
+    /// bytes, none of them the kernel's own: more is `limitExceeded`, an empty, long, repeated or
+    /// kernel string `invalidText`.
     public init(device: DeviceID, account: [UInt8], siblings: [DeviceID], store: KernelStore,
-                timing: LoopTiming = LoopTiming(), mode: ReconcileMode = .sketch) throws(SyncKernelError) {
+                timing: LoopTiming = LoopTiming(), mode: ReconcileMode = .sketch,
+                hostCapabilities: [String] = []) throws(SyncKernelError) {
         guard account.count == 32 else { throw SyncKernelError(.invalidDeviceIdentity, "an account fingerprint is 32 bytes") }
+        guard hostCapabilities.count <= Replica.maxHostCapabilities else {
+            throw SyncKernelError(.limitExceeded, "more host capabilities than a frame carries")
+        }
+        guard Set(hostCapabilities).count == hostCapabilities.count,
+              hostCapabilities.allSatisfy({ (1...Replica.maxHostCapabilityBytes).contains($0.utf8.count) }),
+              Set(hostCapabilities).isDisjoint(with: SyncFrame.kernelCapabilities) else {
+            throw SyncKernelError(.invalidText, "a host capability empty, too long, repeated or the kernel's")
+        }
+        self.hostCapabilities = hostCapabilities
         try store.configureDevice(device)
         self.device = device
         self.account = account
@@ -310,6 +335,11 @@ public final class Replica {
             peers[sender]?.readsCompact = true
         }
         if mode == .sketch, frame.capabilities.contains(SyncFrame.sketchCapability) {
+            let announced = Set(frame.capabilities).sorted()
+            if peers[sender] != nil, peers[sender]?.announced != announced {
+                peers[sender]?.announced = announced
+                report(.siblingCapabilities(peer: sender, capabilities: announced))
+            }
             peers[sender]?.readsWide = frame.capabilities.contains(SyncFrame.wideCapability)
             peers[sender]?.readsPush = frame.capabilities.contains(SyncFrame.pushCapability)
             // A heartbeat or a Merkle digest that announces the sketch exchange comes from a
@@ -747,7 +777,7 @@ public final class Replica {
         default: false
         }
         let capabilities = mode == .sketch && announces && peers[sibling]?.knowsOurCapability != true
-            ? [SyncFrame.sketchCapability, SyncFrame.compactCapability, SyncFrame.wideCapability, SyncFrame.pushCapability] : []
+            ? SyncFrame.kernelCapabilities + hostCapabilities : []
         let compact = mode == .sketch && peers[sibling]?.speaksSketch == true
         let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body, capabilities: capabilities,
                               compactVectors: compact, compactHeader: mode == .sketch && peers[sibling]?.readsCompact == true,

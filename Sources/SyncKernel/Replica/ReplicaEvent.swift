@@ -18,6 +18,9 @@
 public enum ReplicaEvent: Sendable, Hashable {
     /// A frame was refused before acting on it (malformed, unknown sender, foreign account...).
     case frameRefused(from: DeviceID, error: SyncKernelError)
+    /// `peer` announced these capabilities (sorted, once each; the kernel's and its host's):
+    /// reported when they differ from what it announced before, first at the meeting.
+    case siblingCapabilities(peer: DeviceID, capabilities: [String])
     /// A sibling speaks another schema (namespace set or leaf encoding): no reconcile with it
     /// until one side updates. Reported once per sibling and remote schema.
     case peerSchemaMismatch(peer: DeviceID, local: SchemaFingerprint, remote: SchemaFingerprint)

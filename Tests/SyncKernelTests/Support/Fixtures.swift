@@ -76,15 +76,20 @@ final class TestWorld {
     }
 
     /// `count` replicas over fresh stores, joined in a fleet; `modes` gives each device's
-    /// reconcile mode in device order (nil: every device `.sketch`).
+    /// reconcile mode in device order (nil: every device `.sketch`), `hostCapabilities` each
+    /// device's host capabilities (nil: none).
     func fleet(_ count: Int, namespaces: [any SyncNamespace.Type] = [RecordNamespace.self],
                conditions: RelayConditions = RelayConditions(), seed: UInt64 = 7,
-               timing: LoopTiming = LoopTiming(), modes: [ReconcileMode]? = nil) throws -> Fleet {
+               timing: LoopTiming = LoopTiming(), modes: [ReconcileMode]? = nil,
+               hostCapabilities: [[String]]? = nil, paths: [String]? = nil) throws -> Fleet {
         precondition(modes.map { $0.count == count } ?? true, "one mode per device")
+        precondition(hostCapabilities.map { $0.count == count } ?? true, "one list per device")
+        precondition(paths.map { $0.count == count } ?? true, "one path per device")
         let devices = (0..<count).map(TestWorld.device)
         let replicas = try (0..<count).map { index in
             try Replica(device: devices[index], account: account, siblings: devices,
-                        store: store(namespaces, device: nil), timing: timing, mode: modes?[index] ?? .sketch)
+                        store: store(namespaces, device: nil, path: paths?[index]), timing: timing, mode: modes?[index] ?? .sketch,
+                        hostCapabilities: hostCapabilities?[index] ?? [])
         }
         return Fleet(replicas: replicas, conditions: conditions, seed: seed)
     }
