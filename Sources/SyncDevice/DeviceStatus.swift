@@ -19,6 +19,9 @@ public struct DeviceStatus: Sendable, Hashable {
         public let relay: NatsRelayStatus
         /// Reconcile rounds started since the device started.
         public let roundsStarted: Int
+        /// Frames sent since the device started that another part of the same answer followed
+        /// (`Replica.partsAhead`).
+        public let partsAhead: Int
         /// Envelopes the gate accepted since the device started.
         public let accepted: Int
         /// Envelopes the gate dropped since the device started, by reason.
@@ -30,9 +33,10 @@ public struct DeviceStatus: Sendable, Hashable {
 
         /// A running device's counters.
         public init(relay: NatsRelayStatus, roundsStarted: Int, accepted: Int, dropped: [EnvelopeDropReason: Int],
-                    relayDropped: [RelayDropReason: Int] = [:]) {
+                    relayDropped: [RelayDropReason: Int] = [:], partsAhead: Int = 0) {
             self.relay = relay
             self.roundsStarted = roundsStarted
+            self.partsAhead = partsAhead
             self.accepted = accepted
             self.dropped = dropped
             self.relayDropped = relayDropped
@@ -68,8 +72,8 @@ public struct DeviceStatus: Sendable, Hashable {
     /// The status as a JSON-ready object: `device`, `namespaces` (name to `rows`, `root` and
     /// `conflicts`, the keys holding live versions of more than one content, null when unreadable),
     /// `siblings` (`device`, `last_round`, `last_seen`, `in_sync`), and for a running device
-    /// `running`, `relay`, `rounds_started`, `envelopes` (`accepted`, `dropped` by reason) and
-    /// `relay_dropped` (by relay drop reason).
+    /// `running`, `relay`, `rounds_started`, `parts_ahead`, `envelopes` (`accepted`, `dropped` by
+    /// reason) and `relay_dropped` (by relay drop reason).
     public func jsonObject() -> [String: Any] {
         var namespaceObject: [String: Any] = [:]
         for namespace in namespaces {
@@ -88,6 +92,7 @@ public struct DeviceStatus: Sendable, Hashable {
             object["running"] = true
             object["relay"] = Self.name(of: live.relay)
             object["rounds_started"] = live.roundsStarted
+            object["parts_ahead"] = live.partsAhead
             var dropped: [String: Int] = [:]
             for (reason, count) in live.dropped { dropped[reason.name] = count }
             object["envelopes"] = ["accepted": live.accepted, "dropped": dropped] as [String: Any]

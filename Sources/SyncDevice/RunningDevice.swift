@@ -256,7 +256,7 @@ final class RunningDevice: Sendable {
         let snapshot = await host.snapshot
         let live = DeviceStatus.Live(relay: connection.status, roundsStarted: snapshot.roundsStarted,
                                      accepted: await receiver.acceptedCount, dropped: await receiver.dropCounts,
-                                     relayDropped: connection.counters.drops)
+                                     relayDropped: connection.counters.drops, partsAhead: snapshot.partsAhead)
         return DeviceStatus(summary: snapshot.summary, siblings: monitor.siblings(snapshot.siblings), live: live)
     }
 

@@ -103,7 +103,9 @@ package enum FuzzCorpus {
             let change = store.changeCounters()[position]
             bodies += try store.respond(toKeys: keys, namespace: NotebookNamespace.name)
                 .flatMap { [(.push($0, root: root, change: change), false), (.push($0, root: root, change: change), true)] }
-            bodies.append((.pushAck(namespace: NotebookNamespace.name, root: root, change: change, following: true), false))
+            bodies.append((.pushAck(namespace: NotebookNamespace.name, answer: .differs(pushChange: change, root: root), change: change, following: true), false))
+            bodies.append((.pushAck(namespace: NotebookNamespace.name, answer: .matched(pushChange: change), change: change, following: false),
+                           false))
         }
         return bodies.map { body, compact in
             SyncFrame(account: ReplicaHarness.account, schema: store.namespaces.schema, body: body, capabilities: caps,

@@ -7,7 +7,7 @@ import SyncKernel
 /// - a frame the replica applied nothing from (no `applied` event: refused, unanswerable, or
 ///   read-only such as a digest, heartbeat or request) left rows, tombstones, versions, the
 ///   digest and the change counters unchanged, and so did a local edit that threw and a tick;
-/// - a frame `SyncFrame(decoding:account:sender:)` refuses (with the harness's account and the
+/// - a frame `SyncFrame(decoding:account:sender:positions:)` refuses (with the harness's account, positions, its own device and the
 ///   sibling it came from, as the replica decodes it) produces
 ///   exactly one event, `frameRefused` with that error;
 /// - `verifyStructures()` holds (the structures in memory, persisted and rebuilt from the rows
@@ -69,7 +69,8 @@ enum ReplicaFuzzTarget {
             }
             mayChange = events.contains { if case .applied = $0 { return true } else { return false } }
             do {
-                _ = try SyncFrame(decoding: bytes, account: ReplicaHarness.account, sender: from)
+                _ = try SyncFrame(decoding: bytes, account: ReplicaHarness.account, sender: from, positions: ReplicaHarness.positions,
+                                  receiver: harness.replica.device)
             } catch {
                 accepted = false
                 guard events == [.frameRefused(from: from, error: error)] else {

@@ -15,6 +15,11 @@ final class ReplicaHarness {
     static let account = SHA256.hash(domain: Array("synckernel.fuzz.account".utf8), [1])
     /// The namespaces every harness store holds.
     static let namespaceTypes: [any SyncNamespace.Type] = [NotebookNamespace.self, MessagesNamespace.self, SettingsNamespace.self]
+    /// The harness's schema and namespace names, what its replicas read a compact push's
+    /// namespace position against (nil only if the namespaces could not be declared).
+    static let positions: NamespacePositions? = (try? NamespaceSet(namespaceTypes)).map {
+        NamespacePositions(schema: $0.schema, names: $0.names)
+    }
 
     /// Where the store files go: `/dev/shm` when the machine has it (the store syncs every commit,
     /// which on a disk costs more than the checks), else the system's temporary folder.

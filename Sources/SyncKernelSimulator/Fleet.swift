@@ -34,6 +34,7 @@ public final class Fleet {
     public init(replicas: [Replica], conditions: RelayConditions, seed: UInt64) {
         self.replicas = replicas
         relay = InProcessRelay(conditions: conditions, seed: seed)
+        relay.positions = replicas.first?.positions
         for replica in replicas { relay.subscribe(replica.device) }
         updateConvergence()
     }

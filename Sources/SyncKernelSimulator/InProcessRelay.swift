@@ -39,6 +39,9 @@ public struct InProcessRelay: Sendable {
 
     /// The conditions frames travel under.
     public var conditions: RelayConditions
+    /// The schema and namespace names of the devices on the relay, when known: a compact push or
+    /// push_ack names its namespace by position, counted under that namespace only with them.
+    package var positions: NamespacePositions?
     /// Traffic by (from, to).
     public private(set) var traffic: [Link: Traffic] = [:]
     private var subscribers: Set<DeviceID> = []
@@ -101,7 +104,7 @@ public struct InProcessRelay: Sendable {
     public mutating func publish(from: DeviceID, to: DeviceID, kind: String, frame: [UInt8], now: Int64) {
         let link = Link(from: from, to: to)
         traffic[link, default: Traffic()].frames += 1
-        if let namespace = Self.namespace(of: frame, from: from) {
+        if let namespace = Self.namespace(of: frame, from: from, to: to, positions: positions) {
             traffic[link, default: Traffic()].bytesByNamespace[namespace, default: 0] += frame.count
         }
         traffic[link, default: Traffic()].bytes += frame.count
@@ -122,10 +125,11 @@ public struct InProcessRelay: Sendable {
 
     /// The namespace a frame is about, read from its own encoding: that of a `reconcile_req`,
     /// `reconcile_resp`, `sketch_req`, `range_req`, `push` or `push_ack`, nil for any other kind or for bytes that are
-    /// not a frame. `sender` resolves a device table's sender reference.
-    static func namespace(of frame: [UInt8], from sender: DeviceID) -> String? {
+    /// not a frame. `sender` and `receiver` resolve a device table's references, `positions` a push's namespace position.
+    static func namespace(of frame: [UInt8], from sender: DeviceID, to receiver: DeviceID,
+                          positions: NamespacePositions? = nil) -> String? {
         var budget = DecodeBudget(inputBytes: frame.count)
-        let decoded: SyncFrame? = try? SyncFrame(decoding: frame, sender: sender, budget: &budget)
+        let decoded: SyncFrame? = try? SyncFrame(decoding: frame, sender: sender, positions: positions, receiver: receiver, budget: &budget)
         return switch decoded?.body {
         case .reconcileRequest(let request)?: request.namespace
         case .reconcileResponse(let response)?: response.namespace

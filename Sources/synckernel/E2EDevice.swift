@@ -22,6 +22,8 @@ final class E2EDevice: Sendable {
         let accepted: Int
         /// Rounds the device started so far.
         let roundsStarted: Int
+        /// Frames it sent so far that another part of the same answer or push followed.
+        let partsAhead: Int
         /// Whether every sibling is recorded in sync (false with none).
         let siblingsInSync: Bool
     }
@@ -95,6 +97,7 @@ final class E2EDevice: Sendable {
                       notebookRows: namespaces["notebook"]?["rows"] as? Int ?? 0,
                       notebookConflicts: namespaces["notebook"]?["conflicts"] as? Int ?? 0,
                       accepted: envelopes["accepted"] as? Int ?? 0, roundsStarted: object["rounds_started"] as? Int ?? 0,
+                      partsAhead: object["parts_ahead"] as? Int ?? 0,
                       siblingsInSync: !siblings.isEmpty && siblings.allSatisfy { $0["in_sync"] as? Bool == true })
     }
 

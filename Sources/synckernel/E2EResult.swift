@@ -29,6 +29,8 @@ struct E2EResult {
     let frames: (aToB: Int, bToA: Int)
     /// Rounds the two devices started over the window.
     let roundsStarted: Int
+    /// Frames a and b sent over the window that another part of the same answer or push followed.
+    let partsAhead: (a: Int, b: Int)
     /// `synckernel bench`'s bytes_total / row_bytes and round trips for the same N, D, row size and seed.
     let inMemory: (ratio: Double?, roundTrips: Int)?
     /// negentropy's figure for the same sets.
@@ -43,8 +45,9 @@ struct E2EResult {
         negentropy.map { Double($0.totalBytes) / Double(max(changedRowBytes, 1)) }
     }
     /// Round trips as the frames show them: an exchange alternates, so each round trip is one
-    /// frame each way and the count is the larger direction's.
-    var roundTrips: Int { max(frames.aToB, frames.bToA) }
+    /// frame each way and the count is the larger direction's, where the parts of one answer or
+    /// push count once (they go out together: the parts sent ahead of a last one are left out).
+    var roundTrips: Int { max(frames.aToB - partsAhead.a, frames.bToA - partsAhead.b) }
 
     /// The markdown table's header.
     static let tableHeader = """

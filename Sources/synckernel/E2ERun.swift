@@ -119,7 +119,7 @@ struct E2ERun {
             }
             return E2EResult(point: point, converged: converged, relayBytes: closed.bytes, relayMessages: closed.messages,
                              changedRowBytes: plan.changedRowBytes, wallSeconds: wall, writeSeconds: window.writeSeconds,
-                             cpuMilliseconds: closed.cpu, frames: closed.frames, roundsStarted: closed.rounds, inMemory: inMemory,
+                             cpuMilliseconds: closed.cpu, frames: closed.frames, roundsStarted: closed.rounds, partsAhead: closed.ahead, inMemory: inMemory,
                              negentropy: figure, note: note)
         } catch {
             for device in running { await device.quit() }

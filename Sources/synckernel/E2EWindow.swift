@@ -16,6 +16,8 @@ struct E2EWindow {
         let frames: (aToB: Int, bToA: Int)
         /// Rounds both started.
         let rounds: Int
+        /// Frames a and b sent that another part of the same answer or push followed.
+        let ahead: (a: Int, b: Int)
     }
 
     /// When the window opened.
@@ -36,6 +38,8 @@ struct E2EWindow {
     private let accepted: (a: Int, b: Int)
     /// Rounds both had started at the start.
     private let rounds: Int
+    /// Each device's parts sent ahead at the start (0 for a fresh one).
+    private let ahead: (a: Int, b: Int)
 
     /// Opens a window over `a` and `b` now, from `counters` (read now when nil); `fresh` names a
     /// device just started, which counts from zero.
@@ -48,7 +52,8 @@ struct E2EWindow {
         return E2EWindow(opened: opened, relay: relay, a: a, b: b, counters: start,
                          cpu: (fresh == "a" ? 0 : a.cpuSeconds, fresh == "b" ? 0 : b.cpuSeconds),
                          accepted: (statusA?.accepted ?? 0, statusB?.accepted ?? 0),
-                         rounds: (statusA?.roundsStarted ?? 0) + (statusB?.roundsStarted ?? 0))
+                         rounds: (statusA?.roundsStarted ?? 0) + (statusB?.roundsStarted ?? 0),
+                         ahead: (statusA?.partsAhead ?? 0, statusB?.partsAhead ?? 0))
     }
 
     /// Reads the end of the window.
@@ -61,6 +66,7 @@ struct E2EWindow {
         return Figures(bytes: end.inBytes - counters.inBytes, messages: end.inMessages - counters.inMessages,
                        cpu: ((cpuA - cpu.a) * 1e3, (cpuB - cpu.b) * 1e3),
                        frames: (statusB.accepted - accepted.b, statusA.accepted - accepted.a),
-                       rounds: statusA.roundsStarted + statusB.roundsStarted - rounds)
+                       rounds: statusA.roundsStarted + statusB.roundsStarted - rounds,
+                       ahead: (statusA.partsAhead - ahead.a, statusB.partsAhead - ahead.b))
     }
 }

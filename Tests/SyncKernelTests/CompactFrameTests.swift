@@ -47,8 +47,11 @@ final class CompactFrameTests: XCTestCase {
             ("compact_range_req", frame(.rangeCompare(compare))),
             ("compact_push", frame(.push(ReconcileResponse(namespace: "records", rows: response.rows, tombstones: response.tombstones),
                                          root: [UInt8](repeating: 0x6b, count: StateDigest.setHashRootBytes), change: 301))),
-            ("compact_push_ack", frame(.pushAck(namespace: "records", root: [UInt8](repeating: 0x6c, count: StateDigest.setHashRootBytes),
+            ("compact_push_parts", frame(.push(ReconcileResponse(namespace: "records", rows: response.rows, tombstones: [], remaining: 2),
+                                               root: [UInt8](repeating: 0x6b, count: StateDigest.setHashRootBytes), change: 301))),
+            ("compact_push_ack", frame(.pushAck(namespace: "records", answer: .differs(pushChange: 300, root: [UInt8](repeating: 0x6c, count: StateDigest.setHashRootBytes)),
                                                 change: 7, following: true))),
+            ("compact_push_ack_matched", frame(.pushAck(namespace: "records", answer: .matched(pushChange: 301), change: 7, following: false))),
         ]
     }
 
@@ -67,6 +70,54 @@ final class CompactFrameTests: XCTestCase {
             XCTAssertEqual(untagged.body, frame.body, name)
             XCTAssertEqual(untagged.encoded(), recorded, "\(name): a frame decoded with no account re-encodes the same")
         }
+    }
+
+    /// A compact push and its acknowledgement written with the schema's namespace names.
+    static func positionalFrames() throws -> [(name: String, frame: SyncFrame)] {
+        let (first, _, _) = try GoldenFrameTests.devices()
+        let rows = [ShippedRow(row: GoldenFrameTests.rowA(), vector: VersionVector([first: 3]))]
+        func frame(_ body: SyncFrame.Body) -> SyncFrame {
+            SyncFrame(account: account, schema: schema, body: body, compactVectors: true, compactHeader: true, sender: first,
+                      positions: positions)
+        }
+        return [
+            ("compact_push_positional", frame(.push(ReconcileResponse(namespace: "records", rows: rows, tombstones: []),
+                                                    root: [UInt8](repeating: 0x6b, count: StateDigest.setHashRootBytes), change: 301))),
+            ("compact_push_ack_positional", frame(.pushAck(namespace: "records", answer: .matched(pushChange: 301), change: 7,
+                                                           following: false))),
+        ]
+    }
+
+    /// The namespace names the positional cases are written with: "records" is position 1.
+    static let positions = NamespacePositions(schema: schema, names: ["messages", "records"])
+
+    func testACompactPushNamesItsNamespaceByPositionUnderItsOwnSchemaOnly() throws {
+        let (first, _, _) = try GoldenFrameTests.devices()
+        for (name, frame) in try CompactFrameTests.positionalFrames() {
+            let recorded = try recordedBytes(name)
+            XCTAssertEqual(Hex.encode(frame.encoded()), Hex.encode(recorded), "\(name): encoding differs from the fixture")
+            let named = SyncFrame(account: frame.account, schema: frame.schema, body: frame.body, compactVectors: true, compactHeader: true,
+                                  sender: first)
+            XCTAssertEqual(named.encoded().count, recorded.count + "records".utf8.count, "\(name): the position saves the name's bytes")
+            let decoded = try SyncFrame(decoding: recorded, account: CompactFrameTests.account, sender: first,
+                                        positions: CompactFrameTests.positions)
+            XCTAssertEqual(decoded.body, frame.body, name)
+            XCTAssertEqual(try SyncFrame(decoding: named.encoded(), account: CompactFrameTests.account, sender: first,
+                                         positions: CompactFrameTests.positions).body, frame.body, "\(name): a name reads as before")
+            let other = SchemaFingerprint(value: CompactFrameTests.schema.value ^ 1)
+            for positions in [nil, NamespacePositions(schema: other, names: CompactFrameTests.positions.names),
+                              NamespacePositions(schema: CompactFrameTests.schema, names: ["messages"])] {
+                XCTAssertThrowsError(try SyncFrame(decoding: recorded, account: CompactFrameTests.account, sender: first,
+                                                   positions: positions), name) { error in
+                    XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame, "\(name): \(error)")
+                }
+            }
+        }
+        // The spec's form never writes a position, whatever the writer knows.
+        let (_, frame) = try XCTUnwrap(CompactFrameTests.positionalFrames().first)
+        let spec = SyncFrame(account: frame.account, schema: frame.schema, body: frame.body, compactVectors: true, sender: first,
+                             positions: CompactFrameTests.positions)
+        XCTAssertEqual(try SyncFrame(decoding: spec.encoded(), sender: first).body, frame.body)
     }
 
     func testACompactFrameIsSmallerThanTheSpecFormOfTheSameFrame() throws {

@@ -361,6 +361,40 @@ extension FrameCodecTests {
         assertRejected(referenced.encoded(), .malformedFrame)
     }
 
+    func testAPushNamesItsReceiverByAReferenceThatOnlyAPushAndAReaderThatKnowsItselfRead() throws {
+        let devices = (0..<3).map(TestWorld.device).sorted()
+        let (sender, receiver) = (devices[1], devices[2])
+        let row = RecordNamespace.rowEncoding(of: .init(id: "a", value: "b", updatedAt: 4))
+        let response = ReconcileResponse(namespace: "records", rows: [
+            ShippedRow(row: row, vector: VersionVector([receiver: 2, sender: 1]), writer: sender),
+            ShippedRow(row: row, vector: VersionVector([devices[0]: 1, receiver: 1]), writer: receiver),
+        ], tombstones: [Tombstone(key: [7], vector: VersionVector([receiver: 4]))])
+        let root = [UInt8](repeating: 0x3c, count: StateDigest.setHashRootBytes)
+        let referenced = SyncFrame(account: account, schema: schema, body: .push(response, root: root, change: 9), sender: sender,
+                                   receiver: receiver)
+        let listed = SyncFrame(account: account, schema: schema, body: .push(response, root: root, change: 9), sender: sender)
+        let decoded = try SyncFrame(decoding: referenced.encoded(), account: account, sender: sender, receiver: receiver)
+        XCTAssertEqual(decoded.body, referenced.body)
+        XCTAssertEqual(decoded.encoded(), referenced.encoded(), "the decoded frame writes the same bytes")
+        XCTAssertEqual(listed.encoded().count - referenced.encoded().count, 34, "the receiver's 34-byte table entry is gone")
+        XCTAssertEqual(DeviceTable(covering: response, sender: sender, receiver: receiver).devices, [devices[0]])
+        XCTAssertEqual(try SyncFrame(decoding: listed.encoded(), account: account, sender: sender, receiver: receiver).body,
+                       referenced.body, "a table that lists the receiver reads as before")
+        assertRejected(referenced.encoded(), .malformedFrame)
+        XCTAssertThrowsError(try SyncFrame(decoding: referenced.encoded(), account: account, sender: sender)) { error in
+            XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame, "a receiver reference without the receiver")
+        }
+        // A response never carries the reference: the same index there is out of the table.
+        let response2 = SyncFrame(account: account, schema: schema, body: .reconcileResponse(response), compactVectors: true,
+                                  sender: sender, receiver: receiver)
+        XCTAssertEqual(try SyncFrame(decoding: response2.encoded(), account: account, sender: sender, receiver: receiver).body,
+                       .reconcileResponse(response), "a response lists the receiver as any other device")
+        let bytes = compactFrame(devices: [devices[0]], vector: [3, 1])
+        XCTAssertThrowsError(try SyncFrame(decoding: bytes, account: account, sender: sender, receiver: receiver)) { error in
+            XCTAssertEqual((error as? SyncKernelError)?.code, .malformedFrame, "index 3 past a one-entry table of a response")
+        }
+    }
+
     /// A table may still list the sender (a writer that did not know its own device); a vector
     /// that then names the sender both by its entry and by the reference is refused as a repeat.
     func testRejectAVectorNamingTheSenderByItsEntryAndByTheReference() throws {
@@ -432,8 +466,11 @@ extension FrameCodecTests {
         try roundTrip(.push(push, root: root, change: 12))
         try roundTrip(.push(ReconcileResponse(namespace: "records", rows: [], tombstones: [Tombstone(key: [2], vector: vector())]),
                             root: root, change: 0))
-        try roundTrip(.pushAck(namespace: "records", root: root, change: 3, following: false))
-        try roundTrip(.pushAck(namespace: "records", root: root, change: UInt64(Int64.max), following: true))
+        try roundTrip(.push(ReconcileResponse(namespace: "records", rows: push.rows, tombstones: [], remaining: 3), root: root, change: 12))
+        try roundTrip(.pushAck(namespace: "records", answer: .differs(pushChange: 12, root: root), change: 3, following: false))
+        try roundTrip(.pushAck(namespace: "records", answer: .differs(pushChange: 0, root: root), change: UInt64(Int64.max), following: true))
+        try roundTrip(.pushAck(namespace: "records", answer: .matched(pushChange: 12), change: 3, following: false))
+        try roundTrip(.pushAck(namespace: "records", answer: .matched(pushChange: UInt64.max), change: 0, following: true))
         for compactHeader in [false, true] {
             let frame = SyncFrame(account: account, schema: schema, body: .push(push, root: root, change: 12),
                                   compactVectors: true, compactHeader: compactHeader)
@@ -452,7 +489,7 @@ extension FrameCodecTests {
                 map.entry("ns") { $0.write("records") }
                 map.entry("rows") { $0.writeArrayHeader(count: 0) }
                 map.entry("root") { $0.write(bytes: root) }
-                map.entry("changes") { $0.writeArray([UInt64(4)]) { $0.write($1) } }
+                map.entry("changes") { $0.write(UInt64(4)) }
                 extra(&map)
             }
         }
@@ -465,7 +502,6 @@ extension FrameCodecTests {
             ReconcileResponse(namespace: "records", rows: [], tombstones: [], want: [[1]]),
             ReconcileResponse(namespace: "records", rows: [], tombstones: [], wantPrefixes: [[1]]),
             ReconcileResponse(namespace: "records", rows: [], tombstones: [], isFinal: true),
-            ReconcileResponse(namespace: "records", rows: [], tombstones: [], remaining: 2),
             ReconcileResponse(namespace: "records", rows: [], tombstones: [],
                               listings: [RangeListing(range: KeyRange(lo: [], hi: nil), leaves: [])]),
         ]
@@ -478,29 +514,52 @@ extension FrameCodecTests {
         }
     }
 
-    func testRejectAPushedRootOfAnotherLengthOrOtherThanOneCounter() throws {
+    func testRejectAPushedRootOfAnotherLengthOrAChangeCounterThatIsNotOneInteger() throws {
         for kind in ["push", "push_ack"] {
-            func frame(root: Int, counters: [UInt64]?) -> [UInt8] {
+            func frame(root: Int, counter: ((inout CanonicalWriter) -> Void)?) -> [UInt8] {
                 frameBytes { map in
                     map.entry("kind") { $0.write(kind) }
                     map.entry("ns") { $0.write("records") }
                     if kind == "push" { map.entry("rows") { $0.writeArrayHeader(count: 0) } }
+                    if kind == "push_ack" { map.entry("answers") { $0.write(UInt64(2)) } }
                     map.entry("root") { $0.write(bytes: [UInt8](repeating: 1, count: root)) }
-                    if let counters { map.entry("changes") { $0.writeArray(counters) { $0.write($1) } } }
+                    if let counter { map.entry("changes") { counter(&$0) } }
                 }
             }
-            XCTAssertNoThrow(try SyncFrame(decoding: frame(root: StateDigest.setHashRootBytes, counters: [1])), kind)
+            XCTAssertNoThrow(try SyncFrame(decoding: frame(root: StateDigest.setHashRootBytes) { $0.write(UInt64(1)) }), kind)
             for length in [0, StateDigest.setHashRootBytes - 1, StateDigest.setHashRootBytes + 1, 32] {
-                assertRejected(frame(root: length, counters: [1]), .unexpectedType)
+                assertRejected(frame(root: length) { $0.write(UInt64(1)) }, .unexpectedType)
             }
-            assertRejected(frame(root: StateDigest.setHashRootBytes, counters: []), .malformedFrame)
-            assertRejected(frame(root: StateDigest.setHashRootBytes, counters: [1, 2]), .malformedFrame)
-            assertRejected(frame(root: StateDigest.setHashRootBytes, counters: nil), .missingField)
+            assertRejected(frame(root: StateDigest.setHashRootBytes) { $0.writeArray([UInt64(1)]) { $0.write($1) } }, .unexpectedType)
+            assertRejected(frame(root: StateDigest.setHashRootBytes) { $0.write("1") }, .unexpectedType)
+            assertRejected(frame(root: StateDigest.setHashRootBytes, counter: nil), .missingField)
         }
         assertRejected(frameBytes { map in
             map.entry("kind") { $0.write("push_ack") }
-            map.entry("changes") { $0.writeArray([UInt64(1)]) { $0.write($1) } }
+            map.entry("answers") { $0.write(UInt64(2)) }
+            map.entry("changes") { $0.write(UInt64(1)) }
             map.entry("root") { $0.write(bytes: [UInt8](repeating: 1, count: StateDigest.setHashRootBytes)) }
         }, .missingField)
+    }
+
+    func testAnAcknowledgementNamesThePushItAnswersWithTheRootOnlyWhenItDiffers() throws {
+        func ack(root: Bool, answers: ((inout CanonicalWriter) -> Void)?) -> [UInt8] {
+            frameBytes { map in
+                map.entry("kind") { $0.write("push_ack") }
+                map.entry("ns") { $0.write("records") }
+                if let answers { map.entry("answers") { answers(&$0) } }
+                map.entry("changes") { $0.write(UInt64(1)) }
+                if root { map.entry("root") { $0.write(bytes: [UInt8](repeating: 1, count: StateDigest.setHashRootBytes)) } }
+            }
+        }
+        XCTAssertEqual(try SyncFrame(decoding: ack(root: false) { $0.write(UInt64(9)) }).body,
+                       .pushAck(namespace: "records", answer: .matched(pushChange: 9), change: 1, following: false))
+        XCTAssertEqual(try SyncFrame(decoding: ack(root: true) { $0.write(UInt64(9)) }).body,
+                       .pushAck(namespace: "records", answer: .differs(pushChange: 9, root: [UInt8](repeating: 1, count: 16)),
+                                change: 1, following: false))
+        assertRejected(ack(root: true, answers: nil), .missingField)
+        assertRejected(ack(root: false, answers: nil), .missingField)
+        assertRejected(ack(root: false) { $0.write(Int64(-1)) }, .unexpectedType)
+        assertRejected(ack(root: false) { $0.write("9") }, .unexpectedType)
     }
 }

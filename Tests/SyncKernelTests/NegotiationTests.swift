@@ -30,7 +30,10 @@ final class NegotiationTests: XCTestCase {
     /// Every frame `fleet` recorded, decoded (each must decode: the replicas only send valid frames).
     private func sent(_ fleet: Fleet, file: StaticString = #filePath, line: UInt = #line) throws -> [Sent] {
         try fleet.sentFrames.enumerated().map { index, record in
-            Sent(index: index, time: record.time, from: record.from, to: record.to, frame: try SyncFrame(decoding: record.frame, sender: record.from))
+            var budget = DecodeBudget(inputBytes: record.frame.count)
+            return Sent(index: index, time: record.time, from: record.from, to: record.to,
+                        frame: try SyncFrame(decoding: record.frame, sender: record.from, positions: fleet.replicas[0].positions,
+                                             receiver: record.to, budget: &budget))
         }
     }
 

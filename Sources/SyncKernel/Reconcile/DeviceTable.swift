@@ -13,8 +13,12 @@
 /// (`ShippedRow.creation`), which the receiver derives from the row, so a row created with its
 /// current content costs no table entry; `senderIndex` (two past) stands, anywhere a device is
 /// written, for the frame's sender (`SyncFrame.sender`) when both ends know it: the writer of the
-/// versions a device ships is nearly always itself. A reference the reader cannot resolve (own
-/// outside a row's vectors, the sender when it does not know the sender) is `malformedFrame`.
+/// versions a device ships is nearly always itself. In a `push` only, a third index
+/// (`receiverIndex`, three past) stands for the frame's receiver (`SyncFrame.receiver`): the
+/// device a push goes to is named in the vectors of every row it edited that the receiver wrote
+/// before, and between two devices that table is then empty. A reference the reader cannot
+/// resolve (own outside a row's vectors, the sender or receiver when it does not know them) is
+/// `malformedFrame`.
 /// A shipped version's writer (`ShippedRow.writer`) is written by its position too.
 package struct DeviceTable: Sendable, Hashable {
     /// The most devices one table may list.
@@ -24,28 +28,40 @@ package struct DeviceTable: Sendable, Hashable {
     package let devices: [DeviceID]
     /// The frame's sender, written and read as `senderIndex` when known.
     package let sender: DeviceID?
+    /// The frame's receiver, written and read as `receiverIndex` when known (a push only).
+    package let receiver: DeviceID?
     private let positions: [DeviceID: Int]
 
     /// The index that stands for a shipped row's own creation dimension: one past the table.
     package var ownIndex: Int { devices.count }
     /// The index that stands for the frame's sender: two past the table.
     package var senderIndex: Int { devices.count + 1 }
+    /// The index that stands for the frame's receiver (a push only): three past the table.
+    package var receiverIndex: Int { devices.count + 2 }
 
-    /// The table of every device the vectors of `response` name, but `sender` (nil: every device).
-    package init(covering response: ReconcileResponse, sender: DeviceID? = nil) {
+    /// The table of every device the vectors of `response` name, but `sender` and `receiver`
+    /// (nil: every device).
+    package init(covering response: ReconcileResponse, sender: DeviceID? = nil, receiver: DeviceID? = nil) {
         var seen: Set<DeviceID> = []
         for row in response.rows { seen.formUnion(DeviceTally.devices(of: row)) }
         for tombstone in response.tombstones { seen.formUnion(DeviceTally.devices(of: tombstone)) }
         if let sender { seen.remove(sender) }
-        self.init(sorted: seen.sorted(), sender: sender)
+        if let receiver { seen.remove(receiver) }
+        self.init(sorted: seen.sorted(), sender: sender, receiver: receiver == sender ? nil : receiver)
+    }
+
+    /// The table of no devices, what a `push` that leaves its table out is read against.
+    package init(emptyWith sender: DeviceID?, receiver: DeviceID? = nil) {
+        self.init(sorted: [], sender: sender, receiver: receiver == sender ? nil : receiver)
     }
 
     /// A table over `devices`, which the caller guarantees sorted with no repeat (a `Set`'s
     /// sorted members, or a decoded table whose order was checked), so the positions never see a
     /// key twice.
-    private init(sorted devices: [DeviceID], sender: DeviceID?) {
+    private init(sorted devices: [DeviceID], sender: DeviceID?, receiver: DeviceID? = nil) {
         self.devices = devices
         self.sender = sender
+        self.receiver = receiver
         var positions = [DeviceID: Int](minimumCapacity: devices.count)
         for (index, device) in devices.enumerated() { positions[device] = index }
         self.positions = positions
@@ -54,8 +70,10 @@ package struct DeviceTable: Sendable, Hashable {
     /// Reads a table at `cursor`, charging `budget` for what it keeps; 32-byte keys,
     /// sorted, no repeat, at most `maxDevices`. `sender` is the frame's sender when the reader
     /// knows it; a table may still list it (a writer that did not know its own device wrote it
-    /// as any other), and a vector that then names it both ways is refused as a repeat.
-    package init(reading cursor: inout CBORCursor, sender: DeviceID? = nil, budget: inout DecodeBudget) throws(SyncKernelError) {
+    /// as any other), and a vector that then names it both ways is refused as a repeat; so for
+    /// `receiver`, the frame's receiver when it is a push.
+    package init(reading cursor: inout CBORCursor, sender: DeviceID? = nil, receiver: DeviceID? = nil,
+                 budget: inout DecodeBudget) throws(SyncKernelError) {
         let count = try cursor.readArrayHeader()
         guard count <= DeviceTable.maxDevices else { throw SyncKernelError(.malformedFrame, "too many devices") }
         try budget.chargeArray(of: DeviceID.self, count: count)
@@ -69,7 +87,7 @@ package struct DeviceTable: Sendable, Hashable {
             }
             devices.append(device)
         }
-        self.init(sorted: devices, sender: sender)
+        self.init(sorted: devices, sender: sender, receiver: receiver == sender ? nil : receiver)
     }
 
     /// Writes the table.
@@ -78,11 +96,13 @@ package struct DeviceTable: Sendable, Hashable {
     }
 
     /// The index `device` is written as: `own` (a shipped row's creation dimension) as
-    /// `ownIndex`, the sender as `senderIndex`, any other by its position (nil when the table does
-    /// not cover it, which `init(covering:sender:)` rules out for the response it was made for).
+    /// `ownIndex`, the sender as `senderIndex`, the receiver as `receiverIndex`, any other by its
+    /// position (nil when the table does not cover it, which `init(covering:sender:receiver:)`
+    /// rules out for the response it was made for).
     private func index(of device: DeviceID, own: DeviceID?) -> Int? {
         if device == own { return ownIndex }
         if device == sender { return senderIndex }
+        if device == receiver { return receiverIndex }
         return positions[device]
     }
 
@@ -106,11 +126,12 @@ package struct DeviceTable: Sendable, Hashable {
         writer.write(UInt64(index(of: device, own: nil) ?? ownIndex))
     }
 
-    /// The device `index` names outside a row's own creation: a table entry, or the sender when
-    /// this table knows it; nil for anything else.
+    /// The device `index` names outside a row's own creation: a table entry, or the sender or
+    /// receiver when this table knows them; nil for anything else.
     private func device(at index: UInt64) -> DeviceID? {
         if index < UInt64(devices.count) { return devices[Int(index)] }
         if index == UInt64(senderIndex) { return sender }
+        if index == UInt64(receiverIndex) { return receiver }
         return nil
     }
 

@@ -10,7 +10,7 @@
 package enum FrameKey: Int, CaseIterable, Sendable {
     /// One field a frame may carry, named after the spec's key (`rawValue` indexes a reader's table).
     case type, account, schema, kind, caps, digest, probe, changes, ns, buckets, keys, devices, rows, tombstones,
-         listings, want, final, root, symbols, nodes, wantPrefixes, more
+         listings, want, final, root, symbols, nodes, wantPrefixes, more, answers
 
     /// The spec's name.
     package var name: StaticString {
@@ -37,6 +37,7 @@ package enum FrameKey: Int, CaseIterable, Sendable {
         case .nodes: "nodes"
         case .wantPrefixes: "want_prefixes"
         case .more: "more"
+        case .answers: "answers"
         }
     }
 
@@ -65,6 +66,7 @@ package enum FrameKey: Int, CaseIterable, Sendable {
         case .nodes: "e"
         case .wantPrefixes: "q"
         case .more: "u"
+        case .answers: "t"
         }
     }
 

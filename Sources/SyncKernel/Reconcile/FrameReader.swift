@@ -27,11 +27,20 @@ struct FrameReader {
     private let expectedAccount: [UInt8]?
     /// The device that sent the frame, when the caller knows it (`SyncFrame.sender`).
     private let sender: DeviceID?
+    /// The namespace names of the reader's schema, when the caller knows them
+    /// (`SyncFrame.positions`): a compact push or push_ack may name its namespace by position.
+    private let positions: NamespacePositions?
+    /// The device reading the frame, when the caller knows it (`SyncFrame.receiver`): a push's
+    /// receiver reference reads as it.
+    private let receiver: DeviceID?
 
     /// Decodes one frame, charging `budget`; with `account`, refuses a frame naming another one
     /// before reading its body; with `sender`, resolves a device table's sender reference
-    /// (`DeviceTable.senderIndex`) to it, which is refused without one.
+    /// (`DeviceTable.senderIndex`) to it, which is refused without one; with `positions`, reads
+    /// a compact push's or push_ack's namespace position under their schema; with `receiver`,
+    /// resolves a push's receiver reference (`DeviceTable.receiverIndex`) to it.
     static func frame(decoding bytes: [UInt8], account: [UInt8]? = nil, sender: DeviceID? = nil,
+                      positions: NamespacePositions? = nil, receiver: DeviceID? = nil,
                       budget: inout DecodeBudget) throws(SyncKernelError) -> SyncFrame {
         guard bytes.count <= SyncFrame.maxFrameBytes else { throw SyncKernelError(.limitExceeded, "frame too large") }
         var cursor = try CBORReader.cursor(over: bytes, limits: .frame)
@@ -48,7 +57,7 @@ struct FrameReader {
         let compact = fields[Key.type.rawValue] == nil && !compactFields.isEmpty
         if compact { try budget.chargeArray(of: CBORCursor?.self, count: Key.allCases.count) }
         var reader = FrameReader(budget: budget, fields: compact ? compactFields : fields, compact: compact, expectedAccount: account,
-                                 sender: sender)
+                                 sender: sender, positions: positions, receiver: receiver)
         defer { budget = reader.budget }
         return try reader.frame()
     }
@@ -97,7 +106,7 @@ struct FrameReader {
         case "reconcile_req":
             body = try reconcileRequest()
         case "reconcile_resp":
-            let (response, table) = try reconcileResponse()
+            let (response, table) = try reconcileResponse(schema: fingerprint)
             compactVectors = table
             body = .reconcileResponse(response)
         case "heartbeat":
@@ -107,26 +116,35 @@ struct FrameReader {
         case "range_req":
             body = try rangeCompare()
         case "push":
-            let (response, table) = try reconcileResponse()
-            guard response.listings.isEmpty, response.want.isEmpty, response.wantPrefixes.isEmpty, !response.isFinal,
-                  response.remaining == 0 else {
+            let (response, _) = try reconcileResponse(schema: fingerprint, push: true)
+            guard response.listings.isEmpty, response.want.isEmpty, response.wantPrefixes.isEmpty, !response.isFinal else {
                 throw SyncKernelError(.malformedFrame, "a push carries rows and delete versions only")
             }
-            compactVectors = table
-            let (root, change) = try pushedRoot()
-            body = .push(response, root: root, change: change)
+            compactVectors = true
+            var root = try required(.root)
+            let bytes = try root.readBytes(count: StateDigest.setHashRootBytes, budget: &budget)
+            var changes = try required(.changes)
+            body = .push(response, root: bytes, change: try changes.readUInt())
         case "push_ack":
-            var namespace = try required(.ns)
-            let name = try namespace.readText(budget: &budget)
-            let (root, change) = try pushedRoot()
+            let name = try namespaceName(schema: fingerprint, positional: true)
+            var answers = try required(.answers)
+            let pushChange = try answers.readUInt()
+            let answer: PushAnswer
+            if var root = field(.root) {
+                answer = .differs(pushChange: pushChange, root: try root.readBytes(count: StateDigest.setHashRootBytes, budget: &budget))
+            } else {
+                answer = .matched(pushChange: pushChange)
+            }
+            var changes = try required(.changes)
+            let change = try changes.readUInt()
             var following = false
             if var item = field(.probe) { following = try item.readBool() }
-            body = .pushAck(namespace: name, root: root, change: change, following: following)
+            body = .pushAck(namespace: name, answer: answer, change: change, following: following)
         default:
             throw SyncKernelError(.unknownFrameKind)
         }
         return SyncFrame(account: accountBytes, schema: fingerprint, body: body, capabilities: capabilities, compactVectors: compactVectors,
-                         compactHeader: compact, sender: sender)
+                         compactHeader: compact, sender: sender, positions: positions, receiver: receiver)
     }
 
     private mutating func stateDigest() throws(SyncKernelError) -> SyncFrame.Body {
@@ -144,13 +162,17 @@ struct FrameReader {
         return .stateDigest(digest: digestBytes, probe: probe, changes: changes)
     }
 
-    /// The root prefix and the one change counter of a `push` or `push_ack`.
-    private mutating func pushedRoot() throws(SyncKernelError) -> (root: [UInt8], change: UInt64) {
-        var root = try required(.root)
-        let bytes = try root.readBytes(count: StateDigest.setHashRootBytes, budget: &budget)
-        var changes = try required(.changes)
-        guard try changes.readArrayHeader() == 1 else { throw SyncKernelError(.malformedFrame, "a pushed root carries one change counter") }
-        return (bytes, try changes.readUInt())
+    /// The frame's `ns`: a name, or in a compact `push` or `push_ack` (`positional`) also a
+    /// position among the reader's `NamespacePositions` for `schema` (refused without them or
+    /// under another schema).
+    private mutating func namespaceName(schema: SchemaFingerprint, positional: Bool) throws(SyncKernelError) -> String {
+        var namespace = try required(.ns)
+        if positional, compact, !namespace.isAtText {
+            let position = try namespace.readUInt()
+            guard let positions else { throw SyncKernelError(.malformedFrame, "a namespace position without the schema's names") }
+            return try positions.namespace(at: position, in: schema)
+        }
+        return try namespace.readText(budget: &budget)
     }
 
     private mutating func reconcileRequest() throws(SyncKernelError) -> SyncFrame.Body {
@@ -162,9 +184,14 @@ struct FrameReader {
         return .reconcileRequest(ReconcileRequest(namespace: try namespace.readText(budget: &budget), buckets: buckets, keys: keys))
     }
 
-    private mutating func reconcileResponse() throws(SyncKernelError) -> (ReconcileResponse, Bool) {
+    /// A `reconcile_resp`'s fields, or a `push`'s (`push`: read against a device table, an
+    /// absent one empty, and its namespace possibly by position), and whether it held a table.
+    private mutating func reconcileResponse(schema: SchemaFingerprint, push: Bool = false) throws(SyncKernelError) -> (ReconcileResponse, Bool) {
         var table: DeviceTable?
-        if var devices = field(.devices) { table = try DeviceTable(reading: &devices, sender: sender, budget: &budget) }
+        if var devices = field(.devices) {
+            table = try DeviceTable(reading: &devices, sender: sender, receiver: push ? receiver : nil, budget: &budget)
+        }
+        if push, table == nil { table = DeviceTable(emptyWith: sender, receiver: receiver) }
         var rowsField = try required(.rows)
         let count = try rowsField.readArrayHeader()
         try budget.chargeArray(of: ShippedRow.self, count: count)
@@ -191,8 +218,7 @@ struct FrameReader {
             prefixes = try readByteStrings(&items)
             guard prefixes.allSatisfy({ !$0.isEmpty }) else { throw SyncKernelError(.malformedFrame, "an empty wanted prefix") }
         }
-        var namespace = try required(.ns)
-        let name = try namespace.readText(budget: &budget)
+        let name = try namespaceName(schema: schema, positional: push)
         let listings = try readListings()
         var isFinal = false
         if var item = field(.final) { isFinal = try item.readBool() }

@@ -43,15 +43,20 @@ extension SyncFrame {
                 SyncFrame.encode(response, table: compactVectors ? DeviceTable(covering: response, sender: sender) : nil,
                                  key: key, into: &map)
             case .push(let response, let root, let change):
-                SyncFrame.encode(response, table: compactVectors ? DeviceTable(covering: response, sender: sender) : nil,
-                                 key: key, into: &map)
+                SyncFrame.encode(response, table: DeviceTable(covering: response, sender: sender, receiver: receiver), omittingEmptyTable: true,
+                                 position: pushPosition(of: response.namespace), key: key, into: &map)
                 map.entry(key(.root)) { $0.write(bytes: root) }
-                map.entry(key(.changes)) { $0.writeArray([change]) { $0.write($1) } }
-            case .pushAck(let namespace, let root, let change, let following):
-                map.entry(key(.ns)) { $0.write(namespace) }
+                map.entry(key(.changes)) { $0.write(change) }
+            case .pushAck(let namespace, let answer, let change, let following):
+                if let position = pushPosition(of: namespace) {
+                    map.entry(key(.ns)) { $0.write(UInt64(position)) }
+                } else {
+                    map.entry(key(.ns)) { $0.write(namespace) }
+                }
                 if following { map.entry(key(.probe)) { $0.write(true) } }
-                map.entry(key(.root)) { $0.write(bytes: root) }
-                map.entry(key(.changes)) { $0.writeArray([change]) { $0.write($1) } }
+                map.entry(key(.answers)) { $0.write(answer.pushChange) }
+                if case .differs(_, let root) = answer { map.entry(key(.root)) { $0.write(bytes: root) } }
+                map.entry(key(.changes)) { $0.write(change) }
             case .heartbeat:
                 break
             case .sketch(let sketch):
@@ -83,7 +88,7 @@ extension SyncFrame {
     ///
     /// Unknown map keys are ignored; `probe` and `tombstones` default when missing; a missing
     /// row vector decodes as nil. Everything else malformed throws a typed `SyncKernelError`.
-    /// `sender` as in `init(decoding:account:sender:)`.
+    /// `sender` as in `init(decoding:account:sender:positions:receiver:)`.
     package init(decoding bytes: [UInt8], sender: DeviceID? = nil) throws(SyncKernelError) {
         var budget = DecodeBudget(inputBytes: bytes.count)
         self = try FrameReader.frame(decoding: bytes, sender: sender, budget: &budget)
@@ -93,24 +98,44 @@ extension SyncFrame {
     /// `account` with `foreignAccount` as soon as its `account` field is read: before its schema,
     /// kind or body (rows and vectors) are decoded. With `sender` (the device the frame came
     /// from), a device table's sender reference reads as that device; without, such a frame is
-    /// `malformedFrame`. What `Replica.receive` decodes with.
-    package init(decoding bytes: [UInt8], account: [UInt8], sender: DeviceID? = nil) throws(SyncKernelError) {
+    /// `malformedFrame`. With `positions` (the reader's schema and its namespace names), a compact
+    /// push or push_ack that names its namespace by position is read; without, or under another
+    /// schema, such a frame is `malformedFrame`. With `receiver` (the device reading it), a push's
+    /// receiver reference reads as that device; without, such a push is `malformedFrame`. What
+    /// `Replica.receive` decodes with.
+    package init(decoding bytes: [UInt8], account: [UInt8], sender: DeviceID? = nil,
+                 positions: NamespacePositions? = nil, receiver: DeviceID? = nil) throws(SyncKernelError) {
         var budget = DecodeBudget(inputBytes: bytes.count)
-        self = try FrameReader.frame(decoding: bytes, account: account, sender: sender, budget: &budget)
+        self = try FrameReader.frame(decoding: bytes, account: account, sender: sender, positions: positions, receiver: receiver,
+                                     budget: &budget)
     }
 
     /// Decodes a frame as `init(decoding:)` does, charging `budget` (so a caller can read what
-    /// the frame keeps from `budget.charged`); `sender` as in `init(decoding:account:sender:)`.
-    package init(decoding bytes: [UInt8], sender: DeviceID? = nil, budget: inout DecodeBudget) throws(SyncKernelError) {
-        self = try FrameReader.frame(decoding: bytes, sender: sender, budget: &budget)
+    /// the frame keeps from `budget.charged`); `sender` and `positions` as in
+    /// `init(decoding:account:sender:positions:receiver:)`.
+    package init(decoding bytes: [UInt8], sender: DeviceID? = nil, positions: NamespacePositions? = nil, receiver: DeviceID? = nil,
+                 budget: inout DecodeBudget) throws(SyncKernelError) {
+        self = try FrameReader.frame(decoding: bytes, sender: sender, positions: positions, receiver: receiver, budget: &budget)
+    }
+
+    /// The position a compact `push` or `push_ack` names `namespace` by (`NamespacePositions`),
+    /// nil when the frame is not compact or the writer gave no positions for its schema.
+    private func pushPosition(of namespace: String) -> Int? {
+        compactHeader ? positions?.position(of: namespace, in: schema) : nil
     }
 
     /// Writes a response's fields (`devices`, `ns`, `rows` and whichever of `tombstones`,
-    /// `listings`, `want`, `want_prefixes`, `final` and `more` it holds) into a frame's map.
-    private static func encode(_ response: ReconcileResponse, table: DeviceTable?, key: (FrameKey) -> String,
-                               into map: inout MapWriter) {
-        if let table { map.entry(key(.devices)) { table.encode(into: &$0) } }
-        map.entry(key(.ns)) { $0.write(response.namespace) }
+    /// `listings`, `want`, `want_prefixes`, `final` and `more` it holds) into a frame's map;
+    /// `omittingEmptyTable` leaves an empty table out (a push, always read against one), and
+    /// `position` names the namespace by position instead of by name.
+    private static func encode(_ response: ReconcileResponse, table: DeviceTable?, omittingEmptyTable: Bool = false,
+                               position: Int? = nil, key: (FrameKey) -> String, into map: inout MapWriter) {
+        if let table, !(omittingEmptyTable && table.devices.isEmpty) { map.entry(key(.devices)) { table.encode(into: &$0) } }
+        if let position {
+            map.entry(key(.ns)) { $0.write(UInt64(position)) }
+        } else {
+            map.entry(key(.ns)) { $0.write(response.namespace) }
+        }
         map.entry(key(.rows)) { writer in
             writer.writeArray(response.rows) { writer, shipped in SyncFrame.encode(shipped, table: table, into: &writer) }
         }

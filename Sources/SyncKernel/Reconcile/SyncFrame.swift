@@ -35,15 +35,18 @@ package struct SyncFrame: Sendable, Hashable {
         /// `range_req`: trie nodes to compare and leaves listed (the sketch's fallback).
         case rangeCompare(RangeCompare)
         /// `push`: unasked, the rows and delete versions of keys the sender wrote since it and the
-        /// receiver last held equal roots of the namespace (rows and tombstones only), with the
-        /// sender's root of the namespace after them (its first `StateDigest.setHashRootBytes`
-        /// bytes) and its change counter there. Sent only to a sibling that announced
-        /// `SyncFrame.pushCapability`.
+        /// receiver last held equal roots of the namespace (rows and tombstones only, in one part
+        /// or several: `ReconcileResponse.remaining` says how many follow), with the sender's
+        /// root of the namespace after all of them (its first `StateDigest.setHashRootBytes`
+        /// bytes) and its change counter there, the same on every part. Sent only to a sibling
+        /// that announced `SyncFrame.pushCapability`; always written against a device table
+        /// (an empty one is left out).
         case push(ReconcileResponse, root: [UInt8], change: UInt64)
-        /// `push_ack`: the receiver's root of a pushed namespace once it applied the push (the
-        /// first `StateDigest.setHashRootBytes` bytes) and its change counter there; `following`
-        /// says a push of the receiver's own writes to that namespace is due next.
-        case pushAck(namespace: String, root: [UInt8], change: UInt64, following: Bool)
+        /// `push_ack`: the answer to a push's last part, once the receiver applied it: its root of
+        /// the namespace (`PushAnswer`: the push's own, or another given whole) and its change
+        /// counter there; `following` says a push of the receiver's own writes to that namespace
+        /// is due next.
+        case pushAck(namespace: String, answer: PushAnswer, change: UInt64, following: Bool)
 
         /// The code a compact frame writes for the kind (stable: never reused or renumbered).
         package var kindCode: UInt64 {
@@ -111,6 +114,13 @@ package struct SyncFrame: Sendable, Hashable {
     /// entry. Nil writes and reads no reference (a frame that holds one is then refused). Not
     /// compared: two frames with equal content are equal whoever carried them.
     package let sender: DeviceID?
+    /// The namespace names of the schema both ends hold, when the writer knows them: a compact
+    /// `push` or `push_ack` then names its namespace by position (`NamespacePositions`). Nil
+    /// writes the name. Not compared, like `sender`.
+    package let positions: NamespacePositions?
+    /// The device the frame goes to, when both ends know it: a `push` then names it in its
+    /// vectors by `DeviceTable.receiverIndex` instead of a 32-byte table entry. Not compared.
+    package let receiver: DeviceID?
 
     /// The most bytes one symbol of a `sketch_req` takes on the wire: its zigzag count (at most
     /// `LEB128.maxBytes`), its key sum's length (2 bytes for `CodedSymbol.maxKeySumBytes`), the
@@ -152,8 +162,12 @@ package struct SyncFrame: Sendable, Hashable {
     package static let wideCapability = "wide1"
 
     /// The capability of a build that reads `push` and `push_ack` (announced with
-    /// `sketchCapability`): a build without it is never pushed to, and meets its siblings in digests.
-    package static let pushCapability = "push1"
+    /// `sketchCapability`): a build without it is never pushed to, and meets its siblings in
+    /// digests. "push2" reads pushes of several parts, change counters as plain integers, a
+    /// compact push or push_ack that names its namespace by position (`NamespacePositions`) and
+    /// an acknowledgement that names the push it matches instead of repeating its root; a
+    /// "push1" build read none of these, so the two never push to each other.
+    package static let pushCapability = "push2"
 
     /// The capabilities a `.sketch` replica announces, in the order it lists them.
     package static let kernelCapabilities = [sketchCapability, compactCapability, wideCapability, pushCapability]
@@ -171,17 +185,21 @@ package struct SyncFrame: Sendable, Hashable {
 
     /// Creates a frame.
     package init(account: [UInt8], schema: SchemaFingerprint, body: Body, capabilities: [String] = [],
-                 compactVectors: Bool = false, compactHeader: Bool = false, sender: DeviceID? = nil) {
+                 compactVectors: Bool = false, compactHeader: Bool = false, sender: DeviceID? = nil,
+                 positions: NamespacePositions? = nil, receiver: DeviceID? = nil) {
         self.account = account
         self.schema = schema
         self.body = body
         self.capabilities = Array(Set(capabilities)).sorted()
         switch body {
-        case .reconcileResponse, .push: self.compactVectors = compactVectors
+        case .reconcileResponse: self.compactVectors = compactVectors
+        case .push: self.compactVectors = true
         default: self.compactVectors = false
         }
         self.compactHeader = compactHeader
         self.sender = sender
+        self.positions = positions
+        self.receiver = receiver
     }
 
     package static func == (lhs: SyncFrame, rhs: SyncFrame) -> Bool {

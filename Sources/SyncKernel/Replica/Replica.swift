@@ -98,7 +98,15 @@ public final class Replica {
     /// Reconcile rounds this replica started (a digest that diverged and sent requests).
     public private(set) var roundsStarted = 0
 
+    /// Frames this replica sent that another part of the same answer or push follows (a
+    /// `reconcile_resp` or `push` with `ReconcileResponse.remaining` above zero): they go out
+    /// together, not a round trip apart, so frames sent minus these counts the sequential steps.
+    public private(set) var partsAhead = 0
+
     private var outbox: [ReplicaAction] = []
+    /// The store's schema and namespace names: compact pushes and their acknowledgements name a
+    /// namespace by position among them.
+    package var positions: NamespacePositions { NamespacePositions(schema: store.namespaces.schema, names: store.namespaces.names) }
     private var debounceDeadline: Int64?
     private var peers: [DeviceID: PeerState]
 
@@ -112,11 +120,20 @@ public final class Replica {
         var readsWide = false
         /// The sibling reads `push` and `push_ack`: it listed `SyncFrame.pushCapability`.
         var readsPush = false
-        /// The keys this device wrote since it and the sibling last held equal roots, by
-        /// namespace: what a push to the sibling carries. A namespace absent is unknown (no equal
-        /// roots seen since this replica started, or more than `Replica.maxPushKeys` keys
-        /// written), and its changes go out as a digest.
+        /// The keys this device wrote since it and the sibling last held equal roots and not
+        /// pushed yet, by namespace: what the next push to the sibling carries (the pushes in
+        /// flight carry the rest). A namespace absent is unknown (no equal roots seen since this
+        /// replica started, or more than `pushKeyLimit` keys written), and its changes go out as
+        /// a digest.
         var writtenSinceEqual: [String: Set<[UInt8]>] = [:]
+        /// The pushes to the sibling not yet acknowledged, by namespace: each one's change
+        /// counter and the root it carried, oldest first, at most `Replica.pushesKept`; an
+        /// acknowledgement that matches a push (`PushAnswer.matched`) names it by its counter.
+        var pushesInFlight: [String: [(change: UInt64, root: [UInt8])]] = [:]
+        /// While a push of several parts from the sibling arrives, by namespace: whether this
+        /// device's own broadcast was due when its first part came (what its acknowledgement's
+        /// `following` says, not the broadcast the parts themselves scheduled).
+        var broadcastDueAtPush: [String: Bool] = [:]
         var knowsOurCapability = false
         var pushedSinceDigest = false
         var marks = ChangeMarks()
@@ -215,7 +232,7 @@ public final class Replica {
                     continue
                 }
                 let union = written.union(moved)
-                peer.writtenSinceEqual[name] = union.count <= Replica.maxPushKeys ? union : nil
+                peer.writtenSinceEqual[name] = union.count <= pushKeyLimit ? union : nil
             }
             peers[sibling] = peer
         }
@@ -317,7 +334,7 @@ public final class Replica {
         }
         let frame: SyncFrame
         do {
-            frame = try SyncFrame(decoding: bytes, account: account, sender: sender)
+            frame = try SyncFrame(decoding: bytes, account: account, sender: sender, positions: positions, receiver: device)
         } catch {
             report(.frameRefused(from: sender, error: error))
             return
@@ -390,9 +407,9 @@ public final class Replica {
         case .push(let response, let root, let change):
             guard mode == .sketch else { return refuseUnknownKind(from: sender) }
             handlePush(response, root: root, change: change, from: sender, now: now)
-        case .pushAck(let namespace, let root, let change, let following):
+        case .pushAck(let namespace, let answer, let change, let following):
             guard mode == .sketch else { return refuseUnknownKind(from: sender) }
-            handlePushAck(namespace: namespace, root: root, change: change, following: following, from: sender, now: now)
+            handlePushAck(namespace: namespace, answer: answer, change: change, following: following, from: sender, now: now)
         }
     }
 
@@ -590,8 +607,19 @@ public final class Replica {
 
     /// The most keys of one namespace a push carries: past it (`RowWriter.movedKeyLimit` keys
     /// of one write, or writes adding up to more between equal roots) the change goes out as a
-    /// digest and the sketch exchange finds it.
+    /// digest and the sketch exchange finds it. A push of more rows than one frame holds goes in
+    /// parts (`ReconcileResponse.split()`), each within the frame and table bounds a receiver of
+    /// this build reads.
     package static let maxPushKeys = RowWriter.movedKeyLimit
+
+    /// The most unacknowledged pushes a replica remembers per sibling and namespace (the oldest
+    /// is forgotten first; an acknowledgement matching a forgotten push is taken as unknown and
+    /// the digest settles it).
+    package static let pushesKept = 8
+
+    /// The most keys of one namespace this replica pushes (`maxPushKeys` unless a test lowers it
+    /// to reach the limit with few rows); past it the change goes out as a digest.
+    package var pushKeyLimit = Replica.maxPushKeys
 
     /// The pushes that replace a digest broadcast to `peer`, or nil when a digest must go.
     ///
@@ -599,8 +627,11 @@ public final class Replica {
     /// digests), with no exchange in flight with it, whose last digest differs from this
     /// store's in namespaces where every difference may be this device's own writes since the two
     /// last held equal roots (`writtenSinceEqual` known, not empty, of a per-key namespace), each
-    /// answer fitting one response. One push per such namespace: those rows and delete
-    /// versions, this store's root of the namespace after them and its change counter.
+    /// answer not empty, or where every such write went out in a push not yet acknowledged (the
+    /// namespace is then skipped: that push covers it). One push per namespace to push, in as many
+    /// parts as its rows need: the rows and delete versions of the keys written since the last
+    /// push (or since the equal roots), this store's root of the namespace after them and its
+    /// change counter, on every part.
     private func pushes(to peer: PeerState, now: Int64) -> [SyncFrame.Body]? {
         guard mode == .sketch, peer.speaksSketch, peer.readsPush, !peer.reconciling, peer.awaiting.isEmpty,
               peer.receivingUntil.map({ now >= $0 }) ?? true, let seen = peer.lastDigestSeen, StateDigest.claimedLayout(of: seen) == .setHash,
@@ -612,13 +643,15 @@ public final class Replica {
         guard !divergent.isEmpty else { return nil }
         var pushes: [SyncFrame.Body] = []
         for namespace in divergent {
+            // Written since and all of it pushed already: the push on its way covers the namespace.
+            if peer.writtenSinceEqual[namespace]?.isEmpty == true, peer.pushesInFlight[namespace]?.isEmpty == false { continue }
             guard let keys = peer.writtenSinceEqual[namespace], !keys.isEmpty,
                   let position = store.namespaces.names.firstIndex(of: namespace),
                   (try? store.namespaces.driver(named: namespace))?.granularity != .wholeNamespace else { return nil }
             do {
                 let responses = try store.respond(toKeys: keys.sorted(by: [UInt8].keyPrecedes), namespace: namespace)
-                guard responses.count == 1, let response = responses.first, response.remaining == 0 else { return nil }
-                pushes.append(.push(response, root: mine.roots[position], change: counters[position]))
+                guard !responses.isEmpty else { return nil }
+                for response in responses { pushes.append(.push(response, root: mine.roots[position], change: counters[position])) }
             } catch {
                 report(.storeFailed(error: error))
                 return nil
@@ -634,50 +667,77 @@ public final class Replica {
     /// into the last one it received, so neither side's next broadcast repeats what the two
     /// frames said. Equal roots record the change marks and end the round, as equal digests do.
     /// The acknowledgement says whether a push of this device's own writes follows (one is due
-    /// at the pending broadcast), so the pusher waits for it instead of asking again.
+    /// at the pending broadcast), so the pusher waits for it instead of asking again. A push in
+    /// parts is merged part by part; only its last part is acknowledged, and no digest goes to
+    /// the pusher while the parts arrive (`receivingUntil`, as for a response in parts).
     private func handlePush(_ response: ReconcileResponse, root: [UInt8], change: UInt64, from sender: DeviceID, now: Int64) {
         guard let position = store.namespaces.names.firstIndex(of: response.namespace) else {
             report(.applyFailed(peer: sender, namespace: response.namespace, error: SyncKernelError(.unknownNamespace)))
             return
         }
         if !response.rows.isEmpty || !response.tombstones.isEmpty { peers[sender]?.storm.recordReceived(response.namespace) }
-        // Whether this device's own broadcast was already due before the push (applying the push
-        // schedules one too, which is no write of this device's).
-        let broadcastDue = debounceDeadline != nil
+        // Whether this device's own broadcast was already due before the push's first part
+        // (applying the push schedules one too, which is no write of this device's).
+        let more = response.remaining > 0
+        let broadcastDue = peers[sender]?.broadcastDueAtPush.removeValue(forKey: response.namespace) ?? (debounceDeadline != nil)
+        if more { peers[sender]?.broadcastDueAtPush[response.namespace] = broadcastDue }
+        peers[sender]?.receivingUntil = more ? now + timing.requestTimeoutMillis : nil
         guard let outcome = applyReporting(response, from: sender, now: now) else { return }
         if peers[sender]?.speaksSketch == true, !outcome.keysToShipBack.isEmpty {
             answer(from: sender, namespace: response.namespace, now: now) { () throws(SyncKernelError) in
                 try store.respond(toKeys: outcome.keysToShipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
             }
         }
-        guard var peer = peers[sender] else { return }
+        guard !more, var peer = peers[sender] else { return }
         let mine = store.stateDigest()
         let counters = store.changeCounters()
         if let seen = peer.lastDigestSeen { peer.lastDigestSeen = StateDigest.replacingRoot(in: seen, at: position, with: root) ?? seen }
         let equal = settle(&peer, namespace: response.namespace, position: position, theirRoot: root, theirChange: change, mine: mine,
                            counters: counters, from: sender)
-        let following = !equal && broadcastDue && peer.writtenSinceEqual[response.namespace]?.isEmpty == false
+        // A push of this device's own is due (its writes not pushed yet, at the pending broadcast)
+        // or already on its way.
+        let pushDue = broadcastDue && peer.writtenSinceEqual[response.namespace]?.isEmpty == false
+        let following = !equal && (pushDue || peer.pushesInFlight[response.namespace]?.isEmpty == false)
         // With this device's own push still due, the broadcast must not be skipped as if the
-        // sibling held what the acknowledgement's root says: it has the root, not the rows.
-        if !following, let sent = peer.lastBroadcast {
+        // sibling held what the acknowledgement's root says: it has the root, not the rows (a push
+        // already on its way carries them).
+        if !pushDue, let sent = peer.lastBroadcast {
             peer.lastBroadcast = StateDigest.replacingRoot(in: sent, at: position, with: mine.roots[position]) ?? sent
         }
         peers[sender] = peer
-        send(.pushAck(namespace: response.namespace, root: mine.roots[position], change: counters[position], following: following),
-             to: sender)
+        let answer: PushAnswer = mine.roots[position] == root ? .matched(pushChange: change)
+            : .differs(pushChange: change, root: mine.roots[position])
+        send(.pushAck(namespace: response.namespace, answer: answer, change: counters[position], following: following), to: sender)
     }
 
-    /// Takes a sibling's acknowledgement of a push: its root of the namespace goes into its last
-    /// digest seen; equal to this store's, the marks are recorded and the round ends; unequal,
-    /// this device asks with its digest at once, or, when the sibling said a push of its own
-    /// follows, at the next retry if that push does not settle it.
-    private func handlePushAck(namespace: String, root: [UInt8], change: UInt64, following: Bool, from sender: DeviceID, now: Int64) {
+    /// Takes a sibling's acknowledgement of a push: its root of the namespace (given, or the root
+    /// of the push it matches) goes into its last digest seen; equal to this store's, the marks
+    /// are recorded and the round ends; unequal, or matching a push this replica no longer
+    /// remembers, this device asks with its digest at once, or, when the sibling said a push of
+    /// its own follows, at the next retry if that push does not settle it; while a later push of
+    /// the namespace is on its way, its acknowledgement decides instead.
+    private func handlePushAck(namespace: String, answer: PushAnswer, change: UInt64, following: Bool, from sender: DeviceID, now: Int64) {
         guard var peer = peers[sender], let position = store.namespaces.names.firstIndex(of: namespace) else { return }
         defer { peers[sender] = peer }
-        if let seen = peer.lastDigestSeen { peer.lastDigestSeen = StateDigest.replacingRoot(in: seen, at: position, with: root) ?? seen }
+        let inFlight = peer.pushesInFlight[namespace] ?? []
+        let later = inFlight.filter { $0.change > answer.pushChange }
+        peer.pushesInFlight[namespace] = later
+        let theirRoot: [UInt8]? = switch answer {
+        case .differs(_, let root): root
+        case .matched(let pushChange): inFlight.last(where: { $0.change == pushChange })?.root
+        }
+        if let root = theirRoot {
+            if let seen = peer.lastDigestSeen { peer.lastDigestSeen = StateDigest.replacingRoot(in: seen, at: position, with: root) ?? seen }
+            if settle(&peer, namespace: namespace, position: position, theirRoot: root, theirChange: change, mine: store.stateDigest(),
+                      counters: store.changeCounters(), from: sender) { return }
+        }
+        // A later push of this namespace is still on its way: its acknowledgement settles it (the
+        // retry timer stays as the backstop).
+        guard later.isEmpty else {
+            if peer.retryAt == nil { peer.retryAt = now + peer.retryDelay }
+            return
+        }
         let mine = store.stateDigest()
-        if settle(&peer, namespace: namespace, position: position, theirRoot: root, theirChange: change, mine: mine,
-                  counters: store.changeCounters(), from: sender) { return }
         if peer.retryAt == nil { peer.retryAt = now + peer.retryDelay }
         guard !following, !peer.storm.isBackingOff(at: now) else { return }
         peers[sender] = peer
@@ -753,11 +813,21 @@ public final class Replica {
                   let digest = digest(for: peer), digest != peer.lastBroadcast else { continue }
             if let pushes = pushes(to: peer, now: now) {
                 for body in pushes {
-                    if case .push(let response, _, _) = body { peer.storm.recordShipped(response.namespace) }
+                    guard case .push(let response, let root, let change) = body else { continue }
+                    peer.storm.recordShipped(response.namespace)
+                    if response.remaining == 0 {
+                        let kept = (peer.pushesInFlight[response.namespace] ?? []) + [(change: change, root: root)]
+                        peer.pushesInFlight[response.namespace] = Array(kept.suffix(Replica.pushesKept))
+                        // What went out is no longer to push: the next push carries only what is written after it.
+                        peer.writtenSinceEqual[response.namespace] = []
+                    }
                     send(body, to: sibling)
                 }
                 peer.lastBroadcast = digest
-                if peer.retryAt == nil { peer.retryAt = now + peer.retryDelay }
+                // The acknowledgement comes after the last part: the retry waits a request's time
+                // for each part beyond the first.
+                let due = now + peer.retryDelay + Int64(max(pushes.count - 1, 0)) * timing.requestTimeoutMillis
+                peer.retryAt = max(peer.retryAt ?? due, due)
                 peers[sibling] = peer
                 continue
             }
@@ -771,7 +841,12 @@ public final class Replica {
     }
 
     private func send(_ body: SyncFrame.Body, to sibling: DeviceID) {
-        if case .stateDigest(let digest, _, _) = body { peers[sibling]?.lastBroadcast = digest }
+        switch body {
+        case .stateDigest(let digest, _, _): peers[sibling]?.lastBroadcast = digest
+        case .reconcileResponse(let response) where response.remaining > 0: partsAhead += 1
+        case .push(let response, _, _) where response.remaining > 0: partsAhead += 1
+        default: break
+        }
         let announces = switch body {
         case .stateDigest, .heartbeat: true
         default: false
@@ -781,7 +856,7 @@ public final class Replica {
         let compact = mode == .sketch && peers[sibling]?.speaksSketch == true
         let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body, capabilities: capabilities,
                               compactVectors: compact, compactHeader: mode == .sketch && peers[sibling]?.readsCompact == true,
-                              sender: device)
+                              sender: device, positions: positions, receiver: sibling)
         outbox.append(.send(to: sibling, kind: body.kind, frame: frame.encoded()))
     }
 

@@ -42,7 +42,8 @@ public actor ReplicaHost {
 
     /// The replica's state now: its store's summary, its siblings' states and its rounds.
     public var snapshot: ReplicaSnapshot {
-        ReplicaSnapshot(summary: replica.store.summary(), siblings: replica.siblingStates, roundsStarted: replica.roundsStarted)
+        ReplicaSnapshot(summary: replica.store.summary(), siblings: replica.siblingStates, roundsStarted: replica.roundsStarted,
+                        partsAhead: replica.partsAhead)
     }
 
     /// Reconcile rounds the replica started so far.

@@ -11,11 +11,14 @@ public struct ReplicaSnapshot: Sendable, Hashable {
     public let siblings: [SiblingState]
     /// Reconcile rounds the replica started since it was created.
     public let roundsStarted: Int
+    /// Frames it sent that another part of the same answer follows (`Replica.partsAhead`).
+    public let partsAhead: Int
 
     /// A snapshot.
-    public init(summary: StoreSummary, siblings: [SiblingState], roundsStarted: Int) {
+    public init(summary: StoreSummary, siblings: [SiblingState], roundsStarted: Int, partsAhead: Int = 0) {
         self.summary = summary
         self.siblings = siblings
         self.roundsStarted = roundsStarted
+        self.partsAhead = partsAhead
     }
 }

@@ -58,8 +58,10 @@ final class RowWriter {
     private(set) var movedKeys: [String: Set<[UInt8]>] = [:]
     /// Namespaces with more than `movedKeyLimit` moved keys in this transaction.
     private(set) var movedKeysOverflowed: Set<String> = []
-    /// The most moved keys of one namespace `movedKeys` lists.
-    static let movedKeyLimit = 1_024
+    /// The most moved keys of one namespace `movedKeys` lists: 131,072, so a write of up to that
+    /// many rows goes to a sibling in step as a push (a list of about 64 bytes a key of 16 bytes:
+    /// at most about 8 MB, per namespace of one transaction).
+    static let movedKeyLimit = 1 << 17
     /// Time spent moving items in the working structures (the structure's share of each write).
     private(set) var moveTime: Duration = .zero
     /// The rows after which a transaction counts as a bulk write and the page cache grows.
