@@ -274,6 +274,25 @@ final class PushTests: XCTestCase {
         XCTAssertEqual(sent.sorted(), ["push", "push", "push_ack", "push_ack"], "each side's acknowledgement settles it: \(sent)")
     }
 
+    func testASiblingsDigestFromBeforeThePushArrivedStartsNoExchangeWhileThePushIsOnItsWay() throws {
+        let world = try TestWorld()
+        let fleet = try syncedFleet(world, conditions: RelayConditions(latencyMillis: 1_000))
+        try fleet.save(Row(id: "r2", value: "pushed", updatedAt: 3), on: 0)
+        fleet.run(until: fleet.now + 500)
+        XCTAssertEqual(kinds(fleet).map(\.kind), ["push"])
+        // Device 1's digest as it stands before the push reaches it (a broadcast of its own).
+        let store = fleet.replicas[1].store
+        let digest = SyncFrame(account: world.account, schema: store.namespaces.schema,
+                               body: .stateDigest(digest: store.encodedStateDigest(), probe: false, changes: store.changeCounters()),
+                               compactVectors: true, compactHeader: true, sender: TestWorld.device(1))
+        fleet.inject(digest.encoded(), into: 0, from: TestWorld.device(1))
+        fleet.run(until: fleet.now + 120_000)
+        try assertSameRows(fleet)
+        let sent = kinds(fleet)
+        XCTAssertFalse(sent.contains { $0.kind == "sketch_req" || $0.kind == "reconcile_req" }, "\(sent)")
+        XCTAssertEqual(sent.filter { $0.kind == "push_ack" }.count, 1, "\(sent)")
+    }
+
     func testALostPartOfAPushIsFoundByTheDigestExchange() throws {
         let world = try TestWorld()
         let fleet = try syncedFleet(world)

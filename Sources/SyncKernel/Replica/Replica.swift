@@ -38,12 +38,16 @@
 ///   store's root of the namespace and its change counter) instead of a digest, only when the
 ///   sibling announced `SyncFrame.pushCapability`, no exchange with it is in flight, and every
 ///   namespace where its last digest differs from this store is one where this replica knows
-///   every key it wrote since the two last held equal roots (at most `maxPushKeys`); otherwise
-///   the digest goes. A push is merged as a response (uncovered keys shipped back, final) and
-///   acknowledged with the receiver's root; equal roots record the marks and end the round as
-///   equal digests do, unequal ones make the pusher probe with its digest (at once, or at its
-///   retry when the acknowledgement says the sibling's own push follows). A lost push or
-///   acknowledgement leaves the re-advertisement timer set, so it delays convergence only.
+///   every key it wrote since the two last held equal roots (at most `maxPushKeys`), or pushed
+///   them all already; otherwise the digest goes. A push goes in as many parts as its rows need
+///   (each within a receiver's frame and table bounds) and carries only the keys written since
+///   the previous push. A push is merged as a response (uncovered keys shipped back, final) and
+///   its last part acknowledged with the receiver's root (or, when that is the push's own root,
+///   with the push's counter); equal roots record the marks and end the round as equal digests
+///   do, unequal ones make the pusher probe with its digest (at once, or at its retry when the
+///   acknowledgement says the sibling's own push follows, or a later push of its own is still on
+///   its way). A lost push, part or acknowledgement leaves the re-advertisement timer set, so it
+///   delays convergence only.
 /// - With a sibling that announced `SyncFrame.sketchCapability` (and in `.sketch` mode), digests
 ///   use the set-hash layout with change counters and divergent namespaces reconcile through the
 ///   sketch exchange, sized by the `ChangeMarks` of that sibling (kept in the store whenever they
@@ -303,6 +307,8 @@ public final class Replica {
             } else if let retryAt = peer.retryAt, retryAt <= now, let until = peer.receivingUntil, now < until {
                 peer.retryAt = until
             } else if let retryAt = peer.retryAt, retryAt <= now, let mine = digest(for: peer) {
+                // Pushes not acknowledged by now are taken as lost: the digest settles what they carried.
+                peer.pushesInFlight = [:]
                 if peer.lastDigestSeen == mine {
                     noteInStep(&peer)
                     peer.retryAt = nil
@@ -513,7 +519,10 @@ public final class Replica {
             return
         }
         peer.awaiting = peer.awaiting.filter { divergent.contains($0.key) && $0.value > now }
-        let toPull = divergent.filter { peer.awaiting[$0] == nil }
+        // A namespace this device's push to the sibling is still on its way in differs because
+        // the sibling has not taken in all of it: the push's acknowledgement settles it, or the
+        // retry (which forgets the pushes in flight) starts the exchange.
+        let toPull = divergent.filter { peer.awaiting[$0] == nil && peer.pushesInFlight[$0]?.isEmpty != false }
         guard !toPull.isEmpty, !peer.storm.isBackingOff(at: now) else { return }
         let storming = peer.storm.recordRound(at: now, namespaces: toPull, mine: mine, theirs: theirs, timing: timing)
         guard storming.isEmpty else {
