@@ -426,7 +426,7 @@ public final class KernelStore {
         let changed = adopt(writer)
         var outcome = WriteOutcome(changedNamespaces: changed, rowsWritten: writer.rowsWritten,
                                    resolvedConflicts: writer.resolvedConflicts.mapValues { $0.sorted(by: [UInt8].keyPrecedes) })
-        outcome.movedKeys = writer.movedKeys.filter { changed.contains($0.key) }.mapValues { $0.sorted(by: [UInt8].keyPrecedes) }
+        outcome.movedKeys = writer.movedKeys.filter { changed.contains($0.key) }
         return outcome
     }
 

@@ -9,10 +9,11 @@ public struct WriteOutcome: Sendable, Hashable {
     public let rowsWritten: Int
     /// Keys whose open conflict this write resolved, by namespace (keys sorted).
     public let resolvedConflicts: [String: [[UInt8]]]
-    /// The keys whose item the write moved, by namespace of `changedNamespaces` (keys sorted),
-    /// for a namespace where they were at most `RowWriter.movedKeyLimit`; a changed namespace
-    /// absent here moved more. What the replica pushes to a sibling it was in step with.
-    package var movedKeys: [String: [[UInt8]]] = [:]
+    /// The keys whose item the write moved, by namespace of `changedNamespaces`, for a namespace
+    /// where they were at most `RowWriter.movedKeyLimit`; a changed namespace absent here moved
+    /// more. What the replica pushes to a sibling it was in step with (it sorts them when it
+    /// pushes, so a write does not).
+    package var movedKeys: [String: Set<[UInt8]>] = [:]
 
     /// A write's outcome.
     public init(changedNamespaces: Set<String>, rowsWritten: Int, resolvedConflicts: [String: [[UInt8]]] = [:]) {
