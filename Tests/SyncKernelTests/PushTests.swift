@@ -51,6 +51,14 @@ final class PushTests: XCTestCase {
         }
     }
 
+    /// Writes six rows of 1 MiB each on device 0 in one transaction: more than one frame holds.
+    private func writeSixMegabytes(on fleet: Fleet, filledWith character: Character) throws {
+        let large = String(repeating: character, count: 1 << 20)
+        try fleet.write(on: 0, RecordNamespace.self) { tx throws(SyncKernelError) in
+            for index in 0..<6 { try tx.save(Row(id: "large\(index)", value: large, updatedAt: 2)) }
+        }
+    }
+
     private func rows(_ fleet: Fleet, _ index: Int) throws -> [Row] {
         try fleet.replicas[index].store.rows(RecordNamespace.self)
     }
@@ -219,10 +227,7 @@ final class PushTests: XCTestCase {
     func testAPushOfMoreRowsThanOneFrameHoldsGoesInPartsAndIsAcknowledgedOnce() throws {
         let world = try TestWorld()
         let fleet = try syncedFleet(world)
-        let large = String(repeating: "x", count: 1 << 20)
-        try fleet.write(on: 0, RecordNamespace.self) { tx throws(SyncKernelError) in
-            for index in 0..<6 { try tx.save(Row(id: "large\(index)", value: large, updatedAt: 2)) }
-        }
+        try writeSixMegabytes(on: fleet, filledWith: "x")
         fleet.run(until: fleet.now + 120_000)
         try assertSameRows(fleet)
         let sent = kinds(fleet)
@@ -296,10 +301,7 @@ final class PushTests: XCTestCase {
     func testALostPartOfAPushIsFoundByTheDigestExchange() throws {
         let world = try TestWorld()
         let fleet = try syncedFleet(world)
-        let large = String(repeating: "y", count: 1 << 20)
-        try fleet.write(on: 0, RecordNamespace.self) { tx throws(SyncKernelError) in
-            for index in 0..<6 { try tx.save(Row(id: "large\(index)", value: large, updatedAt: 2)) }
-        }
+        try writeSixMegabytes(on: fleet, filledWith: "y")
         // Both parts are lost to a partition; then only the second one arrives.
         fleet.partition([[0], [1]])
         fleet.run(until: fleet.now + 500)

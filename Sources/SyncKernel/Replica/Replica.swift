@@ -108,9 +108,9 @@ public final class Replica {
     public private(set) var partsAhead = 0
 
     private var outbox: [ReplicaAction] = []
-    /// The store's schema and namespace names: compact pushes and their acknowledgements name a
-    /// namespace by position among them.
-    package var positions: NamespacePositions { NamespacePositions(schema: store.namespaces.schema, names: store.namespaces.names) }
+    /// The store's schema and namespace names (fixed for the store's life): compact pushes and
+    /// their acknowledgements name a namespace by position among them.
+    package let positions: NamespacePositions
     private var debounceDeadline: Int64?
     private var peers: [DeviceID: PeerState]
 
@@ -185,6 +185,7 @@ public final class Replica {
         self.account = account
         self.siblings = Set(siblings).subtracting([device]).sorted()
         self.store = store
+        positions = NamespacePositions(schema: store.namespaces.schema, names: store.namespaces.names)
         self.timing = timing
         self.mode = mode
         // Unique keys: `self.siblings` comes from a set.
@@ -658,7 +659,7 @@ public final class Replica {
                   let position = store.namespaces.names.firstIndex(of: namespace),
                   (try? store.namespaces.driver(named: namespace))?.granularity != .wholeNamespace else { return nil }
             do {
-                let responses = try store.respond(toKeys: keys.sorted(by: [UInt8].keyPrecedes), namespace: namespace)
+                let responses = try store.respond(toKeys: Array(keys), namespace: namespace)
                 guard !responses.isEmpty else { return nil }
                 for response in responses { pushes.append(.push(response, root: mine.roots[position], change: counters[position])) }
             } catch {
