@@ -12,12 +12,13 @@ final class PushTests: XCTestCase {
     /// A fleet of `count` devices over the store files `paths` (made when nil) that met and hold
     /// equal stores of `rows` records, recording frames from then on.
     private func syncedFleet(_ world: TestWorld, count: Int = 2, rows: Int = 20, conditions: RelayConditions = RelayConditions(),
-                             seed: UInt64 = 7, modes: [ReconcileMode]? = nil, paths: [String]? = nil) throws -> Fleet {
+                             seed: UInt64 = 7, modes: [ReconcileMode]? = nil, paths: [String]? = nil,
+                             timing: LoopTiming = LoopTiming()) throws -> Fleet {
         let devices = (0..<count).map(TestWorld.device)
         let files = paths ?? (0..<count).map { _ in world.path() }
         let replicas = try (0..<count).map { index in
             try Replica(device: devices[index], account: world.account, siblings: devices,
-                        store: world.store(device: nil, path: files[index]), mode: modes?[index] ?? .sketch)
+                        store: world.store(device: nil, path: files[index]), timing: timing, mode: modes?[index] ?? .sketch)
         }
         let fleet = Fleet(replicas: replicas, conditions: conditions, seed: seed)
         fleet.announceAll()
@@ -296,6 +297,24 @@ final class PushTests: XCTestCase {
         let sent = kinds(fleet)
         XCTAssertFalse(sent.contains { $0.kind == "sketch_req" || $0.kind == "reconcile_req" }, "\(sent)")
         XCTAssertEqual(sent.filter { $0.kind == "push_ack" }.count, 1, "\(sent)")
+    }
+
+    func testPushesLostWhileApartAreSettledByTheAnnouncementAfterwardsWithoutWaitingForARetry() throws {
+        let world = try TestWorld()
+        // Retries effectively off: only the announcements can bring the two together again.
+        var timing = LoopTiming()
+        timing.retryMillis = 600_000
+        timing.maxRetryMillis = 600_000
+        let fleet = try syncedFleet(world, timing: timing)
+        fleet.partition([[0], [1]])
+        try fleet.save(Row(id: "apart-a", value: "a", updatedAt: 3), on: 0)
+        try fleet.save(Row(id: "apart-b", value: "b", updatedAt: 3), on: 1)
+        fleet.run(until: fleet.now + 2_000)
+        XCTAssertEqual(kinds(fleet).filter { $0.kind == "push" }.count, 2, "both pushes went out and were lost")
+        fleet.heal()
+        fleet.announceAll()
+        fleet.run(until: fleet.now + 60_000)
+        try assertSameRows(fleet)
     }
 
     func testALostPartOfAPushIsFoundByTheDigestExchange() throws {

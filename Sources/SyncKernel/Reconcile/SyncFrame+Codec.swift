@@ -48,11 +48,7 @@ extension SyncFrame {
                 map.entry(key(.root)) { $0.write(bytes: root) }
                 map.entry(key(.changes)) { $0.write(change) }
             case .pushAck(let namespace, let answer, let change, let following):
-                if let position = pushPosition(of: namespace) {
-                    map.entry(key(.ns)) { $0.write(UInt64(position)) }
-                } else {
-                    map.entry(key(.ns)) { $0.write(namespace) }
-                }
+                SyncFrame.encode(namespace: namespace, position: pushPosition(of: namespace), key: key, into: &map)
                 if following { map.entry(key(.probe)) { $0.write(true) } }
                 map.entry(key(.answers)) { $0.write(answer.pushChange) }
                 if case .differs(_, let root) = answer { map.entry(key(.root)) { $0.write(bytes: root) } }
@@ -131,11 +127,7 @@ extension SyncFrame {
     private static func encode(_ response: ReconcileResponse, table: DeviceTable?, omittingEmptyTable: Bool = false,
                                position: Int? = nil, key: (FrameKey) -> String, into map: inout MapWriter) {
         if let table, !(omittingEmptyTable && table.devices.isEmpty) { map.entry(key(.devices)) { table.encode(into: &$0) } }
-        if let position {
-            map.entry(key(.ns)) { $0.write(UInt64(position)) }
-        } else {
-            map.entry(key(.ns)) { $0.write(response.namespace) }
-        }
+        encode(namespace: response.namespace, position: position, key: key, into: &map)
         map.entry(key(.rows)) { writer in
             writer.writeArray(response.rows) { writer, shipped in SyncFrame.encode(shipped, table: table, into: &writer) }
         }
@@ -159,6 +151,15 @@ extension SyncFrame {
         }
         if response.isFinal { map.entry(key(.final)) { $0.write(true) } }
         if response.remaining > 0 { map.entry(key(.more)) { $0.write(UInt64(response.remaining)) } }
+    }
+
+    /// Writes `ns`: the namespace's position when there is one, else its name.
+    private static func encode(namespace: String, position: Int?, key: (FrameKey) -> String, into map: inout MapWriter) {
+        if let position {
+            map.entry(key(.ns)) { $0.write(UInt64(position)) }
+        } else {
+            map.entry(key(.ns)) { $0.write(namespace) }
+        }
     }
 
     /// Writes a vector by device key, or by position in `table` when there is one.

@@ -272,6 +272,8 @@ public final class Replica {
     /// cannot leave a restarted device, which may hold writes it never advertised, unheard.
     public func announce() {
         for sibling in siblings {
+            // Announcing follows a start or a reconnect: pushes sent before may never have left.
+            peers[sibling]?.pushesInFlight = [:]
             send(.heartbeat, to: sibling)
             peers[sibling]?.announceAt = .min
             peers[sibling]?.announceDelay = timing.retryMillis
@@ -375,7 +377,12 @@ public final class Replica {
             case .stateDigest(let digest, _, _): StateDigest.claimedLayout(of: digest) == .merkle
             default: false
             }
-            if announcing { peers[sender]?.knowsOurCapability = false }
+            // The sibling started or reconnected: what was pushed to it before may be lost, so its
+            // digests start exchanges again.
+            if announcing {
+                peers[sender]?.knowsOurCapability = false
+                peers[sender]?.pushesInFlight = [:]
+            }
         }
         switch frame.body {
         case .heartbeat:
