@@ -53,16 +53,31 @@ actor DeviceInbox {
         }
         for certificate in gate.drainLearned() { await learn(certificate) }
         guard case .accepted(let opened) = verdict else { return verdict }
-        if await transport.receiveSessionMessage(opened.frame, from: opened.sender, opener: gate.opener) { return verdict }
-        if TransferMessage.isTransferMessage(opened.frame) {
-            switch TransferMessage.accept(verdict, account: account) {
+        switch await transport.receiveSessionMessage(opened.frame, from: opened.sender, opener: gate.opener) {
+        case .notSession: await handOn(opened.frame, of: opened)
+        case .handled: break
+        case .carried(let frame): await handOn(frame, of: opened)
+        }
+        return verdict
+    }
+
+    /// Hands `frame`, from the accepted envelope `opened` (its own frame or the one its pair
+    /// hello carried), to the desk or the replica.
+    private func handOn(_ frame: [UInt8], of opened: OpenedEnvelope) async {
+        if TransferMessage.isTransferMessage(frame) {
+            switch TransferMessage.accept(.accepted(opened.carrying(frame)), account: account) {
             case .accepted(let sender, let message): await desk.receive(message, from: sender)
             case .dropped(let reason): monitor.emit(.transferDropped(reason))
             }
         } else {
-            await host.receive(opened.frame, from: opened.sender)
+            await host.receive(frame, from: opened.sender)
         }
-        return verdict
+    }
+
+    /// Takes in that a sibling sends on the reply session of this device's pair hello whose
+    /// accept never came: the transport says hello again (`SealedTransport.replyLost(_:)`).
+    func replyLost(_ reply: AwaitedReply) async {
+        await transport.replyLost(reply)
     }
 
     /// Envelopes dropped so far, by reason.

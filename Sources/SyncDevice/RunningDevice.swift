@@ -114,7 +114,7 @@ final class RunningDevice: Sendable {
         }
         let wallClock = configuration.wallClock
         let carrier = NatsEnvelopeCarrier(connection: connection)
-        let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster, sessions: sessions),
+        let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster, sessions: sessions, replies: gate.opener),
                                         carrier: carrier, clock: wallClock) { event in
             monitor.emit(Self.event(event))
         }
@@ -173,9 +173,12 @@ final class RunningDevice: Sendable {
         }
         inbox = Task {
             var rounds = 0
-            for await envelope in screen.checked {
+            for await screened in screen.checked {
                 // A stop ends the inbox at once, leaving what the screen queued unread.
                 guard !Task.isCancelled else { break }
+                let (checked, replyLost) = screen.resolve(screened)
+                if let replyLost { await receiver.replyLost(replyLost) }
+                guard let envelope = checked else { continue }
                 guard case .accepted(let opened) = await receiver.deliver(envelope) else { continue }
                 monitor.heard(from: opened.sender)
                 let started = await host.roundsStarted

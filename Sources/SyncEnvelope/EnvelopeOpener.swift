@@ -65,12 +65,39 @@ public final class EnvelopeOpener: Sendable {
     package var sessionCount: Int { sessions.withLock { $0?.count ?? 0 } }
 
     /// Opens a receiving session for `hello` from the sibling `device` at `now`: the accept to
-    /// send it, nil without a session policy or keys, for a device outside the roster, or a
-    /// hello whose ephemeral key is of small order. The host calls it only for a hello that
-    /// arrived in a whole envelope its gate accepted from `device`.
-    package func acceptSession(_ hello: SessionMessage.Hello, from device: DeviceID, now: Int64) -> SessionMessage.Accept? {
+    /// send it and, for a pair hello, the key of the reply session to send on; nil without a
+    /// session policy or keys, for a device outside the roster, or a hello whose ephemeral key is
+    /// of small order. The host calls it only for a hello that arrived in a whole envelope its
+    /// gate accepted from `device`.
+    package func acceptSession(_ hello: SessionMessage.Hello, from device: DeviceID,
+                               now: Int64) -> (accept: SessionMessage.Accept, replyKey: [UInt8]?)? {
         guard let keys, let certificate = siblings.withLock({ $0.certificate(of: device) }) else { return nil }
         return sessions.withLock { receiver in receiver?.accept(hello, from: certificate, keys: keys, now: now) }
+    }
+
+    /// Reserves the index a pair hello to `device` names for its reply session; nil without a
+    /// session policy (the sealer then sends a one-direction hello).
+    package func reserveReply(for device: DeviceID) -> UInt32? {
+        sessions.withLock { receiver in receiver?.reserve(for: device) }
+    }
+
+    /// Files the reply session `device` opened by accepting this device's pair hello, under the
+    /// index the hello reserved, at `now`; false for a device outside the roster or an index not
+    /// reserved for it. The host calls it only for an accept that arrived in a whole envelope its
+    /// gate accepted from `device` and that answered this device's own pair hello.
+    @discardableResult
+    package func fileReply(key: [UInt8], at index: UInt32, from device: DeviceID, now: Int64) -> Bool {
+        guard let certificate = siblings.withLock({ $0.certificate(of: device) }) else { return false }
+        return sessions.withLock { receiver in receiver?.fileReply(key: key, at: index, from: certificate, now: now) ?? false }
+    }
+
+    /// The sibling whose reply session `envelope`, which `check` dropped as `unknownSession`,
+    /// names, when that session's accept may still be ahead of it: a host that checks envelopes
+    /// before it handles the ones queued earlier checks it again once those are handled, and
+    /// one still unknown then tells the sealer the accept was lost
+    /// (`SealedTransport.replyLost(_:)`).
+    public func awaitedReply(_ envelope: [UInt8]) -> AwaitedReply? {
+        sessions.withLock { receiver in receiver?.awaitedReply(envelope) }
     }
 
     /// The siblings whose envelopes pass (a learning gate's grows).

@@ -9,7 +9,10 @@ import SyncKernel
 /// and MAC'd under the sibling channel key inside, and is sealed to the recipient's envelope key
 /// with a fresh ephemeral key (all randomness from `entropy`). `sealFrame` under a session
 /// policy holds the same checks and sends on a session (`SessionSender`) once the sibling
-/// answered its hello: a counter and an AEAD tag instead. Not `Sendable`: it draws from its
+/// answered its hello: a counter and an AEAD tag instead. Given the opener of the device's own
+/// gate (`replies`), its hellos are pair hellos, each carrying the frame it goes out with, and
+/// the reply session an accept opens is filed in that opener before anything else is handled,
+/// so one handshake per sibling pair opens both directions. Not `Sendable`: it draws from its
 /// entropy source; a host keeps it in one isolation domain (`SealedTransport`).
 public struct EnvelopeSealer {
     /// This device's keys; nil when it has none.
@@ -18,15 +21,20 @@ public struct EnvelopeSealer {
     public private(set) var roster: SiblingRoster
     private let entropy: EntropySource
     private var sessions: SessionSender?
+    private let replies: EnvelopeOpener?
 
     /// A sealer for the device holding `keys` (nil: a device without key material, which seals
     /// nothing) with the siblings of `roster`; under `sessions` (the same policy as the device's
-    /// gate), `sealFrame` sends on envelope sessions once their handshakes are answered.
-    public init(keys: EnvelopeKeys?, roster: SiblingRoster, entropy: EntropySource = .system, sessions: SessionPolicy? = nil) {
+    /// gate), `sealFrame` sends on envelope sessions once their handshakes are answered, and
+    /// with `replies` (that gate's opener) each handshake opens the sibling's sessions to this
+    /// device too.
+    public init(keys: EnvelopeKeys?, roster: SiblingRoster, entropy: EntropySource = .system, sessions: SessionPolicy? = nil,
+                replies: EnvelopeOpener? = nil) {
         self.keys = keys
         self.roster = roster
         self.entropy = entropy
         self.sessions = sessions.map { SessionSender(policy: $0) }
+        self.replies = replies
     }
 
     /// Whether frames to `device` go through a session at `now`.
@@ -38,14 +46,21 @@ public struct EnvelopeSealer {
     /// without a session policy the whole envelope `seal` makes; with one, a hello first when a
     /// session to `recipient` is due (none is usable, or the one in use nears its end, and no
     /// hello is waiting for its answer), then the frame in a session envelope when a session is
-    /// usable, in a whole envelope otherwise. Throws as `seal` does, before anything is drawn.
+    /// usable, in a whole envelope otherwise. A pair hello carries the frame in its own envelope
+    /// (with the frame's wake class) when the two fit within `SyncFrame.maxFrameBytes`. Throws as
+    /// `seal` does, before anything is drawn.
     public mutating func sealFrame(_ frame: [UInt8], to recipient: DeviceID, now: Int64,
                                    wake: WakeClass = .silent) throws(SyncKernelError) -> [SealedEnvelope] {
         guard var sender = sessions else { return [try seal(frame, to: recipient, now: now, wake: wake)] }
         guard let keys else { throw SyncKernelError(.keyMaterialMissing, "this device holds no account keys") }
         try sealable(frame, to: recipient, now: now, keys: keys)
         var envelopes: [SealedEnvelope] = []
-        if let hello = sender.helloIfDue(to: recipient, now: now, entropy: entropy) {
+        let replies = self.replies
+        if let hello = sender.helloIfDue(to: recipient, now: now, entropy: entropy, reserve: { replies?.reserveReply(for: recipient) }) {
+            if hello.replyIndex != nil, SessionMessage.pairHelloBytes + frame.count <= SyncFrame.maxFrameBytes {
+                sessions = sender
+                return [try seal(SessionMessage.hello(hello.carrying(frame)).encoded(), to: recipient, now: now, wake: wake)]
+            }
             envelopes.append(try seal(SessionMessage.hello(hello).encoded(), to: recipient, now: now))
         }
         if let bytes = sender.seal(frame, to: recipient, wake: wake, now: now) {
@@ -59,20 +74,44 @@ public struct EnvelopeSealer {
 
     /// Takes in a handshake message a sibling sent this device (the frame of a whole envelope the
     /// gate accepted from `device`) at `now`: an accept answering this sealer's waiting hello
-    /// opens the session frames to `device` go through from now on; a hello notes the epoch its
-    /// sender speaks for (a session accepted under another one ends). Returns whether a session
-    /// opened.
+    /// opens the session frames to `device` go through from now on (and, for a pair hello, files
+    /// the reply session in `replies`); a hello notes the epoch its sender speaks for (a session
+    /// accepted under another one ends) and ends a reply session its earlier pair hello opened
+    /// (its accept may have been lost). Returns whether a session opened.
     package mutating func receive(_ message: SessionMessage, from device: DeviceID, now: Int64) -> Bool {
         guard let keys, var sender = sessions else { return false }
         defer { sessions = sender }
         switch message {
         case .hello(let hello):
             sender.observe(epoch: hello.epoch, of: device)
+            sender.helloArrived(from: device)
             return false
         case .accept(let accept):
             sender.observe(epoch: accept.epoch, of: device)
-            return sender.complete(accept, from: device, keys: keys, now: now)
+            guard case .opened(let reply) = sender.complete(accept, from: device, keys: keys, now: now) else { return false }
+            if let reply { replies?.fileReply(key: reply.key, at: reply.index, from: device, now: now) }
+            return true
         }
+    }
+
+    /// Takes in that `reply.sibling` was seen sending on the reply session of this sealer's
+    /// waiting pair hello whose accept never came: the hello to send it again now (a pair hello
+    /// carrying no frame, in a whole envelope), once per hello; nil otherwise.
+    package mutating func replyLost(_ reply: AwaitedReply, now: Int64) throws(SyncKernelError) -> SealedEnvelope? {
+        let device = reply.sibling
+        guard var sender = sessions, sender.replyLost(from: device, index: reply.index) else { return nil }
+        let replies = self.replies
+        let hello = sender.helloIfDue(to: device, now: now, entropy: entropy, reserve: { replies?.reserveReply(for: device) })
+        sessions = sender
+        guard let hello else { return nil }
+        return try seal(SessionMessage.hello(hello).encoded(), to: device, now: now)
+    }
+
+    /// Sends on the session `device`'s pair `hello` reserved from now on (`now`), keyed `key`
+    /// (`EnvelopeOpener.acceptSession`'s reply key), once the accept that answers it is
+    /// published.
+    package mutating func openReply(to device: DeviceID, for hello: SessionMessage.Hello, key: [UInt8], now: Int64) {
+        sessions?.openReply(to: device, for: hello, key: key, now: now)
     }
 
     /// Adds a sibling the gate learned (`EnvelopeGate.drainLearned()`); a certificate the

@@ -17,4 +17,11 @@ public struct OpenedEnvelope: Sendable, Hashable {
     public let frameID: [UInt8]
     /// The sender's timestamp, milliseconds since 1970 (a session frame's: when it was checked).
     public let timestamp: Int64
+
+    /// The same envelope's sender, account, id and timestamp with `frame` instead: the frame a
+    /// pair hello in it carried (`SessionIntake.carried`), for a host that routes by the
+    /// envelope.
+    public func carrying(_ frame: [UInt8]) -> OpenedEnvelope {
+        OpenedEnvelope(sender: sender, account: account, frame: frame, frameID: frameID, timestamp: timestamp)
+    }
 }

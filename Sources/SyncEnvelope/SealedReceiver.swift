@@ -7,7 +7,8 @@ import SyncKernel
 /// accepted its envelope, and then with the sender the gate verified; a handshake message never
 /// reaches it; envelopes are gated in
 /// the order `deliver` is called; every gate event is passed to `onEvent` before the frame is
-/// handed on.
+/// handed on; the frame a pair hello carried goes to the host once the transport took the hello
+/// in (without a transport, with the hello: unread).
 public actor SealedReceiver {
     private let gate: EnvelopeGate
     private let host: ReplicaHost
@@ -32,11 +33,16 @@ public actor SealedReceiver {
     public func deliver(_ envelope: [UInt8]) async -> EnvelopeVerdict {
         let verdict = gate.open(envelope, now: clock.millisecondsSince1970)
         for event in gate.drainEvents() { onEvent(event) }
+        // A sibling sending on the reply session of this device's pair hello whose accept never
+        // came: the transport says hello again.
+        if case .dropped(.unknownSession) = verdict, let reply = gate.opener.awaitedReply(envelope) { await transport?.replyLost(reply) }
         guard case .accepted(let opened) = verdict else { return verdict }
-        if SealedTransport.isSessionMessage(opened.frame) {
-            _ = await transport?.receiveSessionMessage(opened.frame, from: opened.sender, opener: gate.opener)
-        } else {
+        guard SealedTransport.isSessionMessage(opened.frame) else {
             await host.receive(opened.frame, from: opened.sender)
+            return verdict
+        }
+        if case .carried(let frame) = await transport?.receiveSessionMessage(opened.frame, from: opened.sender, opener: gate.opener) {
+            await host.receive(frame, from: opened.sender)
         }
         return verdict
     }

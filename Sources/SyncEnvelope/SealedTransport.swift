@@ -62,29 +62,47 @@ public actor SealedTransport: FrameTransport {
     /// Takes in a handshake message: the frame of a whole envelope the gate whose stateless stage
     /// is `opener` accepted from `sender`, when it starts with the session magic
     /// (`isSessionMessage`). A hello opens a receiving session in `opener` and its accept is
-    /// sealed back in a whole envelope; an accept opens the sealer's session to `sender`. A
-    /// message that does not decode, or a hello that cannot be answered, is reported once as
-    /// `sessionRefused` and changes nothing. Returns false, touching nothing, for any other
-    /// frame (the host hands it on).
-    public func receiveSessionMessage(_ frame: [UInt8], from sender: DeviceID, opener: EnvelopeOpener) async -> Bool {
-        guard SessionMessage.hasMagic(frame) else { return false }
+    /// sealed back in a whole envelope; a pair hello also opens the session to `sender` once
+    /// that accept is published, and the frame it carries is handed back (`.carried`) for the
+    /// host to handle as any accepted frame; an accept opens the sealer's session to `sender`.
+    /// A message that does not decode, or a hello that cannot be answered, is reported once as
+    /// `sessionRefused` and opens nothing (a pair hello's frame is still handed back: its
+    /// envelope passed the gate). Returns `.notSession`, touching nothing, for any other frame
+    /// (the host hands it on).
+    public func receiveSessionMessage(_ frame: [UInt8], from sender: DeviceID, opener: EnvelopeOpener) async -> SessionIntake {
+        guard SessionMessage.hasMagic(frame) else { return .notSession }
         let now = clock.millisecondsSince1970
         guard let message = SessionMessage(decoding: frame) else {
             onEvent(.sessionRefused(sibling: sender))
-            return true
+            return .handled
         }
         _ = sealer.receive(message, from: sender, now: now)
-        guard case .hello(let hello) = message else { return true }
-        guard let accept = opener.acceptSession(hello, from: sender, now: now) else {
+        guard case .hello(let hello) = message else { return .handled }
+        let carried: SessionIntake = hello.frame.isEmpty ? .handled : .carried(hello.frame)
+        guard let (accept, replyKey) = opener.acceptSession(hello, from: sender, now: now) else {
             onEvent(.sessionRefused(sibling: sender))
-            return true
+            return carried
         }
         do {
             await carrier.publish(try sealer.seal(SessionMessage.accept(accept).encoded(), to: sender, now: now))
         } catch {
             onEvent(.sealFailed(recipient: sender, error: error))
+            return carried
         }
-        return true
+        if let replyKey { sealer.openReply(to: sender, for: hello, key: replyKey, now: now) }
+        return carried
+    }
+
+    /// Takes in that a sibling sends on the reply session of this device's waiting pair hello
+    /// whose accept never came (`EnvelopeOpener.awaitedReply` of an envelope still unknown once
+    /// the envelopes before it were handled): the hello goes again at once, once per hello, so
+    /// the sibling (whose session ends when a hello arrives) opens the sessions anew.
+    public func replyLost(_ reply: AwaitedReply) async {
+        do {
+            if let hello = try sealer.replyLost(reply, now: clock.millisecondsSince1970) { await carrier.publish(hello) }
+        } catch {
+            onEvent(.sealFailed(recipient: reply.sibling, error: error))
+        }
     }
 
     /// Whether `frame` (the frame of an accepted envelope) is a handshake message, for

@@ -57,7 +57,7 @@ struct EnvelopeFuzzWorld: Sendable {
     func openSession(on gate: EnvelopeGate) -> (index: UInt32, key: [UInt8])? {
         guard let ephemeral = Sodium.envelopePublicKey(secretKey: Self.helloSecret) else { return nil }
         let hello = SessionMessage.Hello(helloID: Self.helloID, ephemeral: ephemeral, epoch: [UInt8](repeating: 0x55, count: 16))
-        guard let accept = gate.opener.acceptSession(hello, from: devices[1].device, now: Self.now),
+        guard let accept = gate.opener.acceptSession(hello, from: devices[1].device, now: Self.now)?.accept,
               let shared = Sodium.sharedSecret(secretKey: Self.helloSecret, publicKey: accept.ephemeral),
               let key = SessionFormat.sessionKey(sharedSecret: shared, channelKey: keys.channel.mac, initiator: devices[1].device,
                                                  responder: devices[0].device, helloID: Self.helloID, initiatorEphemeral: ephemeral,

@@ -73,6 +73,14 @@ public final class Fleet {
         replicas[index].store.close()
     }
 
+    /// Stops replica `index` cleanly, as a device that quits: it keeps what it wrote since it and
+    /// each sibling last held equal roots (`Replica.keepPushBases`), then goes as in `crash`.
+    public func stop(_ index: Int) {
+        guard !crashed.contains(index) else { return }
+        replicas[index].keepPushBases()
+        crash(index)
+    }
+
     /// Starts crashed replica `index` again as `replacement`, a new replica of the same device
     /// (normally over a store reopened from the same file): it joins the relay and announces
     /// itself. Does nothing when `index` is not crashed or `replacement` is another device.

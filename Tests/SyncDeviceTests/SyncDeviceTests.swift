@@ -73,6 +73,8 @@ final class SyncDeviceTests: XCTestCase {
         XCTAssertEqual(live.namespaces.first?.items, 20)
         XCTAssertEqual(live.live?.relay, .connected)
         XCTAssertEqual(live.live?.dropped, [:])
+        let other = try await pair[1].device.currentStatus()
+        XCTAssertEqual(other.live?.dropped, [:], "no envelope dropped on either side, none while the handshake was under way")
         let whileRunning = try DeviceStatus(storeAt: world.store(1))
         XCTAssertEqual(whileRunning.namespaces, live.namespaces, "read from the file while the device runs")
         XCTAssertNil(whileRunning.live)

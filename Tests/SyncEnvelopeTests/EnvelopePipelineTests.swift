@@ -22,7 +22,7 @@ final class EnvelopePipelineTests: XCTestCase {
 
     /// Device `index` of `world` with a notebook store, its roster limited to `members` (all by default).
     private func device(_ index: Int, _ world: EnvelopeWorld, relay: InboxRelay, clock: ManualLoopClock, wall: ManualWallClock,
-                        members: [Int]? = nil, sessions: Bool = false) throws -> Device {
+                        members: [Int]? = nil, sessions: Bool = false, paired: Bool = false) throws -> Device {
         let keys = try world.keys(index)
         let roster = try world.roster(index, members: members)
         let store = try KernelStore(path: world.path("store-\(index).sqlite"), namespaces: NamespaceSet([NotebookNamespace.self]),
@@ -30,17 +30,17 @@ final class EnvelopePipelineTests: XCTestCase {
         let replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store)
         let envelopeEvents = Recorder<EnvelopeEvent>()
         let replicaEvents = Recorder<ReplicaEvent>()
-        let policy = sessions ? SessionPolicy(entropy: .seeded(UInt64(400 + index))) : nil
-        let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster, entropy: .seeded(UInt64(100 + index)),
-                                                               sessions: policy),
-                                        carrier: relay, clock: wall, onEvent: { envelopeEvents.append($0) })
-        let host = ReplicaHost(replica: replica, transport: transport, clock: clock, onEvent: { replicaEvents.append($0) })
+        let policy = sessions || paired ? SessionPolicy(entropy: .seeded(UInt64(400 + index))) : nil
         let replay = try ReplayGuard(path: world.replayPath(index))
         let gate = if let policy {
             EnvelopeGate(keys: keys, roster: roster, replay: replay, sessions: policy, entropy: .seeded(UInt64(500 + index)))
         } else {
             EnvelopeGate(keys: keys, roster: roster, replay: replay)
         }
+        let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster, entropy: .seeded(UInt64(100 + index)),
+                                                               sessions: policy, replies: paired ? gate.opener : nil),
+                                        carrier: relay, clock: wall, onEvent: { envelopeEvents.append($0) })
+        let host = ReplicaHost(replica: replica, transport: transport, clock: clock, onEvent: { replicaEvents.append($0) })
         let receiver = SealedReceiver(gate: gate, host: host, transport: transport, clock: wall, onEvent: { envelopeEvents.append($0) })
         return Device(host: host, receiver: receiver, inbox: keys.inbox, replicaEvents: replicaEvents, envelopeEvents: envelopeEvents)
     }
@@ -128,6 +128,81 @@ final class EnvelopePipelineTests: XCTestCase {
         XCTAssertEqual(a.envelopeEvents.items + b.envelopeEvents.items, [])
         let refused = (a.replicaEvents.items + b.replicaEvents.items).filter { if case .frameRefused = $0 { true } else { false } }
         XCTAssertEqual(refused, [], "no handshake message reached a replica")
+    }
+
+    /// Two paired devices over one relay with notes 0..<`notesOnA` written on device 0 and note 9
+    /// on device 1, the loop clock at 400 (their debounces due).
+    private func pairedWithNotes(_ world: EnvelopeWorld, notesOnA: Int) async throws
+        -> (a: Device, b: Device, relay: InboxRelay, clock: ManualLoopClock, wall: ManualWallClock) {
+        let relay = InboxRelay()
+        let clock = ManualLoopClock()
+        let wall = ManualWallClock()
+        let a = try device(0, world, relay: relay, clock: clock, wall: wall, paired: true)
+        let b = try device(1, world, relay: relay, clock: clock, wall: wall, paired: true)
+        for index in 0..<notesOnA {
+            let note = Self.note(index)
+            try await a.host.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(note) }
+        }
+        let other = Self.note(9)
+        try await b.host.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(other) }
+        clock.advance(to: 400)
+        return (a, b, relay, clock, wall)
+    }
+
+    /// With the gate's opener given to the sealer, one handshake opens both directions: the first
+    /// device's pair hello carries its first frame, the accept is the only other whole envelope,
+    /// and every frame after it, either way, goes through a session.
+    func testPairedHostsOpenBothDirectionsWithOneHandshakeThatCarriesTheFirstFrame() async throws {
+        let (a, b, relay, _, _) = try await pairedWithNotes(try EnvelopeWorld(devices: 2), notesOnA: 3)
+        await a.host.tick()
+        let opening = await relay.shown
+        XCTAssertEqual(opening.count, 1, "the first frame travels inside the hello")
+        let hello = try XCTUnwrap(opening.first)
+        XCTAssertEqual(hello.bytes[0], EnvelopeFormat.version)
+        XCTAssertGreaterThan(hello.bytes.count, SealedEnvelope.overheadBytes + SessionMessage.pairHelloBytes, "a frame rides along")
+        await pump([a, b], relay)
+        await b.host.tick()
+        await pump([a, b], relay)
+        let (digestA, digestB) = (await a.host.stateDigest, await b.host.stateDigest)
+        XCTAssertEqual(digestA, digestB, "converged")
+        XCTAssertEqual(a.envelopeEvents.items + b.envelopeEvents.items, [], "no drop, no refusal")
+        let shown = await relay.shown
+        let whole = shown.filter { $0.bytes[0] == EnvelopeFormat.version }
+        XCTAssertEqual(whole.map(\.subject), [b.inbox, a.inbox], "a pair hello to b and b's accept: nothing else whole")
+        XCTAssertEqual(whole.last?.bytes.count, SealedEnvelope.overheadBytes + SessionMessage.acceptBytes)
+        XCTAssertEqual(Set(shown.dropFirst(2).map { $0.bytes[0] }), [SessionFormat.version])
+        XCTAssertTrue(shown.contains { $0.subject == a.inbox && $0.bytes[0] == SessionFormat.version }, "b sent on the reply session")
+        let refused = (a.replicaEvents.items + b.replicaEvents.items).filter { if case .frameRefused = $0 { true } else { false } }
+        XCTAssertEqual(refused, [], "no handshake message reached a replica")
+    }
+
+    /// The accept of a pair hello is lost: the responder sends on the reply session the initiator
+    /// never filed, so the initiator says hello again at its first such envelope, the responder
+    /// ends that session on the new hello, and the two converge with no handshake timeout.
+    func testALostAcceptIsFollowedByAHelloAtOnceAndTheDevicesStillConverge() async throws {
+        let (a, b, relay, clock, wall) = try await pairedWithNotes(try EnvelopeWorld(devices: 2), notesOnA: 1)
+        await a.host.tick()
+        for envelope in await relay.take(b.inbox) { await b.receiver.deliver(envelope) }
+        let fromB = await relay.take(a.inbox)
+        XCTAssertEqual(fromB.first?[0], EnvelopeFormat.version, "the accept comes first")
+        XCTAssertGreaterThan(fromB.count, 1, "and b answers on the reply session")
+        for envelope in fromB.dropFirst() { await a.receiver.deliver(envelope) }
+        let dropped = await a.receiver.dropCounts
+        XCTAssertEqual(dropped[.unknownSession], fromB.count - 1, "the accept lost, the reply session is unknown")
+        await pump([a, b], relay)
+        // The replicas' retries resend what was dropped; the wall clock, which times handshakes,
+        // stays where it was.
+        for step in 1...10 {
+            clock.advance(to: 400 + Int64(step) * 1_000)
+            await a.host.tick()
+            await b.host.tick()
+            await pump([a, b], relay)
+        }
+        let (digestA, digestB) = (await a.host.stateDigest, await b.host.stateDigest)
+        XCTAssertEqual(digestA, digestB, "converged without waiting for a handshake timeout")
+        XCTAssertEqual(wall.millisecondsSince1970, EnvelopeWorld.now)
+        let rows = try await a.host.withStore { store in (try? store.rows(NotebookNamespace.self))?.count }
+        XCTAssertEqual(rows, 2, "b's note reached a")
     }
 
     /// A `reconcile_resp` carrying one note from device 0: a frame that writes a row wherever a

@@ -50,7 +50,7 @@ final class EnvelopeSessionTests: XCTestCase {
             let message = try XCTUnwrap(SessionMessage(decoding: opened.frame))
             _ = sealers[to].receive(message, from: opened.sender, now: at)
             if case .hello(let hello) = message,
-               let accept = gates[to].opener.acceptSession(hello, from: opened.sender, now: at) {
+               let accept = gates[to].opener.acceptSession(hello, from: opened.sender, now: at)?.accept {
                 let reply = try sealers[to].seal(SessionMessage.accept(accept).encoded(), to: opened.sender, now: at)
                 try deliver(reply, to: 1 - to, at: at)
             }
@@ -254,7 +254,7 @@ final class EnvelopeSessionTests: XCTestCase {
         let first = try pair.send(frame(pair.world), from: 0, at: now)
         let helloA = try XCTUnwrap(pair.gates[1].open(first[0].bytes, now: now).acceptedFrame)
         guard case .hello(let hello) = try XCTUnwrap(SessionMessage(decoding: helloA)) else { return XCTFail("a hello") }
-        let accept = try XCTUnwrap(pair.gates[1].opener.acceptSession(hello, from: a, now: now))
+        let accept = try XCTUnwrap(pair.gates[1].opener.acceptSession(hello, from: a, now: now)?.accept)
         let held = try pair.sealers[1].seal(SessionMessage.accept(accept).encoded(), to: a, now: now)
         for envelope in try pair.send(frame(pair.world), from: 1, at: now + 5) { try pair.deliver(envelope, to: 0, at: now + 5) }
         XCTAssertEqual(try pair.send(frame(pair.world), from: 0, at: now + 6).count, 2, "a second hello (never delivered)")
@@ -269,7 +269,7 @@ final class EnvelopeSessionTests: XCTestCase {
         let hello = try pair.send(frame(world), from: 0, at: now)[0]
         let opened = try XCTUnwrap(pair.gates[1].open(hello.bytes, now: now).acceptedFrame)
         guard case .hello(let message) = try XCTUnwrap(SessionMessage(decoding: opened)) else { return XCTFail("a hello") }
-        let accept = try XCTUnwrap(pair.gates[1].opener.acceptSession(message, from: try world.id(0), now: now))
+        let accept = try XCTUnwrap(pair.gates[1].opener.acceptSession(message, from: try world.id(0), now: now)?.accept)
         let stranger = SessionMessage.Accept(helloID: [UInt8](repeating: 9, count: 16), ephemeral: accept.ephemeral,
                                              index: accept.index, epoch: accept.epoch)
         XCTAssertFalse(pair.sealers[0].receive(.accept(stranger), from: try world.id(1), now: now))
@@ -331,7 +331,7 @@ final class EnvelopeSessionTests: XCTestCase {
         let hello = try sealer.sealFrame(frame(world), to: try world.id(1), now: now)[0]
         let opened = try XCTUnwrap(gate.open(hello.bytes, now: now).acceptedFrame)
         guard case .hello(let message) = try XCTUnwrap(SessionMessage(decoding: opened)) else { return XCTFail("a hello") }
-        let accept = try XCTUnwrap(gate.opener.acceptSession(message, from: try world.id(short), now: now))
+        let accept = try XCTUnwrap(gate.opener.acceptSession(message, from: try world.id(short), now: now)?.accept)
         XCTAssertTrue(sealer.receive(.accept(accept), from: try world.id(1), now: now))
         let frameEnvelope = try sealer.sealFrame(frame(world), to: try world.id(1), now: now + 1)[0]
         assertDropped(gate.open(frameEnvelope.bytes, now: expiry * 1_000), .expiredCertificate)

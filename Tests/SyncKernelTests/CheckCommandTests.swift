@@ -114,7 +114,12 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertTrue(unopenable.output.contains("SK501"), unopenable.output)
 
         let (rowsDamaged, _) = try notebookStore(world, count: 2000)
-        try overwritePage(40, of: rowsDamaged, seed: 21)
+        // A leaf page of the rows, well inside the table: one only a scan of the rows reads
+        // (dbstat counts pages from 1; `overwritePage` from 0).
+        let leaf = try SQLiteTestHelper.integer("""
+            SELECT pageno FROM dbstat WHERE name = 'ns_notebook' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 10
+            """, at: rowsDamaged)
+        try overwritePage(Int(leaf) - 1, of: rowsDamaged, seed: 21)
         let found = try await check(["--db", rowsDamaged, "--repair", "--json"])
         XCTAssertEqual(found.status, 1, "seed 21: a page of rows only a scan reads, which repair cannot mend: \(found.output)")
         let json = try report(found.output)

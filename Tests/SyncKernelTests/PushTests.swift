@@ -371,16 +371,68 @@ final class PushTests: XCTestCase {
         XCTAssertEqual(try rows(fleet, 1).first { $0.id == "r8" }?.value, "right after the restart")
         XCTAssertFalse(kinds(fleet).contains { $0.from == 0 && $0.kind == "push" }, "nothing known of the sibling after a restart")
 
-        // The sibling answers the restarted device's announcement with its own, so the new
-        // replica learns again that it reads pushes (and wide sketches).
-        let answer = try XCTUnwrap(fleet.sentFrames.dropFirst(restartedAt).first { $0.from == TestWorld.device(1) })
-        let capabilities = try SyncFrame(decoding: answer.frame, sender: answer.from).capabilities
+        // The sibling answers the restarted device's announcement with the push it lost (r7),
+        // then its digest, announcing itself, so the new replica learns again that it reads
+        // pushes (and wide sketches).
+        let answers = fleet.sentFrames.dropFirst(restartedAt).filter { $0.from == TestWorld.device(1) }
+        let positions = NamespacePositions(schema: replacement.store.namespaces.schema, names: replacement.store.namespaces.names)
+        let decoded = try answers.prefix(2).map {
+            try SyncFrame(decoding: $0.frame, account: world.account, sender: $0.from, positions: positions, receiver: TestWorld.device(0))
+        }
+        XCTAssertEqual(decoded.map(\.body.kind), ["push", "state_digest"], "the lost push again, then the digest")
+        let capabilities = try XCTUnwrap(decoded.last).capabilities
         XCTAssertTrue(capabilities.contains(SyncFrame.pushCapability) && capabilities.contains(SyncFrame.wideCapability), "\(capabilities)")
         let skip = fleet.sentFrames.count
         try fleet.save(Row(id: "r9", value: "in step again", updatedAt: 3), on: 0)
         fleet.run(until: fleet.now + 120_000)
         try assertSameRows(fleet)
         XCTAssertEqual(kinds(fleet).dropFirst(skip).map(\.kind), ["push", "push_ack"])
+    }
+
+    /// A device that quits while apart from its sibling keeps what it wrote since they were
+    /// equal; started again, both push what the other lacks (the sibling's lost push again, then
+    /// the restarted device's writes), and no sketch goes either way.
+    func testAfterACleanStopBothDevicesPushWhatTheyWroteApartInsteadOfSketching() throws {
+        let world = try TestWorld()
+        let paths = [world.path(), world.path()]
+        let fleet = try syncedFleet(world, paths: paths)
+        fleet.partition([[0], [1]])
+        try fleet.save(Row(id: "r7", value: "written away", updatedAt: 2), on: 0)
+        try fleet.save(Row(id: "r8", value: "written meanwhile", updatedAt: 2), on: 1)
+        try fleet.save(Row(id: "r3", value: "edited meanwhile", updatedAt: 3), on: 1)
+        fleet.run(until: fleet.now + 2_000)
+        fleet.stop(0)
+        fleet.heal()
+        let replacement = try Replica(device: TestWorld.device(0), account: world.account, siblings: fleet.replicas.map(\.device),
+                                      store: world.store(device: nil, path: paths[0]))
+        XCTAssertEqual(replacement.writtenSinceEqual(of: TestWorld.device(1)), [RecordNamespace.name: [Array("r7".utf8)]], "kept across the stop")
+        let skip = fleet.sentFrames.count
+        fleet.restart(0, with: replacement)
+        fleet.run(until: fleet.now + 60_000)
+        try assertSameRows(fleet)
+        let after = kinds(fleet).dropFirst(skip)
+        XCTAssertTrue(after.contains { $0.from == 1 && $0.kind == "push" }, "the sibling's lost push goes again: \(after)")
+        XCTAssertTrue(after.contains { $0.from == 0 && $0.kind == "push" }, "the restarted device pushes: \(after)")
+        XCTAssertFalse(after.contains { $0.kind == "sketch_req" || $0.kind == "range_req" || $0.kind == "reconcile_resp" },
+                       "no exchange: \(after.map(\.kind))")
+        XCTAssertEqual(try world.store(device: nil, path: world.path()).takePushBases(limit: 10), [:])
+    }
+
+    /// What a clean stop kept is taken once: a crash after the next start leaves nothing of it,
+    /// so the run after that sends a digest, as after any crash.
+    func testKeptPushBasesAreTakenOnceSoACrashAfterwardsLeavesNothing() throws {
+        let world = try TestWorld()
+        let paths = [world.path(), world.path()]
+        let fleet = try syncedFleet(world, paths: paths)
+        try fleet.save(Row(id: "r7", value: "pushed", updatedAt: 2), on: 0)
+        fleet.stop(0)
+        let first = try Replica(device: TestWorld.device(0), account: world.account, siblings: fleet.replicas.map(\.device),
+                                store: world.store(device: nil, path: paths[0]))
+        XCTAssertEqual(first.writtenSinceEqual(of: TestWorld.device(1)).keys.sorted(), [RecordNamespace.name], "kept across the stop")
+        first.store.close()
+        let second = try Replica(device: TestWorld.device(0), account: world.account, siblings: fleet.replicas.map(\.device),
+                                 store: world.store(device: nil, path: paths[0]))
+        XCTAssertEqual(second.writtenSinceEqual(of: TestWorld.device(1)), [:], "taken by the first start: a crash kept nothing")
     }
 
     func testDevicesStartedOneAfterTheOtherOnEqualStoresPushTheirFirstWrite() throws {

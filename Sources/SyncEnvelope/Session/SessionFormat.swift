@@ -35,6 +35,8 @@ package enum SessionFormat {
     package static let maxBytes = SyncFrame.maxFrameBytes + fixedHeaderBytes + maxCounterBytes + Sodium.aeadTagBytes
     /// What the key derivation hashes before its inputs.
     private static let keyDomain = Array("synckernel.session.v1".utf8)
+    /// What the reply key's derivation hashes before its inputs.
+    private static let replyDomain = Array("synckernel.session.reply.v1".utf8)
 
     /// What a session envelope adds to its frame at `counter`.
     package static func overheadBytes(counter: UInt64) -> Int {
@@ -88,16 +90,34 @@ package enum SessionFormat {
     package static func sessionKey(sharedSecret shared: [UInt8], channelKey: [UInt8], initiator: DeviceID, responder: DeviceID,
                                    helloID: [UInt8], initiatorEphemeral: [UInt8], responderEphemeral: [UInt8],
                                    index: UInt32) -> [UInt8]? {
+        derive(keyDomain, shared: shared, channelKey: channelKey, initiator: initiator, responder: responder, helloID: helloID,
+               initiatorEphemeral: initiatorEphemeral, responderEphemeral: responderEphemeral, indices: [index])
+    }
+
+    /// The key of the reply session a pair hello opens, on which `responder` sends to
+    /// `initiator`: as `sessionKey` under its own domain, over the same handshake, with the
+    /// reply index (the initiator's) after the responder's index, so the two directions of one
+    /// handshake never share a key. Nil as `sessionKey`.
+    package static func replyKey(sharedSecret shared: [UInt8], channelKey: [UInt8], initiator: DeviceID, responder: DeviceID,
+                                 helloID: [UInt8], initiatorEphemeral: [UInt8], responderEphemeral: [UInt8],
+                                 index: UInt32, replyIndex: UInt32) -> [UInt8]? {
+        derive(replyDomain, shared: shared, channelKey: channelKey, initiator: initiator, responder: responder, helloID: helloID,
+               initiatorEphemeral: initiatorEphemeral, responderEphemeral: responderEphemeral, indices: [index, replyIndex])
+    }
+
+    private static func derive(_ domain: [UInt8], shared: [UInt8], channelKey: [UInt8], initiator: DeviceID, responder: DeviceID,
+                               helloID: [UInt8], initiatorEphemeral: [UInt8], responderEphemeral: [UInt8],
+                               indices: [UInt32]) -> [UInt8]? {
         guard shared.count == Sodium.keyBytes, helloID.count == SessionMessage.helloIDBytes,
               initiatorEphemeral.count == Sodium.keyBytes, responderEphemeral.count == Sodium.keyBytes else { return nil }
-        var input = keyDomain
+        var input = domain
         input += shared
         input += initiatorEphemeral
         input += responderEphemeral
         input += initiator.publicKey
         input += responder.publicKey
         input += helloID
-        input += withUnsafeBytes(of: index.bigEndian) { Array($0) }
+        for index in indices { input += withUnsafeBytes(of: index.bigEndian) { Array($0) } }
         return Sodium.keyedHash(input, key: channelKey, count: Sodium.aeadKeyBytes)
     }
 }

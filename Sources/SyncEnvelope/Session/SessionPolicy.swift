@@ -1,8 +1,9 @@
 import SyncKernel
 
-/// How a device keeps envelope sessions with its siblings: after one handshake per sibling and
-/// direction, frames travel with a counter and an AEAD tag instead of a certificate, a signature,
-/// a MAC and a sealed box.
+/// How a device keeps envelope sessions with its siblings: after one handshake per sibling pair
+/// (a pair hello, `EnvelopeSealer` given its gate's opener) or per sibling and direction (a
+/// one-direction hello), frames travel with a counter and an AEAD tag instead of a certificate,
+/// a signature, a MAC and a sealed box.
 ///
 /// Invariants: one policy per run of a device, shared by its sealer and its gate (they must be
 /// given the same value): `epoch` is 16 fresh random bytes naming this run's receiving sessions,

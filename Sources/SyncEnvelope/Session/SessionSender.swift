@@ -17,6 +17,13 @@ import SyncKernel
 /// message from a sibling naming an epoch other than the one its accept named ends the session
 /// to it (the sibling restarted and lost its receiving sessions). The ephemeral secret of a hello
 /// lives only until its accept or its replacement's replacement.
+///
+/// Given a reply index (`helloIfDue`'s `reserve`), a hello is a pair hello: its accept opens the
+/// reply session too, whose key `complete` hands back for the receiving side to file, and a pair
+/// hello from the sibling opens the session to it at once (`openReply`), with no hello of this
+/// device's. A pair hello left unanswered for its whole timeout (a sibling of an older build
+/// drops it) makes the next hellos to that sibling one-direction hellos, until it names a new
+/// epoch.
 package struct SessionSender {
     private struct Pending {
         let helloID: [UInt8]
@@ -25,6 +32,28 @@ package struct SessionSender {
         let sentAt: Int64
         /// The sibling's epoch this device had heard when it sent the hello.
         let heardEpoch: [UInt8]?
+        /// A pair hello's reply index.
+        let replyIndex: UInt32?
+        /// The sibling was seen sending on the reply session while its accept had not come.
+        var replyLost = false
+    }
+
+    /// The reply session an accept of a pair hello opens: its key and the index this device
+    /// reserved for it.
+    package struct ReplySession: Sendable, Hashable {
+        /// The key the sibling seals its frames to this device with.
+        package let key: [UInt8]
+        /// The index the hello reserved.
+        package let index: UInt32
+    }
+
+    /// What an accept did.
+    package enum Completion: Sendable, Hashable {
+        /// It answered no waiting hello, or its ephemeral key is of small order: nothing changed.
+        case refused
+        /// It opened the session frames to the sibling go through, and, for a pair hello, the
+        /// reply session to file on the receiving side.
+        case opened(reply: ReplySession?)
     }
 
     private struct Current {
@@ -32,6 +61,8 @@ package struct SessionSender {
         let index: UInt32
         let establishedAt: Int64
         let epoch: [UInt8]
+        /// Opened by the sibling's pair hello (`openReply`), not by an accept of this device's.
+        var isReply = false
         var counter: UInt64 = 0
     }
 
@@ -44,6 +75,8 @@ package struct SessionSender {
         var heardEpoch: [UInt8]?
         /// Hellos sent since the last accept.
         var unanswered = 0
+        /// A pair hello went unanswered for its timeout: one-direction hellos until a new epoch.
+        var pairDeclined = false
     }
 
     private let policy: SessionPolicy
@@ -74,47 +107,94 @@ package struct SessionSender {
     }
 
     /// A hello to send `device` now, drawn from `entropy`, when one is due (it is then waiting);
-    /// nil otherwise.
-    package mutating func helloIfDue(to device: DeviceID, now: Int64, entropy: EntropySource) -> SessionMessage.Hello? {
+    /// nil otherwise. It is a pair hello naming the index `reserve` gives, unless `reserve` gives
+    /// none or the sibling left a pair hello unanswered (`Peer.pairDeclined`); `reserve` is
+    /// called only when a hello is due.
+    package mutating func helloIfDue(to device: DeviceID, now: Int64, entropy: EntropySource,
+                                     reserve: () -> UInt32? = { nil }) -> SessionMessage.Hello? {
         var peer = peers[device, default: Peer()]
         if let current = peer.current, usable(current, now: now),
            now - current.establishedAt < policy.lifetimeMillis - policy.rekeyMarginMillis { return nil }
-        if let pending = peer.pending, pending.heardEpoch == peer.heardEpoch {
+        if let pending = peer.pending, pending.heardEpoch == peer.heardEpoch, !pending.replyLost {
             let wait = policy.handshakeTimeoutMillis << min(peer.unanswered - 1, 6)
             if now >= pending.sentAt, now - pending.sentAt < wait { return nil }
+            if pending.replyIndex != nil, now - pending.sentAt >= wait { peer.pairDeclined = true }
         }
         let secret = entropy.bytes(Sodium.keyBytes)
         guard let ephemeral = Sodium.envelopePublicKey(secretKey: secret) else { return nil }
-        let hello = SessionMessage.Hello(helloID: entropy.bytes(SessionMessage.helloIDBytes), ephemeral: ephemeral, epoch: policy.epoch)
+        let replyIndex = peer.pairDeclined ? nil : reserve()
+        let hello = SessionMessage.Hello(helloID: entropy.bytes(SessionMessage.helloIDBytes), ephemeral: ephemeral, epoch: policy.epoch,
+                                         replyIndex: replyIndex)
         if let pending = peer.pending, pending.heardEpoch != peer.heardEpoch { peer.unanswered = 0 }
         peer.replaced = peer.pending
-        peer.pending = Pending(helloID: hello.helloID, secret: secret, ephemeral: ephemeral, sentAt: now, heardEpoch: peer.heardEpoch)
+        peer.pending = Pending(helloID: hello.helloID, secret: secret, ephemeral: ephemeral, sentAt: now, heardEpoch: peer.heardEpoch,
+                               replyIndex: replyIndex)
         peer.unanswered += 1
         peers[device] = peer
         return hello
     }
 
     /// Takes in `accept` from `device` at `now` for the device holding `keys`: the session it
-    /// opens is used from now on. False (nothing changes) when it answers no waiting hello (the
-    /// pending one or the one it replaced) or its ephemeral key is of small order.
+    /// opens is used from now on, and the reply session of a pair hello is handed back.
+    /// `.refused` (nothing changes) when it answers no waiting hello (the pending one or the one
+    /// it replaced) or its ephemeral key is of small order.
     @discardableResult
-    package mutating func complete(_ accept: SessionMessage.Accept, from device: DeviceID, keys: EnvelopeKeys, now: Int64) -> Bool {
+    package mutating func complete(_ accept: SessionMessage.Accept, from device: DeviceID, keys: EnvelopeKeys, now: Int64) -> Completion {
         guard let peer = peers[device],
               let pending = [peer.pending, peer.replaced].lazy.compactMap({ $0 }).first(where: { $0.helloID == accept.helloID }),
               let shared = Sodium.sharedSecret(secretKey: pending.secret, publicKey: accept.ephemeral),
               let key = SessionFormat.sessionKey(sharedSecret: shared, channelKey: keys.channel.mac, initiator: keys.device,
                                                  responder: device, helloID: pending.helloID, initiatorEphemeral: pending.ephemeral,
-                                                 responderEphemeral: accept.ephemeral, index: accept.index) else { return false }
+                                                 responderEphemeral: accept.ephemeral, index: accept.index) else { return .refused }
+        var reply: ReplySession?
+        if let replyIndex = pending.replyIndex {
+            guard let replyKey = SessionFormat.replyKey(sharedSecret: shared, channelKey: keys.channel.mac, initiator: keys.device,
+                                                        responder: device, helloID: pending.helloID,
+                                                        initiatorEphemeral: pending.ephemeral, responderEphemeral: accept.ephemeral,
+                                                        index: accept.index, replyIndex: replyIndex) else { return .refused }
+            reply = ReplySession(key: replyKey, index: replyIndex)
+        }
         peers[device] = Peer(current: Current(key: key, index: accept.index, establishedAt: now, epoch: accept.epoch),
-                             heardEpoch: accept.epoch)
+                             heardEpoch: accept.epoch, pairDeclined: peer.pairDeclined)
+        return .opened(reply: reply)
+    }
+
+    /// Opens the session to `device` that its pair `hello`, accepted here at `now`, reserved:
+    /// keyed `key` (`SessionReceiver.accept`'s reply key), under the hello's reply index and
+    /// epoch, used from now on. A hello of this device's still waiting stays answerable.
+    package mutating func openReply(to device: DeviceID, for hello: SessionMessage.Hello, key: [UInt8], now: Int64) {
+        guard let index = hello.replyIndex else { return }
+        var peer = peers[device, default: Peer()]
+        peer.current = Current(key: key, index: index, establishedAt: now, epoch: hello.epoch, isReply: true)
+        peer.heardEpoch = hello.epoch
+        peers[device] = peer
+    }
+
+    /// Notes that `device` sends on the reply session (`index`) of this device's waiting pair
+    /// hello while the accept that opens it never came (it was lost): a hello is due at once,
+    /// once per hello (envelopes on the reply session of a hello already replaced change
+    /// nothing). Returns whether that made one due.
+    package mutating func replyLost(from device: DeviceID, index: UInt32) -> Bool {
+        guard let pending = peers[device]?.pending, pending.replyIndex == index, !pending.replyLost else { return false }
+        peers[device]?.pending?.replyLost = true
         return true
+    }
+
+    /// Notes that a hello from `device` arrived: a reply session to it, opened by an earlier pair
+    /// hello of its own, ends, since a sibling says hello only while it has no session to this
+    /// device (or one near its end) and so may never have taken in the accept that opened it
+    /// (the sibling's new pair hello, if it is one, opens the next).
+    package mutating func helloArrived(from device: DeviceID) {
+        if peers[device]?.current?.isReply == true { peers[device]?.current = nil }
     }
 
     /// Notes that `device` speaks for the receiving sessions of `epoch` (its hello or accept said
     /// so): a session to it accepted under another epoch is gone on its side, so it ends here
-    /// too, and a hello sent before this epoch was heard is due again.
+    /// too, a hello sent before this epoch was heard is due again, and a pair hello is tried
+    /// again (the sibling may have been updated).
     package mutating func observe(epoch: [UInt8], of device: DeviceID) {
         var peer = peers[device, default: Peer()]
+        if peer.heardEpoch != epoch { peer.pairDeclined = false }
         peer.heardEpoch = epoch
         if let current = peer.current, current.epoch != epoch { peer.current = nil }
         peers[device] = peer

@@ -128,12 +128,13 @@ public final class Replica {
         /// pushed yet, by namespace: what the next push to the sibling carries (the pushes in
         /// flight carry the rest). A namespace absent is unknown (no equal roots seen since this
         /// replica started, or more than `pushKeyLimit` keys written), and its changes go out as
-        /// a digest.
+        /// a digest. Kept across a clean stop (`keepPushBases`), the pushes in flight included.
         var writtenSinceEqual: [String: Set<[UInt8]>] = [:]
-        /// The pushes to the sibling not yet acknowledged, by namespace: each one's change
-        /// counter and the root it carried, oldest first, at most `Replica.pushesKept`; an
-        /// acknowledgement that matches a push (`PushAnswer.matched`) names it by its counter.
-        var pushesInFlight: [String: [(change: UInt64, root: [UInt8])]] = [:]
+        /// The pushes to the sibling not yet acknowledged, by namespace, oldest first, at most
+        /// `Replica.pushesKept`; an acknowledgement that matches a push (`PushAnswer.matched`)
+        /// names it by its counter. A push taken as lost gives its keys back to
+        /// `writtenSinceEqual` (`takePushesAsLost`).
+        var pushesInFlight: [String: [PushInFlight]] = [:]
         /// While a push of several parts from the sibling arrives, by namespace: whether this
         /// device's own broadcast was due when its first part came (what its acknowledgement's
         /// `following` says, not the broadcast the parts themselves scheduled).
@@ -156,6 +157,13 @@ public final class Replica {
         var reportedSchemas: Set<SchemaFingerprint> = []
         /// What the sibling last announced (sorted, once each), nil before it announced.
         var announced: [String]?
+    }
+
+    /// A push sent and not acknowledged: its change counter, the root it carried, its keys.
+    private struct PushInFlight {
+        let change: UInt64
+        let root: [UInt8]
+        let keys: Set<[UInt8]>
     }
 
     /// Creates a replica over `store`, pinning the store's clock to `device`; a fresh device epoch
@@ -191,6 +199,7 @@ public final class Replica {
         // Unique keys: `self.siblings` comes from a set.
         peers = Dictionary(uniqueKeysWithValues: self.siblings.map { ($0, PeerState(announceDelay: timing.retryMillis, retryDelay: timing.retryMillis)) })
         for sibling in self.siblings { peers[sibling]?.marks = keptMarks(of: sibling) }
+        takeKeptPushBases()
         for change in store.epochChanges {
             report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: nil))
         }
@@ -273,7 +282,10 @@ public final class Replica {
     public func announce() {
         for sibling in siblings {
             // Announcing follows a start or a reconnect: pushes sent before may never have left.
-            peers[sibling]?.pushesInFlight = [:]
+            if var peer = peers[sibling] {
+                takePushesAsLost(&peer)
+                peers[sibling] = peer
+            }
             send(.heartbeat, to: sibling)
             peers[sibling]?.announceAt = .min
             peers[sibling]?.announceDelay = timing.retryMillis
@@ -311,7 +323,7 @@ public final class Replica {
                 peer.retryAt = until
             } else if let retryAt = peer.retryAt, retryAt <= now, let mine = digest(for: peer) {
                 // Pushes not acknowledged by now are taken as lost: the digest settles what they carried.
-                peer.pushesInFlight = [:]
+                takePushesAsLost(&peer)
                 if peer.lastDigestSeen == mine {
                     noteInStep(&peer)
                     peer.retryAt = nil
@@ -379,20 +391,26 @@ public final class Replica {
             }
             // The sibling started or reconnected: what was pushed to it before may be lost, so its
             // digests start exchanges again.
-            if announcing {
-                peers[sender]?.knowsOurCapability = false
-                peers[sender]?.pushesInFlight = [:]
+            if announcing, var peer = peers[sender] {
+                peer.knowsOurCapability = false
+                takePushesAsLost(&peer)
+                peers[sender] = peer
             }
         }
         switch frame.body {
         case .heartbeat:
-            // A sibling this replica has no digest of yet is asked for one with the answer, so
+            // The sibling started or reconnected: what this device wrote since the two last held
+            // equal roots goes first as pushes (the ones lost meanwhile included), then the
+            // digest. A sibling this replica has no digest of yet is asked for one with it, so
             // both sides learn at the meeting whether they are in step (and can push).
-            guard let peer = peers[sender], let mine = digest(for: peer) else { return }
+            guard var peer = peers[sender], let mine = digest(for: peer) else { return }
+            if let pushes = pushes(to: peer, now: now) { sendPushes(pushes, to: sender, peer: &peer, now: now) }
+            peers[sender] = peer
             send(digestBody(mine, probe: peer.lastDigestSeen == nil, for: peer), to: sender)
         case .stateDigest(let digest, let probe, let changes):
+            let answersAnnouncement = peers[sender]?.announceAt != nil
             peers[sender]?.announceAt = nil
-            handleDigest(digest, probe: probe, changes: changes, from: sender, now: now)
+            handleDigest(digest, probe: probe, changes: changes, from: sender, now: now, answersAnnouncement: answersAnnouncement)
         case .reconcileRequest(let request):
             answer(from: sender, namespace: request.namespace, now: now) { () throws(SyncKernelError) in
                 try store.respond(to: request).map { .reconcileResponse($0) }
@@ -479,7 +497,13 @@ public final class Replica {
         return .stateDigest(digest: digest, probe: probe, changes: changes)
     }
 
-    private func handleDigest(_ bytes: [UInt8], probe: Bool, changes: [UInt64], from sender: DeviceID, now: Int64) {
+    /// Compares a sibling's digest with this store's and starts an exchange for each namespace
+    /// that differs, unless this device's push of it is on its way; a digest that answers this
+    /// device's announcement (`answersAnnouncement`: it started or reconnected) is answered with
+    /// pushes of what this device wrote since the two last held equal roots, where it knows that,
+    /// instead of an exchange (the acknowledgement settles whether the sibling then agrees).
+    private func handleDigest(_ bytes: [UInt8], probe: Bool, changes: [UInt64], from sender: DeviceID, now: Int64,
+                              answersAnnouncement: Bool = false) {
         guard var peer = peers[sender] else { return }
         defer { peers[sender] = peer }
         let theirs: StateDigest
@@ -530,7 +554,14 @@ public final class Replica {
         // A namespace this device's push to the sibling is still on its way in differs because
         // the sibling has not taken in all of it: the push's acknowledgement settles it, or the
         // retry (which forgets the pushes in flight) starts the exchange.
-        let toPull = divergent.filter { peer.awaiting[$0] == nil && peer.pushesInFlight[$0]?.isEmpty != false }
+        var toPull = divergent.filter { peer.awaiting[$0] == nil && peer.pushesInFlight[$0]?.isEmpty != false }
+        if answersAnnouncement, theirs.layout == .setHash, peer.readsPush, !peer.storm.isBackingOff(at: now) {
+            let pushing = toPull.filter { pushable($0, for: peer) }
+            if !pushing.isEmpty, let pushes = pushBodies(for: pushing, of: peer, mine: mine, counters: counters) {
+                sendPushes(pushes, to: sender, peer: &peer, now: now)
+                toPull.removeAll { pushing.contains($0) }
+            }
+        }
         guard !toPull.isEmpty, !peer.storm.isBackingOff(at: now) else { return }
         let storming = peer.storm.recordRound(at: now, namespaces: toPull, mine: mine, theirs: theirs, timing: timing)
         guard storming.isEmpty else {
@@ -645,10 +676,8 @@ public final class Replica {
     /// store's in namespaces where every difference may be this device's own writes since the two
     /// last held equal roots (`writtenSinceEqual` known, not empty, of a per-key namespace), each
     /// answer not empty, or where every such write went out in a push not yet acknowledged (the
-    /// namespace is then skipped: that push covers it). One push per namespace to push, in as many
-    /// parts as its rows need: the rows and delete versions of the keys written since the last
-    /// push (or since the equal roots), this store's root of the namespace after them and its
-    /// change counter, on every part.
+    /// namespace is then skipped: that push covers it). One push per namespace to push
+    /// (`pushBodies`): the keys written since the last push (or since the equal roots).
     private func pushes(to peer: PeerState, now: Int64) -> [SyncFrame.Body]? {
         guard mode == .sketch, peer.speaksSketch, peer.readsPush, !peer.reconciling, peer.awaiting.isEmpty,
               peer.receivingUntil.map({ now >= $0 }) ?? true, let seen = peer.lastDigestSeen, StateDigest.claimedLayout(of: seen) == .setHash,
@@ -658,13 +687,33 @@ public final class Replica {
         let counters = store.changeCounters()
         let divergent = mine.divergentNamespaces(from: theirs)
         guard !divergent.isEmpty else { return nil }
-        var pushes: [SyncFrame.Body] = []
+        var toPush: [String] = []
         for namespace in divergent {
             // Written since and all of it pushed already: the push on its way covers the namespace.
             if peer.writtenSinceEqual[namespace]?.isEmpty == true, peer.pushesInFlight[namespace]?.isEmpty == false { continue }
-            guard let keys = peer.writtenSinceEqual[namespace], !keys.isEmpty,
-                  let position = store.namespaces.names.firstIndex(of: namespace),
-                  (try? store.namespaces.driver(named: namespace))?.granularity != .wholeNamespace else { return nil }
+            guard pushable(namespace, for: peer) else { return nil }
+            toPush.append(namespace)
+        }
+        return pushBodies(for: toPush, of: peer, mine: mine, counters: counters)
+    }
+
+    /// Whether `namespace` can go to `peer` as a push: this device knows what it wrote since the
+    /// two last held equal roots and wrote something, and the namespace reconciles by key.
+    private func pushable(_ namespace: String, for peer: PeerState) -> Bool {
+        guard let keys = peer.writtenSinceEqual[namespace], !keys.isEmpty else { return false }
+        return (try? store.namespaces.driver(named: namespace))?.granularity != .wholeNamespace
+    }
+
+    /// The pushes of `namespaces` (each `pushable`): per namespace, in as many parts as its rows
+    /// need, the rows and delete versions of the keys written, with this store's root of it
+    /// after them (`mine`) and its change counter on every part. Nil when one has nothing to
+    /// ship or the store fails (reported): a digest goes instead.
+    private func pushBodies(for namespaces: [String], of peer: PeerState, mine: StateDigest, counters: [UInt64]) -> [SyncFrame.Body]? {
+        var pushes: [SyncFrame.Body] = []
+        for namespace in namespaces {
+            guard let position = store.namespaces.names.firstIndex(of: namespace), let keys = peer.writtenSinceEqual[namespace] else {
+                return nil
+            }
             do {
                 let responses = try store.respond(toKeys: Array(keys), namespace: namespace)
                 guard !responses.isEmpty else { return nil }
@@ -711,9 +760,9 @@ public final class Replica {
         if let seen = peer.lastDigestSeen { peer.lastDigestSeen = StateDigest.replacingRoot(in: seen, at: position, with: root) ?? seen }
         let equal = settle(&peer, namespace: response.namespace, position: position, theirRoot: root, theirChange: change, mine: mine,
                            counters: counters, from: sender)
-        // A push of this device's own is due (its writes not pushed yet, at the pending broadcast)
-        // or already on its way.
-        let pushDue = broadcastDue && peer.writtenSinceEqual[response.namespace]?.isEmpty == false
+        // A push of this device's own is due (its writes not pushed yet, at the pending broadcast
+        // or at the digest that answers its announcement) or already on its way.
+        let pushDue = (broadcastDue || peer.announceAt != nil) && peer.writtenSinceEqual[response.namespace]?.isEmpty == false
         let following = !equal && (pushDue || peer.pushesInFlight[response.namespace]?.isEmpty == false)
         // With this device's own push still due, the broadcast must not be skipped as if the
         // sibling held what the acknowledgement's root says: it has the root, not the rows (a push
@@ -800,6 +849,12 @@ public final class Replica {
         for name in store.namespaces.names { peer.writtenSinceEqual[name] = [] }
     }
 
+    /// What this replica knows it wrote since it and `sibling` last held equal roots and has not
+    /// pushed, by namespace (empty for a device that is not a sibling).
+    package func writtenSinceEqual(of sibling: DeviceID) -> [String: Set<[UInt8]>] {
+        peers[sibling]?.writtenSinceEqual ?? [:]
+    }
+
     /// The change marks this replica holds of `sibling` (nil for a device that is not one).
     package func changeMarks(of sibling: DeviceID) -> ChangeMarks? {
         peers[sibling]?.marks
@@ -829,22 +884,8 @@ public final class Replica {
             guard var peer = peers[sibling], !peer.storm.isBackingOff(at: now), peer.receivingUntil.map({ now >= $0 }) ?? true,
                   let digest = digest(for: peer), digest != peer.lastBroadcast else { continue }
             if let pushes = pushes(to: peer, now: now) {
-                for body in pushes {
-                    guard case .push(let response, let root, let change) = body else { continue }
-                    peer.storm.recordShipped(response.namespace)
-                    if response.remaining == 0 {
-                        let kept = (peer.pushesInFlight[response.namespace] ?? []) + [(change: change, root: root)]
-                        peer.pushesInFlight[response.namespace] = Array(kept.suffix(Replica.pushesKept))
-                        // What went out is no longer to push: the next push carries only what is written after it.
-                        peer.writtenSinceEqual[response.namespace] = []
-                    }
-                    send(body, to: sibling)
-                }
+                sendPushes(pushes, to: sibling, peer: &peer, now: now)
                 peer.lastBroadcast = digest
-                // The acknowledgement comes after the last part: the retry waits a request's time
-                // for each part beyond the first.
-                let due = now + peer.retryDelay + Int64(max(pushes.count - 1, 0)) * timing.requestTimeoutMillis
-                peer.retryAt = max(peer.retryAt ?? due, due)
                 peers[sibling] = peer
                 continue
             }
@@ -854,6 +895,67 @@ public final class Replica {
                 peer.retryAt = now + peer.retryDelay
             }
             peers[sibling] = peer
+        }
+    }
+
+    /// Sends `pushes` (`pushBodies`) to `sibling`, whose state is `peer`: each namespace's
+    /// last part records the push as in flight with the keys it carried, which are then no
+    /// longer to push; the retry waits for the acknowledgement after the last part, a request's
+    /// time for each part beyond the first.
+    private func sendPushes(_ pushes: [SyncFrame.Body], to sibling: DeviceID, peer: inout PeerState, now: Int64) {
+        for body in pushes {
+            guard case .push(let response, let root, let change) = body else { continue }
+            peer.storm.recordShipped(response.namespace)
+            if response.remaining == 0 {
+                let push = PushInFlight(change: change, root: root, keys: peer.writtenSinceEqual[response.namespace] ?? [])
+                peer.pushesInFlight[response.namespace] = Array(((peer.pushesInFlight[response.namespace] ?? []) + [push])
+                    .suffix(Replica.pushesKept))
+                peer.writtenSinceEqual[response.namespace] = []
+            }
+            send(body, to: sibling)
+        }
+        let due = now + peer.retryDelay + Int64(max(pushes.count - 1, 0)) * timing.requestTimeoutMillis
+        peer.retryAt = max(peer.retryAt ?? due, due)
+    }
+
+    /// Takes the pushes to the sibling whose state is `peer` as lost (it restarted or
+    /// reconnected, or their acknowledgements are overdue): their keys are to push again where
+    /// this device still knows what it wrote since the equal roots (`pushKeyLimit` bounds them).
+    private func takePushesAsLost(_ peer: inout PeerState) {
+        for (namespace, pushes) in peer.pushesInFlight {
+            guard let written = peer.writtenSinceEqual[namespace] else { continue }
+            let union = pushes.reduce(written) { $0.union($1.keys) }
+            peer.writtenSinceEqual[namespace] = union.count <= pushKeyLimit ? union : nil
+        }
+        peer.pushesInFlight = [:]
+    }
+
+    /// Keeps in the store, for the next run, what this device wrote since it and each sibling
+    /// last held equal roots, the pushes not acknowledged included (a clean stop calls it, from
+    /// `ReplicaHost.closeStore`); a failure is reported and nothing is kept.
+    public func keepPushBases() {
+        var bases: [DeviceID: [String: Set<[UInt8]>]] = [:]
+        for (sibling, state) in peers {
+            var peer = state
+            takePushesAsLost(&peer)
+            if !peer.writtenSinceEqual.isEmpty { bases[sibling] = peer.writtenSinceEqual }
+        }
+        do {
+            try store.keepPushBases(bases)
+        } catch {
+            report(.storeFailed(error: error))
+        }
+    }
+
+    /// Takes what the last run kept (`keepPushBases`) as each sibling's `writtenSinceEqual`; a
+    /// store that took a new epoch on opening (restored, copied, rolled back) drops it.
+    private func takeKeptPushBases() {
+        do {
+            let bases = try store.takePushBases(limit: pushKeyLimit)
+            guard store.epochChanges.isEmpty else { return }
+            for (sibling, written) in bases where peers[sibling] != nil { peers[sibling]?.writtenSinceEqual = written }
+        } catch {
+            report(.storeFailed(error: error))
         }
     }
 

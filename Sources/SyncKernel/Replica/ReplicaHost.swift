@@ -11,6 +11,7 @@ public actor ReplicaHost {
     private let onEvent: @Sendable (ReplicaEvent) -> Void
     /// The longest the loop sleeps before looking at the deadlines again.
     public let maxSleepMillis: Int64
+    private var storeClosed = false
 
     /// Takes ownership of `replica`.
     public init(replica: sending Replica, transport: any FrameTransport, clock: any LoopClock,
@@ -49,10 +50,15 @@ public actor ReplicaHost {
     /// Reconcile rounds the replica started so far.
     public var roundsStarted: Int { replica.roundsStarted }
 
-    /// Closes the replica's store (every write committed so far stays; the store is unusable
-    /// afterwards). The host's owner calls it last, once nothing feeds the host any more: a
-    /// write, frame or tick after it fails as on a closed store. Idempotent.
+    /// Keeps what the replica wrote since it and each sibling last held equal roots
+    /// (`Replica.keepPushBases`, so the next run pushes it), then closes the replica's store
+    /// (every write committed so far stays; the store is unusable afterwards). The host's owner
+    /// calls it last, once nothing feeds the host any more: a write, frame or tick after it
+    /// fails as on a closed store. Idempotent.
     public func closeStore() {
+        guard !storeClosed else { return }
+        storeClosed = true
+        replica.keepPushBases()
         replica.store.close()
     }
 

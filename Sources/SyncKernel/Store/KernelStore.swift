@@ -104,6 +104,7 @@ public final class KernelStore {
         try books.upgradeKernelTables()
         try db.execute(EpochLedger.schema)
         try db.execute(Self.changeMarkSchema)
+        try db.execute(Self.pushBaseSchema)
         for driver in namespaces.drivers {
             try books.createRowTable(driver.name)
             try db.transaction { () throws(SyncKernelError) in try books.adoptLegacyVersions(driver.name) }
