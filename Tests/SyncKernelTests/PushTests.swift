@@ -412,7 +412,8 @@ final class PushTests: XCTestCase {
         try assertSameRows(fleet)
         let after = kinds(fleet).dropFirst(skip)
         XCTAssertTrue(after.contains { $0.from == 1 && $0.kind == "push" }, "the sibling's lost push goes again: \(after)")
-        XCTAssertTrue(after.contains { $0.from == 0 && $0.kind == "push" }, "the restarted device pushes: \(after)")
+        XCTAssertEqual(after.filter { $0.from == 0 }.prefix(2).map(\.kind), ["heartbeat", "push"],
+                       "the restarted device pushes with its announcement, before any digest: \(after)")
         XCTAssertFalse(after.contains { $0.kind == "sketch_req" || $0.kind == "range_req" || $0.kind == "reconcile_resp" },
                        "no exchange: \(after.map(\.kind))")
         XCTAssertEqual(try world.store(device: nil, path: world.path()).takePushBases(limit: 10), [:])

@@ -140,6 +140,9 @@ public final class Replica {
         /// `following` says, not the broadcast the parts themselves scheduled).
         var broadcastDueAtPush: [String: Bool] = [:]
         var knowsOurCapability = false
+        /// What this device kept of the sibling at its last clean stop goes out as pushes at the
+        /// first tick after its next announcement (`takeKeptPushBases`).
+        var pushesAtAnnouncement = false
         var pushedSinceDigest = false
         var marks = ChangeMarks()
         var reconciling = false
@@ -313,6 +316,8 @@ public final class Replica {
                     if announceAt != .min {
                         send(.heartbeat, to: sibling)
                         peer.announceDelay = min(peer.announceDelay * 2, timing.maxRetryMillis)
+                    } else if peer.pushesAtAnnouncement {
+                        pushKept(to: sibling, peer: &peer, now: now)
                     }
                     peer.announceAt = now + peer.announceDelay
                 }
@@ -931,11 +936,11 @@ public final class Replica {
     }
 
     /// Keeps in the store, for the next run, what this device wrote since it and each sibling
-    /// last held equal roots, the pushes not acknowledged included (a clean stop calls it, from
-    /// `ReplicaHost.closeStore`); a failure is reported and nothing is kept.
+    /// that reads pushes last held equal roots, the pushes not acknowledged included (a clean
+    /// stop calls it, from `ReplicaHost.closeStore`); a failure is reported and nothing is kept.
     public func keepPushBases() {
         var bases: [DeviceID: [String: Set<[UInt8]>]] = [:]
-        for (sibling, state) in peers {
+        for (sibling, state) in peers where state.readsPush {
             var peer = state
             takePushesAsLost(&peer)
             if !peer.writtenSinceEqual.isEmpty { bases[sibling] = peer.writtenSinceEqual }
@@ -947,16 +952,38 @@ public final class Replica {
         }
     }
 
-    /// Takes what the last run kept (`keepPushBases`) as each sibling's `writtenSinceEqual`; a
-    /// store that took a new epoch on opening (restored, copied, rolled back) drops it.
+    /// Takes what the last run kept (`keepPushBases`) as each sibling's `writtenSinceEqual`, and
+    /// takes the sibling to read pushes as it did then (its first announcing frame says again
+    /// what it reads), so what it lacks goes out as pushes at the first tick after this
+    /// device's announcement; a store that took a new epoch on opening (restored, copied,
+    /// rolled back) drops it.
     private func takeKeptPushBases() {
         do {
             let bases = try store.takePushBases(limit: pushKeyLimit)
-            guard store.epochChanges.isEmpty else { return }
-            for (sibling, written) in bases where peers[sibling] != nil { peers[sibling]?.writtenSinceEqual = written }
+            guard mode == .sketch, store.epochChanges.isEmpty else { return }
+            for (sibling, written) in bases where peers[sibling] != nil {
+                peers[sibling]?.writtenSinceEqual = written
+                peers[sibling]?.speaksSketch = true
+                peers[sibling]?.readsCompact = true
+                peers[sibling]?.readsPush = true
+                peers[sibling]?.pushesAtAnnouncement = true
+            }
         } catch {
             report(.storeFailed(error: error))
         }
+    }
+
+    /// Pushes to `sibling` what this device kept of it at its last clean stop, once, after the
+    /// heartbeat of its first announcement: each namespace it knows it wrote to since the two
+    /// last held equal roots (the acknowledgement settles whether the sibling then agrees; the
+    /// digest that answers the announcement starts an exchange for the rest).
+    private func pushKept(to sibling: DeviceID, peer: inout PeerState, now: Int64) {
+        peer.pushesAtAnnouncement = false
+        guard peer.readsPush else { return }
+        let namespaces = store.namespaces.names.filter { pushable($0, for: peer) }
+        guard !namespaces.isEmpty,
+              let pushes = pushBodies(for: namespaces, of: peer, mine: store.stateDigest(), counters: store.changeCounters()) else { return }
+        sendPushes(pushes, to: sibling, peer: &peer, now: now)
     }
 
     private func send(_ body: SyncFrame.Body, to sibling: DeviceID) {
