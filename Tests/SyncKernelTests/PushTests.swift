@@ -419,6 +419,25 @@ final class PushTests: XCTestCase {
         XCTAssertEqual(try world.store(device: nil, path: world.path()).takePushBases(limit: 10), [:])
     }
 
+    /// A sibling that keeps announcing gets the pushes of what this device wrote since their
+    /// equal roots at most once per retry interval: each heartbeat is answered with a digest, and
+    /// pushes only when the last pushes for a heartbeat are that old.
+    func testHeartbeatsInQuickSuccessionAreAnsweredWithPushesOnlyOncePerRetryInterval() throws {
+        let world = try TestWorld()
+        let fleet = try syncedFleet(world)
+        fleet.partition([[0], [1]])
+        try fleet.save(Row(id: "r7", value: "not taken in", updatedAt: 2), on: 0)
+        fleet.run(until: fleet.now + 100)
+        fleet.heal()
+        let heartbeat = SyncFrame(account: world.account, schema: fleet.replicas[1].store.namespaces.schema, body: .heartbeat,
+                                  capabilities: SyncFrame.kernelCapabilities).encoded()
+        let skip = fleet.sentFrames.count
+        for _ in 0..<5 { fleet.inject(heartbeat, into: 0, from: TestWorld.device(1)) }
+        let answers = kinds(fleet).dropFirst(skip).filter { $0.from == 0 }.map(\.kind)
+        XCTAssertEqual(answers.filter { $0 == "push" }.count, 1, "one push for five heartbeats: \(answers)")
+        XCTAssertEqual(answers.filter { $0 == "state_digest" }.count, 5, "every heartbeat gets a digest: \(answers)")
+    }
+
     /// What a clean stop kept is taken once: a crash after the next start leaves nothing of it,
     /// so the run after that sends a digest, as after any crash.
     func testKeptPushBasesAreTakenOnceSoACrashAfterwardsLeavesNothing() throws {

@@ -143,6 +143,10 @@ public final class Replica {
         /// What this device kept of the sibling at its last clean stop goes out as pushes at the
         /// first tick after its next announcement (`takeKeptPushBases`).
         var pushesAtAnnouncement = false
+        /// When a heartbeat of the sibling's was last answered with pushes: at most one such
+        /// answer per `LoopTiming.retryMillis`, so a sibling that keeps announcing cannot make
+        /// this device ship its writes again and again.
+        var pushedForHeartbeatAt: Int64?
         var pushedSinceDigest = false
         var marks = ChangeMarks()
         var reconciling = false
@@ -409,7 +413,11 @@ public final class Replica {
             // digest. A sibling this replica has no digest of yet is asked for one with it, so
             // both sides learn at the meeting whether they are in step (and can push).
             guard var peer = peers[sender], let mine = digest(for: peer) else { return }
-            if let pushes = pushes(to: peer, now: now) { sendPushes(pushes, to: sender, peer: &peer, now: now) }
+            if peer.pushedForHeartbeatAt.map({ now - $0 >= timing.retryMillis || now < $0 }) ?? true,
+               let pushes = pushes(to: peer, now: now) {
+                sendPushes(pushes, to: sender, peer: &peer, now: now)
+                peer.pushedForHeartbeatAt = now
+            }
             peers[sender] = peer
             send(digestBody(mine, probe: peer.lastDigestSeen == nil, for: peer), to: sender)
         case .stateDigest(let digest, let probe, let changes):
