@@ -915,7 +915,8 @@ public final class Replica {
     /// last part records the push as in flight with the keys it carried, which are then no
     /// longer to push; the retry waits for the acknowledgement after the last part, a request's
     /// time for each part beyond the first.
-    private func sendPushes(_ pushes: [SyncFrame.Body], to sibling: DeviceID, peer: inout PeerState, now: Int64) {
+    private func sendPushes(_ pushes: [SyncFrame.Body], to sibling: DeviceID, peer: inout PeerState, now: Int64,
+                            compact: Bool = false) {
         for body in pushes {
             guard case .push(let response, let root, let change) = body else { continue }
             peer.storm.recordShipped(response.namespace)
@@ -925,7 +926,7 @@ public final class Replica {
                     .suffix(Replica.pushesKept))
                 peer.writtenSinceEqual[response.namespace] = []
             }
-            send(body, to: sibling)
+            send(body, to: sibling, compact: compact)
         }
         let due = now + peer.retryDelay + Int64(max(pushes.count - 1, 0)) * timing.requestTimeoutMillis
         peer.retryAt = max(peer.retryAt ?? due, due)
@@ -961,18 +962,18 @@ public final class Replica {
     }
 
     /// Takes what the last run kept (`keepPushBases`) as each sibling's `writtenSinceEqual`, and
-    /// takes the sibling to read pushes as it did then (its first announcing frame says again
-    /// what it reads), so what it lacks goes out as pushes at the first tick after this
-    /// device's announcement; a store that took a new epoch on opening (restored, copied,
-    /// rolled back) drops it.
+    /// takes the sibling to read pushes as it did then (those pushes go in the compact form a
+    /// push reader reads; nothing else is assumed of it until its first announcing frame says
+    /// what it reads, and one that no longer reads pushes refuses them and the retry's digest
+    /// settles it), so what it lacks goes out as pushes at the first tick after this device's
+    /// announcement; a store that took a new epoch on opening (restored, copied, rolled back)
+    /// drops it.
     private func takeKeptPushBases() {
         do {
             let bases = try store.takePushBases(limit: pushKeyLimit)
             guard mode == .sketch, store.epochChanges.isEmpty else { return }
             for (sibling, written) in bases where peers[sibling] != nil {
                 peers[sibling]?.writtenSinceEqual = written
-                peers[sibling]?.speaksSketch = true
-                peers[sibling]?.readsCompact = true
                 peers[sibling]?.readsPush = true
                 peers[sibling]?.pushesAtAnnouncement = true
             }
@@ -991,10 +992,14 @@ public final class Replica {
         let namespaces = store.namespaces.names.filter { pushable($0, for: peer) }
         guard !namespaces.isEmpty,
               let pushes = pushBodies(for: namespaces, of: peer, mine: store.stateDigest(), counters: store.changeCounters()) else { return }
-        sendPushes(pushes, to: sibling, peer: &peer, now: now)
+        sendPushes(pushes, to: sibling, peer: &peer, now: now, compact: true)
     }
 
-    private func send(_ body: SyncFrame.Body, to sibling: DeviceID) {
+    /// Sends `body` to `sibling` in the form it reads (compact vectors and header once it said
+    /// so); `compact` forces the compact form (pushes of what was kept at a stop, to a sibling
+    /// that read them then: one that no longer does refuses them, and the retry's digest settles
+    /// it), with no effect on what later frames assume.
+    private func send(_ body: SyncFrame.Body, to sibling: DeviceID, compact forced: Bool = false) {
         switch body {
         case .stateDigest(let digest, _, _): peers[sibling]?.lastBroadcast = digest
         case .reconcileResponse(let response) where response.remaining > 0: partsAhead += 1
@@ -1007,9 +1012,9 @@ public final class Replica {
         }
         let capabilities = mode == .sketch && announces && peers[sibling]?.knowsOurCapability != true
             ? SyncFrame.kernelCapabilities + hostCapabilities : []
-        let compact = mode == .sketch && peers[sibling]?.speaksSketch == true
+        let compact = mode == .sketch && (forced || peers[sibling]?.speaksSketch == true)
         let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body, capabilities: capabilities,
-                              compactVectors: compact, compactHeader: mode == .sketch && peers[sibling]?.readsCompact == true,
+                              compactVectors: compact, compactHeader: mode == .sketch && (forced || peers[sibling]?.readsCompact == true),
                               sender: device, positions: positions, receiver: sibling)
         outbox.append(.send(to: sibling, kind: body.kind, frame: frame.encoded()))
     }
