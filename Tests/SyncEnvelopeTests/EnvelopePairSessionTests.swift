@@ -91,6 +91,21 @@ final class EnvelopePairSessionTests: XCTestCase {
         guard case .dropped = gateB.open(crossed, now: now + 3) else { return XCTFail("a reply frame under the forward index fails") }
     }
 
+    func testAFrameTooLargeToRideInTheHelloFollowsItWhole() throws {
+        let world = try EnvelopeWorld(devices: 2)
+        var (_, sealer) = try paired(world, 0)
+        let largest = [UInt8](repeating: 0xa5, count: SyncFrame.maxFrameBytes - SessionMessage.pairHelloBytes + 1)
+        let envelopes = try sealer.sealFrame(largest, to: try world.id(1), now: now)
+        XCTAssertEqual(envelopes.count, 2, "the hello, then the frame in a whole envelope of its own")
+        XCTAssertEqual(envelopes[0].bytes.count, SealedEnvelope.overheadBytes + SessionMessage.pairHelloBytes)
+        XCTAssertEqual(envelopes[1].bytes.count, SealedEnvelope.overheadBytes + largest.count)
+        var (_, other) = try paired(world, 0)
+        let fits = [UInt8](repeating: 0xa5, count: SyncFrame.maxFrameBytes - SessionMessage.pairHelloBytes)
+        let one = try other.sealFrame(fits, to: try world.id(1), now: now)
+        XCTAssertEqual(one.map(\.bytes.count), [SealedEnvelope.overheadBytes + SessionMessage.pairHelloBytes + fits.count],
+                       "at the bound it still rides along")
+    }
+
     func testAPairHelloLeftUnansweredIsFollowedByOneDirectionHellosUntilANewEpoch() throws {
         let policy = SessionPolicy(entropy: .seeded(1))
         var sender = SessionSender(policy: policy)
