@@ -55,8 +55,7 @@ public struct EnvelopeSealer {
         guard let keys else { throw SyncKernelError(.keyMaterialMissing, "this device holds no account keys") }
         try sealable(frame, to: recipient, now: now, keys: keys)
         var envelopes: [SealedEnvelope] = []
-        let replies = self.replies
-        if let hello = sender.helloIfDue(to: recipient, now: now, entropy: entropy, reserve: { replies?.reserveReply(for: recipient) }) {
+        if let hello = dueHello(&sender, to: recipient, now: now) {
             if hello.replyIndex != nil, SessionMessage.pairHelloBytes + frame.count <= SyncFrame.maxFrameBytes {
                 sessions = sender
                 return [try seal(SessionMessage.hello(hello.carrying(frame)).encoded(), to: recipient, now: now, wake: wake)]
@@ -100,11 +99,17 @@ public struct EnvelopeSealer {
     package mutating func replyLost(_ reply: AwaitedReply, now: Int64) throws(SyncKernelError) -> SealedEnvelope? {
         let device = reply.sibling
         guard var sender = sessions, sender.replyLost(from: device, index: reply.index) else { return nil }
-        let replies = self.replies
-        let hello = sender.helloIfDue(to: device, now: now, entropy: entropy, reserve: { replies?.reserveReply(for: device) })
+        let hello = dueHello(&sender, to: device, now: now)
         sessions = sender
         guard let hello else { return nil }
         return try seal(SessionMessage.hello(hello).encoded(), to: device, now: now)
+    }
+
+    /// The hello `sender` has due to `recipient` at `now`, if any: a pair hello whose reply index
+    /// `replies` reserved, when this sealer has its gate's opener.
+    private func dueHello(_ sender: inout SessionSender, to recipient: DeviceID, now: Int64) -> SessionMessage.Hello? {
+        let replies = self.replies
+        return sender.helloIfDue(to: recipient, now: now, entropy: entropy, reserve: { replies?.reserveReply(for: recipient) })
     }
 
     /// Sends on the session `device`'s pair `hello` reserved from now on (`now`), keyed `key`

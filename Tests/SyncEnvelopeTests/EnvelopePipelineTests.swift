@@ -201,7 +201,7 @@ final class EnvelopePipelineTests: XCTestCase {
         let (digestA, digestB) = (await a.host.stateDigest, await b.host.stateDigest)
         XCTAssertEqual(digestA, digestB, "converged without waiting for a handshake timeout")
         XCTAssertEqual(wall.millisecondsSince1970, EnvelopeWorld.now)
-        let rows = try await a.host.withStore { store in (try? store.rows(NotebookNamespace.self))?.count }
+        let rows = await a.host.withStore { store in (try? store.rows(NotebookNamespace.self))?.count }
         XCTAssertEqual(rows, 2, "b's note reached a")
     }
 
