@@ -11,7 +11,7 @@ import SyncKernel
 /// a snapshot is being read may or may not be in it (each key as it stood when its page was
 /// read); the digest loop brings the rest. Not `Sendable`: it uses the store its owner uses.
 public struct SnapshotExporter: ByteSource {
-    private let store: KernelStore
+    private let store: any SnapshotPageSource
     private let account: [UInt8]
     private let pageKeys: Int
     private let pageBytes: Int
@@ -35,7 +35,13 @@ public struct SnapshotExporter: ByteSource {
     /// An exporter of `store` for `account` (this device's userIDHash, which every page names),
     /// in pages of at most `pageKeys` keys and about `pageBytes` bytes (at least 1 each).
     public init(store: KernelStore, account: [UInt8], pageKeys: Int = 4_096, pageBytes: Int = 1 << 20) {
-        self.store = store
+        self.init(source: store, account: account, pageKeys: pageKeys, pageBytes: pageBytes)
+    }
+
+    /// An exporter of what `source` pages (a device's store, or a read-only connection beside it),
+    /// otherwise as `init(store:account:pageKeys:pageBytes:)`.
+    package init(source: any SnapshotPageSource, account: [UInt8], pageKeys: Int = 4_096, pageBytes: Int = 1 << 20) {
+        self.store = source
         self.account = account
         self.pageKeys = max(1, pageKeys)
         self.pageBytes = max(1, pageBytes)

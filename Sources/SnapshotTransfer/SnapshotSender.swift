@@ -38,6 +38,15 @@ public struct SnapshotSender {
     public func answer(_ request: SyncRequest, store: KernelStore, account: [UInt8],
                        progress: (SnapshotProgress) -> Void = { _ in },
                        shouldStop: () -> Bool = { false }) -> SnapshotSendResult {
+        answer(request, source: store, account: account, progress: progress, shouldStop: shouldStop)
+    }
+
+    /// Answers `request` as `answer(_:store:account:progress:shouldStop:)` does, with the snapshot
+    /// paged from `source` (a read-only connection beside the device's store, so the export holds
+    /// no connection the device syncs through).
+    package func answer(_ request: SyncRequest, source: any SnapshotPageSource, account: [UInt8],
+                        progress: (SnapshotProgress) -> Void = { _ in },
+                        shouldStop: () -> Bool = { false }) -> SnapshotSendResult {
         let started = ContinuousClock.now
         var report = SnapshotSendReport()
         let algorithm = SealingAlgorithm.choose(accepted: request.accepts, aesAvailable: aesAvailable)
@@ -49,7 +58,7 @@ public struct SnapshotSender {
             return SnapshotSendResult(message: .broken(SyncBroken(requestID: request.requestID, stage: stage, error: error)),
                                       report: report, error: error)
         }
-        let exporter = SnapshotExporter(store: store, account: account, pageKeys: pageKeys, pageBytes: pageBytes)
+        let exporter = SnapshotExporter(source: source, account: account, pageKeys: pageKeys, pageBytes: pageBytes)
         let sealer: SnapshotSealer<SnapshotExporter>
         do throws(SyncKernelError) {
             sealer = try SnapshotSealer(plaintext: exporter, cipher: SnapshotCipher(algorithm: algorithm, key: key, nonce: nonce),

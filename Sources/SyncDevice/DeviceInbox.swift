@@ -18,6 +18,12 @@ import SyncKernel
 /// drop costs a count (`dropCounts`, which also holds what the screen refused before queueing),
 /// and an event only when `reportsEachDrop`.
 actor DeviceInbox {
+    /// The thread the actor runs on (its seen-set commits block), so no blocking call holds a thread of the
+    /// cooperative pool; callers suspend meanwhile.
+    private nonisolated let executor = SerialThreadExecutor(name: "synckernel.inbox")
+
+    /// The actor's executor: a thread of its own.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     private let gate: EnvelopeGate
     private let host: ReplicaHost
     private let transport: SealedTransport

@@ -47,6 +47,9 @@ final class RunningDevice: Sendable {
     private let discoveryEvents: Task<Void, Never>
     private let approvalTimer: Task<Void, Never>
     private let siblingsPath: String
+    /// Where the run's blocking calls outside the actors (the relay's flush and close, the
+    /// siblings file) go, so none holds a thread of the cooperative pool.
+    private let io: SerialThreadExecutor
     private let loop: Task<Void, Never>
     private let inbox: Task<Void, Never>
     private let relayEvents: Task<Void, Never>
@@ -57,7 +60,10 @@ final class RunningDevice: Sendable {
     /// process has open is refused with `storeInUse` before anything beside it is touched) and the
     /// seen sets, connects the relay and starts the tasks (in this order: nothing is created for
     /// options or keys it refuses).
-    static func open(_ configuration: SyncDeviceConfiguration, monitor: DeviceMonitor) throws(SyncKernelError) -> RunningDevice {
+    /// Blocks for as long as opening the store (a migration included) and connecting take: the
+    /// caller runs it on `io`, the executor every blocking call of the run goes through.
+    static func open(_ configuration: SyncDeviceConfiguration, monitor: DeviceMonitor,
+                     io: SerialThreadExecutor) throws(SyncKernelError) -> RunningDevice {
         let relay = try configuration.relay.validated()
         let keys = try configuration.account.envelopeKeys(name: configuration.name)
         let roster = try configuration.account.roster(for: keys)
@@ -124,7 +130,8 @@ final class RunningDevice: Sendable {
             }
             monitor.emit(.replica(event))
         }
-        let desk = TransferDesk(host: host, transport: transport, account: keys.userIDHash, blobs: configuration.blobs, relay: relay,
+        let desk = TransferDesk(host: host, storePath: configuration.storePath, namespaces: configuration.namespaces, transport: transport,
+                                account: keys.userIDHash, blobs: configuration.blobs, relay: relay,
                                 spoolDirectory: configuration.spoolDirectory, clock: wallClock, monitor: monitor)
         let receiver = DeviceInbox(gate: gate, host: host,
                                    transport: transport, desk: desk, directory: configuration.account, account: keys.userIDHash,
@@ -135,13 +142,14 @@ final class RunningDevice: Sendable {
         monitor.emit(.started(device: keys.device))
         return RunningDevice(keys: keys, host: host, receiver: receiver, desk: desk, siblings: roster.devices, responder: responder,
                              connection: connection, screen: screen, discovery: discovery, monitor: monitor,
-                             siblingsPath: configuration.siblingsPath, dropSummaryInterval: configuration.dropSummaryInterval)
+                             siblingsPath: configuration.siblingsPath, dropSummaryInterval: configuration.dropSummaryInterval, io: io)
     }
 
     private init(keys: EnvelopeKeys, host: ReplicaHost, receiver: DeviceInbox, desk: TransferDesk, siblings: [DeviceID],
                  responder: JoinResponder, connection: NatsRelayConnection, screen: InboxScreen, discovery: NatsRelayConnection,
-                 monitor: DeviceMonitor, siblingsPath: String, dropSummaryInterval: Duration) {
+                 monitor: DeviceMonitor, siblingsPath: String, dropSummaryInterval: Duration, io: SerialThreadExecutor) {
         self.keys = keys
+        self.io = io
         self.host = host
         self.receiver = receiver
         self.desk = desk
@@ -205,8 +213,9 @@ final class RunningDevice: Sendable {
                 let marker = monitor.statuses.marker
                 let status = await Self.status(host: host, receiver: receiver, connection: connection, monitor: monitor)
                 monitor.statuses.yield(status, marker: marker)
-                if status.siblings != recorded, SiblingLog.write(status.siblings, to: siblingsPath) {
-                    recorded = status.siblings
+                let siblings = status.siblings
+                if siblings != recorded, await io.run({ SiblingLog.write(siblings, to: siblingsPath) }) {
+                    recorded = siblings
                 }
             }
         }
@@ -272,28 +281,32 @@ final class RunningDevice: Sendable {
         inbox.cancel()
         await desk.stop()
         await loop.value
-        if connection.status == .connected {
-            do throws(SyncKernelError) {
-                try connection.flush(timeoutMillis: 1_000)
-            } catch {
-                // The server went away meanwhile: what was not sent is lost like any frame.
+        let (connection, discovery) = (connection, discovery)
+        await io.run {
+            if connection.status == .connected {
+                do throws(SyncKernelError) {
+                    try connection.flush(timeoutMillis: 1_000)
+                } catch {
+                    // The server went away meanwhile: what was not sent is lost like any frame.
+                }
             }
         }
         approvalTimer.cancel()
         dropSummary.cancel()
-        discovery.close()
+        await io.run { discovery.close() }
         await discoveryTask.value
         await dropSummary.value
         await discoveryEvents.value
         await approvalTimer.value
-        connection.close()
+        await io.run { connection.close() }
         screen.finish()
         await inbox.value
         await relayEvents.value
         monitor.detach()
         await statusTask.value
         let last = await status()
-        SiblingLog.write(last.siblings, to: siblingsPath)
+        let siblingsPath = siblingsPath
+        await io.run { _ = SiblingLog.write(last.siblings, to: siblingsPath) }
         await host.closeStore()
         return last
     }

@@ -52,6 +52,12 @@ public actor SyncDevice {
     private var lifecycle: Task<Void, Never>?
     private var writesInFlight = 0
     private var drained: [CheckedContinuation<Void, Never>] = []
+    /// Where the device's blocking calls go (opening the store and the relay, reading its files
+    /// when it is not running, flushing and closing on stop), so none runs on this actor or holds
+    /// a thread of the cooperative pool.
+    private let io = SerialThreadExecutor(name: "synckernel.device")
+    /// Where an app's reads run: beside the device's own connection, never waiting for it.
+    private nonisolated let reads = SerialThreadExecutor(name: "synckernel.reads")
 
     /// A device configured with `configuration`; nothing is opened until `start()`.
     public init(_ configuration: SyncDeviceConfiguration) {
@@ -126,11 +132,31 @@ public actor SyncDevice {
         return outcome
     }
 
+    /// Reads namespace `N` inside one read transaction and returns what `body` returns: a row by
+    /// key, pages of rows in key order (all, or by key prefix), the count, the keys in conflict
+    /// (`NamespaceReader`). Works whether or not the device runs (before the first start, after a
+    /// failed one, while it stops): the read goes through a read-only connection of its own to the
+    /// store file, on a thread of its own, so it never waits for a write, a sync or a snapshot
+    /// export and holds none of them up; it sees every write that returned before it was called.
+    /// Throws `notAStore` when the store does not exist yet (nothing was ever started or written),
+    /// `unknownNamespace` for a namespace the configuration does not sync, or `body`'s own error.
+    public nonisolated func read<N: SyncNamespace, T: Sendable>(
+        _ namespace: N.Type, _ body: @escaping @Sendable (NamespaceReader<N>) throws(SyncKernelError) -> T
+    ) async throws(SyncKernelError) -> T {
+        let (path, namespaces) = (configuration.storePath, configuration.namespaces)
+        return try await reads.run { () throws(SyncKernelError) -> T in
+            let connection = try StoreReadConnection(path: path, namespaces: namespaces)
+            defer { connection.close() }
+            return try connection.read(namespace, body)
+        }
+    }
+
     /// The status now: the running device's own, or, when it is not running, the one read from
     /// its store's files (`DeviceStatus(storeAt:)`: `notAStore` before the first start).
     public func currentStatus() async throws(SyncKernelError) -> DeviceStatus {
         if case .running(let running) = phase { return await running.status() }
-        return try DeviceStatus(storeAt: configuration.storePath)
+        let path = configuration.storePath
+        return try await io.run { () throws(SyncKernelError) in try DeviceStatus(storeAt: path) }
     }
 
     /// Asks the account of `credential` to admit this device, before `start()`: subscribes a fresh
@@ -152,16 +178,21 @@ public actor SyncDevice {
             monitor.emit(.joinRequester(event))
         }
         // The reply subject is subscribed (and flushed to the server) before the first send.
-        let connection = try NatsRelayConnection(options: relay, inbox: requester.replySubject.value)
+        let replySubject = requester.replySubject.value
+        let connection = try await io.run { () throws(SyncKernelError) in try NatsRelayConnection(options: relay, inbox: replySubject) }
         carrier.attach(connection)
         let replies = Task {
             for await message in connection.messages { await requester.deliver(message) }
         }
-        defer {
-            connection.close()
-            replies.cancel()
+        let outcome: Result<JoinedAccount, SyncKernelError>
+        do throws(SyncKernelError) {
+            outcome = .success(try await requester.outcome())
+        } catch {
+            outcome = .failure(error)
         }
-        return try await requester.outcome()
+        await io.run { connection.close() }
+        replies.cancel()
+        return try outcome.get()
     }
 
     /// Asks every sibling for a snapshot of its store and absorbs the first one that passes its
@@ -216,8 +247,9 @@ public actor SyncDevice {
 
     private func performStart() async -> Result<Void, SyncKernelError> {
         guard case .stopped = phase else { return .success(()) }
+        let (configuration, monitor, io) = (configuration, monitor, io)
         do throws(SyncKernelError) {
-            phase = .running(try RunningDevice.open(configuration, monitor: monitor))
+            phase = .running(try await io.run { () throws(SyncKernelError) in try RunningDevice.open(configuration, monitor: monitor, io: io) })
             return .success(())
         } catch {
             return .failure(error)

@@ -12,8 +12,11 @@ import SyncKernel
 /// one export runs at a time (another request meanwhile is declined `busy`; a re-send of the
 /// request under way is ignored, and one already answered gets the same answer again, never a
 /// second export); an export or upload that throws is answered `SyncBroken`, never a decline; the
-/// blob an ack answers is deleted; the store is read and written only inside the replica host,
-/// so nothing else touches it meanwhile; `absorb` ends with a report or a typed error and, when
+/// blob an ack answers is deleted; an export reads the store through a read-only connection of
+/// its own on an executor of its own (`exporter`), so the replica host goes on syncing and
+/// answering while a large snapshot is read, sealed and uploaded, and the desk itself runs on a
+/// thread of its own (blob store calls block); an import runs inside the replica host, so
+/// nothing else writes the store meanwhile; `absorb` ends with a report or a typed error and, when
 /// the offered blob fails its checks, acks `ok: false` having imported nothing. `stop()` ends an
 /// export or absorb under way within a piece of the snapshot (`snapshotStopped`), answers no
 /// request from then on, and returns once the export has ended.
@@ -27,6 +30,12 @@ actor TransferDesk {
     private static let rememberedAnswers = 16
 
     private let host: ReplicaHost
+    private let storePath: String
+    private let namespaces: NamespaceSet
+    /// The desk's own thread: blob store calls block.
+    private let executor = SerialThreadExecutor(name: "synckernel.transfer")
+    /// Where an export reads, seals and uploads, beside the desk and the replica host.
+    private let exporter = SerialThreadExecutor(name: "synckernel.snapshot-export")
     private let transport: SealedTransport
     private let account: [UInt8]
     private let blobChoice: SyncDeviceBlobs
@@ -42,11 +51,14 @@ actor TransferDesk {
     private var exportTask: Task<Void, Never>?
     private let shutdown = ShutdownFlag()
 
-    /// A desk reading and writing the store through `host`, sealing through `transport`, for
-    /// `account` (this device's userIDHash), parking blobs as `blobs` says.
-    init(host: ReplicaHost, transport: SealedTransport, account: [UInt8], blobs: SyncDeviceBlobs, relay: NatsRelayOptions,
-         spoolDirectory: String, clock: any WallClock, monitor: DeviceMonitor) {
+    /// A desk importing into the store through `host` and exporting the store at `storePath`
+    /// (`namespaces`) through a read-only connection, sealing through `transport`, for `account`
+    /// (this device's userIDHash), parking blobs as `blobs` says.
+    init(host: ReplicaHost, storePath: String, namespaces: NamespaceSet, transport: SealedTransport, account: [UInt8],
+         blobs: SyncDeviceBlobs, relay: NatsRelayOptions, spoolDirectory: String, clock: any WallClock, monitor: DeviceMonitor) {
         self.host = host
+        self.storePath = storePath
+        self.namespaces = namespaces
         self.transport = transport
         self.account = account
         blobChoice = blobs
@@ -55,6 +67,9 @@ actor TransferDesk {
         self.clock = clock
         self.monitor = monitor
     }
+
+    /// The desk's executor: `executor`.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// The blob store, opened on first use.
     private func blobs() throws(SyncKernelError) -> any BlobStore {
@@ -90,17 +105,29 @@ actor TransferDesk {
         }
     }
 
-    /// Exports, seals and uploads a snapshot for `request` and answers `sibling`.
+    /// Exports, seals and uploads a snapshot for `request` on `exporter`, through a read-only
+    /// connection to the store, and answers `sibling`.
     private func export(_ request: SyncRequest, for sibling: DeviceID) async {
         defer { exporting = nil }
         let message: TransferMessage
         do throws(SyncKernelError) {
             let store = try blobs()
-            let account = account
-            let shutdown = shutdown
-            message = await host.withStore { kernelStore in
-                SnapshotSender(blobStore: store).answer(request, store: kernelStore, account: account,
-                                                        shouldStop: { shutdown.isRaised || Task.isCancelled }).message
+            let (account, path, namespaces, shutdown) = (account, storePath, namespaces, shutdown)
+            let cancelled = ShutdownFlag()
+            message = await withTaskCancellationHandler {
+                await exporter.run { () -> TransferMessage in
+                    let reader: StoreReadConnection
+                    do throws(SyncKernelError) {
+                        reader = try StoreReadConnection(path: path, namespaces: namespaces)
+                    } catch {
+                        return .broken(SyncBroken(requestID: request.requestID, stage: .export, error: error))
+                    }
+                    defer { reader.close() }
+                    return SnapshotSender(blobStore: store).answer(request, source: reader, account: account,
+                                                                   shouldStop: { shutdown.isRaised || cancelled.isRaised }).message
+                }
+            } onCancel: {
+                cancelled.raise()
             }
         } catch {
             message = .broken(SyncBroken(requestID: request.requestID, stage: .upload, error: error))

@@ -10,6 +10,12 @@ import SyncKernel
 /// handed on; the frame a pair hello carried goes to the host once the transport took the hello
 /// in (without a transport, with the hello: unread).
 public actor SealedReceiver {
+    /// The thread the actor runs on (its seen-set commits block), so no blocking call holds a thread of the
+    /// cooperative pool; callers suspend meanwhile.
+    private nonisolated let executor = SerialThreadExecutor(name: "synckernel.receiver")
+
+    /// The actor's executor: a thread of its own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     private let gate: EnvelopeGate
     private let host: ReplicaHost
     private let transport: SealedTransport?

@@ -26,6 +26,12 @@ import SyncKernel
 /// `granted`, and nothing at all is written on any other outcome; the device's and the
 /// ephemeral secret keys never leave the actor except into the account directory's key file.
 public actor JoinRequester {
+    /// The thread the actor runs on (writing the account directory blocks), so no blocking call holds a thread of the
+    /// cooperative pool; callers suspend meanwhile.
+    private nonisolated let executor = SerialThreadExecutor(name: "synckernel.join-requester")
+
+    /// The actor's executor: a thread of its own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The subject to subscribe to, before `start()`, and hand every message of to `deliver`.
     public nonisolated let replySubject: JoinSubject
     /// The subject the request is published on: the account's discovery subject.

@@ -25,6 +25,12 @@ import SyncKernel
 /// every reply is boxed from the account's discovery key to the request's ephemeral key under a
 /// fresh nonce, so only the requester opens it; calls are serialised by the actor.
 public actor JoinResponder {
+    /// The thread the actor runs on (its seen set and the account directory's files block), so no blocking call holds a thread of the
+    /// cooperative pool; callers suspend meanwhile.
+    private nonisolated let executor = SerialThreadExecutor(name: "synckernel.join-responder")
+
+    /// The actor's executor: a thread of its own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The subject to subscribe to and hand every message of to `deliver`.
     public nonisolated let discoverySubject: JoinSubject
     /// The most requests waiting for a decision at once.

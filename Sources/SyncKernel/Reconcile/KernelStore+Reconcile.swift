@@ -71,19 +71,11 @@ extension KernelStore {
         return response.isEmpty ? [] : response.split()
     }
 
-    /// The kept versions of `key` (concurrent live versions and deletes) that pass
-    /// `StoredRowCheck.kept`; damaged ones go to `damaged` for the caller to quarantine.
-    func keptVersions(_ key: [UInt8], driver: NamespaceDriver, damaged: inout [DamagedRow]) throws(SyncKernelError) -> [StoredVersion] {
-        let (usable, found) = StoredRowCheck.kept(key, entries: try books.versionEntries(driver.name, key), driver: driver)
-        damaged += found
-        return usable
-    }
-
     /// The delete versions this store holds for `key` (none for an untracked namespace); damaged
     /// ones go to `damaged`.
     func deleteVersions(_ key: [UInt8], driver: NamespaceDriver, damaged: inout [DamagedRow]) throws(SyncKernelError) -> [Tombstone] {
         guard driver.isCausal else { return [] }
-        return try keptVersions(key, driver: driver, damaged: &damaged).filter { !$0.isLive }.map { Tombstone(key: key, vector: $0.vector) }
+        return try books.keptVersions(key, driver: driver, damaged: &damaged).filter { !$0.isLive }.map { Tombstone(key: key, vector: $0.vector) }
     }
 
     /// Every delete version of a namespace that reads, in key order; damaged ones go to `damaged`.
@@ -119,7 +111,7 @@ extension KernelStore {
         guard driver.isCausal else { return ShippedRow(row: bytes, vector: nil) }
         let vector = version?.vector ?? VersionVector()
         let content = version?.contentVector ?? vector
-        let siblings = try keptVersions(key, driver: driver, damaged: &damaged).compactMap { sibling in
+        let siblings = try books.keptVersions(key, driver: driver, damaged: &damaged).compactMap { sibling in
             sibling.row.map { ShippedRow(row: $0, vector: sibling.vector, writer: sibling.writer) }
         }
         return ShippedRow(row: bytes, vector: vector, contentVector: content == vector ? nil : content, siblings: siblings,

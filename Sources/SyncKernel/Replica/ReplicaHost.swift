@@ -1,10 +1,15 @@
 /// The actor a host runs one device's convergence loop in: it owns a `Replica`, feeds it frames
 /// and time, sends what it asks to send, and reports its events.
 ///
-/// Invariants: every call into the replica is serialised by the actor; the frames one call
-/// produces are sent in the order the replica produced them; `run()` never lets a due deadline wait longer than
-/// `maxSleepMillis` (a write may schedule an earlier deadline while the loop sleeps).
+/// Invariants: every call into the replica is serialised by the actor; the actor runs on an
+/// executor with a thread of its own (`SerialThreadExecutor`), so the store's blocking SQLite
+/// work never holds a thread of the cooperative pool and a caller suspends while it runs; the
+/// frames one call produces are sent in the order the replica produced them; `run()` never lets a
+/// due deadline wait longer than `maxSleepMillis` (a write may schedule an earlier deadline while
+/// the loop sleeps).
 public actor ReplicaHost {
+    /// The executor the actor runs on.
+    public nonisolated let executor: SerialThreadExecutor
     private let replica: Replica
     private let transport: any FrameTransport
     private let clock: any LoopClock
@@ -13,15 +18,21 @@ public actor ReplicaHost {
     public let maxSleepMillis: Int64
     private var storeClosed = false
 
-    /// Takes ownership of `replica`.
+    /// Takes ownership of `replica`; the actor runs on `executor` (by default one of its own,
+    /// whose thread is named `synckernel.replica`).
     public init(replica: sending Replica, transport: any FrameTransport, clock: any LoopClock,
-                maxSleepMillis: Int64 = 100, onEvent: @escaping @Sendable (ReplicaEvent) -> Void) {
+                maxSleepMillis: Int64 = 100, executor: SerialThreadExecutor = SerialThreadExecutor(name: "synckernel.replica"),
+                onEvent: @escaping @Sendable (ReplicaEvent) -> Void) {
+        self.executor = executor
         self.replica = replica
         self.transport = transport
         self.clock = clock
         self.maxSleepMillis = maxSleepMillis
         self.onEvent = onEvent
     }
+
+    /// The actor's executor: `executor`.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Hands a frame from `sender` to the replica.
     public func receive(_ frame: [UInt8], from sender: DeviceID) async {

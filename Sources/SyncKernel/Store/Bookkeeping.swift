@@ -128,6 +128,29 @@ struct Bookkeeping {
         return rows
     }
 
+    /// Stored rows of a namespace with their keys, in key order: those after `cursor` (from the
+    /// first when nil), at or above `start` and below `end` when given, at most `limit`.
+    func keyedRows(_ namespace: String, after cursor: [UInt8]?, from start: [UInt8]?, below end: [UInt8]?,
+                   limit: Int) throws(SyncKernelError) -> [(key: [UInt8], row: [UInt8])] {
+        var conditions: [String] = []
+        var values: [[UInt8]] = []
+        if let cursor { conditions.append("key > ?"); values.append(cursor) }
+        if let start { conditions.append("key >= ?"); values.append(start) }
+        if let end { conditions.append("key < ?"); values.append(end) }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let statement = try db.statement("SELECT key, row FROM \(Bookkeeping.rowTable(namespace))\(filter) ORDER BY key LIMIT ?")
+        for (index, value) in values.enumerated() { statement.bind(Int32(index + 1), value) }
+        statement.bind(Int32(values.count + 1), Int64(limit))
+        var rows: [(key: [UInt8], row: [UInt8])] = []
+        while try statement.step() { rows.append((statement.blob(0), statement.blob(1))) }
+        return rows
+    }
+
+    /// The number of rows a namespace stores (device-derived ones included).
+    func rowCount(_ namespace: String) throws(SyncKernelError) -> Int {
+        try db.statement("SELECT COUNT(*) FROM \(Bookkeeping.rowTable(namespace))").first { Int($0.int64(0)) } ?? 0
+    }
+
     /// The keys of synced rows (a leaf that is not empty, or not filled in yet: never a
     /// device-derived row) that start with `prefix`, in key order, at most `limit`: one range
     /// read from `prefix` to the next key that does not start with it.
@@ -508,6 +531,14 @@ struct Bookkeeping {
             out.append(StoredVersion(vector: try Bookkeeping.decodeVector(entry.vector), row: entry.row, writer: entry.writer))
         }
         return out
+    }
+
+    /// The kept versions of `key` (concurrent live versions and deletes) that pass
+    /// `StoredRowCheck.kept`; damaged ones go to `damaged` for the caller to quarantine.
+    func keptVersions(_ key: [UInt8], driver: NamespaceDriver, damaged: inout [DamagedRow]) throws(SyncKernelError) -> [StoredVersion] {
+        let (usable, found) = StoredRowCheck.kept(key, entries: try versionEntries(driver.name, key), driver: driver)
+        damaged += found
+        return usable
     }
 
     /// The versions of a key other than the visible row as stored: each vector undecoded, so an

@@ -1,0 +1,58 @@
+/// What an app reads of one namespace inside one read transaction (`StoreReadConnection.read`):
+/// a row by key, pages of rows in key order (all, or those with a key prefix), the row count and
+/// the keys in conflict.
+///
+/// Invariants: everything read through one reader comes from one committed state of the store
+/// (the transaction `read` opened), whatever a writer commits meanwhile; nothing is written (a
+/// damaged row reads as absent and is skipped in pages, for the device's own connection to
+/// quarantine); no call reads more rows than its `limit` (at most `maxPageRows`), so no call
+/// loads a whole namespace. Valid only inside the `read` body it was given to.
+public struct NamespaceReader<N: SyncNamespace> {
+    /// The most rows one page returns.
+    public static var maxPageRows: Int { 10_000 }
+
+    let books: Bookkeeping
+
+    /// The row stored under `key`, nil when there is none (or it is damaged).
+    public func row(forKey key: [UInt8]) throws(SyncKernelError) -> N.Row? {
+        guard let bytes = try books.row(N.name, key) else { return nil }
+        return Self.usable(key, bytes)
+    }
+
+    /// Up to `limit` rows in key order after key `after` (from the first key when nil).
+    /// `limit` is clamped to `1...maxPageRows`.
+    public func rows(after: [UInt8]? = nil, limit: Int) throws(SyncKernelError) -> RowPage<N.Row> {
+        try page(after: after, from: nil, below: nil, limit: limit)
+    }
+
+    /// Up to `limit` rows whose key starts with `prefix`, in key order, after key `after` (from
+    /// the first such key when nil); an empty prefix reads every row.
+    public func rows(withPrefix prefix: [UInt8], after: [UInt8]? = nil, limit: Int) throws(SyncKernelError) -> RowPage<N.Row> {
+        try page(after: after, from: prefix.isEmpty ? nil : prefix, below: KeyRange.prefixEnd(prefix), limit: limit)
+    }
+
+    /// The number of rows the namespace stores.
+    public func count() throws(SyncKernelError) -> Int {
+        try books.rowCount(N.name)
+    }
+
+    /// The keys whose versions are in conflict (concurrent versions kept beside the row), in
+    /// key order.
+    public func conflictKeys() throws(SyncKernelError) -> [[UInt8]] {
+        try books.openConflicts(N.name)
+    }
+
+    private func page(after: [UInt8]?, from start: [UInt8]?, below end: [UInt8]?, limit: Int) throws(SyncKernelError) -> RowPage<N.Row> {
+        let limit = min(max(1, limit), Self.maxPageRows)
+        let stored = try books.keyedRows(N.name, after: after, from: start, below: end, limit: limit)
+        let rows = stored.compactMap { key, bytes in Self.usable(key, bytes).map { (key: key, row: $0) } }
+        return RowPage(rows: rows, next: stored.count < limit ? nil : stored.last?.key)
+    }
+
+    private static func usable(_ key: [UInt8], _ bytes: [UInt8]) -> N.Row? {
+        switch StoredRowCheck.read(key, bytes, as: N.self) {
+        case .usable(let row): row
+        case .damaged: nil
+        }
+    }
+}
