@@ -9,7 +9,9 @@ import SyncKernel
 /// Invariants: events reach every subscription in the order `emit` was called; a sibling's
 /// `lastRound` and `lastSeen` only move forward in time as the wall clock gives it; every `emit`,
 /// `heard` and `changed` after `attach` wakes the status task (wakes coalesce: at most one is
-/// pending), none after `detach`.
+/// pending), none after `detach`; every commit that may have changed rows (`committed()` after a
+/// local write, an event of a merge, a delete resolving a conflict, a quarantine, a rollback or a
+/// snapshot absorbed) wakes every subscription of `commits` (coalesced the same way).
 final class DeviceMonitor: Sendable {
     private struct Times {
         var lastRound: Int64?
@@ -25,6 +27,8 @@ final class DeviceMonitor: Sendable {
     let events = Broadcast<SyncDeviceEvent>(bufferLimit: 4_096)
     /// The device's status after each change, to any number of subscribers (the newest only).
     let statuses = Broadcast<DeviceStatus>(bufferLimit: 1)
+    /// A wake after each commit that may have changed rows, to the change feeds and observations.
+    let commits = Broadcast<Void>(bufferLimit: 1)
     private let clock: any WallClock
     private let state = Mutex(State())
 
@@ -40,7 +44,19 @@ final class DeviceMonitor: Sendable {
             state.withLock { $0.times[peer, default: Times()].lastRound = now }
         }
         events.yield(event)
+        switch event {
+        case .replica(.applied), .replica(.conflictResolved), .replica(.rowsQuarantined), .replica(.storeRolledBack),
+             .snapshotAbsorbed:
+            committed()
+        default:
+            break
+        }
         changed()
+    }
+
+    /// Wakes the subscriptions of `commits`: rows may have changed.
+    func committed() {
+        commits.yield(())
     }
 
     /// An envelope from `sibling` was accepted.

@@ -69,6 +69,7 @@ public actor SyncDevice {
         if case .running(let running) = phase { running.abandon() }
         monitor.events.finish()
         monitor.statuses.finish()
+        monitor.commits.finish()
     }
 
     /// The device's events from now on: each access is a new subscription (any number may read
@@ -128,6 +129,7 @@ public actor SyncDevice {
         writesInFlight += 1
         defer { finishWrite() }
         let outcome = try await running.host.write(namespace, body)
+        monitor.committed()
         monitor.changed()
         return outcome
     }
@@ -149,6 +151,39 @@ public actor SyncDevice {
             defer { connection.close() }
             return try connection.read(namespace, body)
         }
+    }
+
+    /// The change feed of namespace `N` from the change numbered `cursor` on (0: from the first,
+    /// so every row the store holds): each committed change of a key (its row now, or nil for a
+    /// delete; whether it is in conflict; local, from which sibling, or imported), in number
+    /// order, then each later one as it commits, local or merged, until the consumer stops
+    /// iterating (the task is cancelled) or the device is released. An app that mirrors the store
+    /// in its own tables stores each change's `cursor` with what it wrote and passes the last one
+    /// back after a crash: it misses nothing and ends equal to the store. Pages are read only as
+    /// the consumer asks for them, through `read`, so a slow consumer holds one page. Works whether
+    /// or not the device runs (changes come from a running device; before the first start the feed
+    /// waits for one). Throws what a read throws but `notAStore`.
+    public nonisolated func changes<N: SyncNamespace>(_ namespace: N.Type, after cursor: UInt64 = 0) -> ChangeFeed<N> {
+        ChangeFeed(device: self, commits: monitor.commits.subscribe(), after: cursor)
+    }
+
+    /// Observes `query` over namespace `N`: its value now, then its value after every commit
+    /// (local, or a sibling's merged) that touched a key of `region` and changed the value, until
+    /// the consumer stops iterating; commits that arrive while the consumer is busy are coalesced
+    /// (`Observation`). The query runs through `read`, in one read transaction; `region` must
+    /// cover every key it reads (`.namespace`, the default, covers all).
+    public nonisolated func observe<N: SyncNamespace, Value: Sendable & Equatable>(
+        _ namespace: N.Type, region: ObservedRegion = .namespace,
+        _ query: @escaping @Sendable (NamespaceReader<N>) throws(SyncKernelError) -> Value
+    ) -> Observation<N, Value> {
+        Observation(device: self, commits: monitor.commits.subscribe(), region: region, query: query)
+    }
+
+    /// Observes the row of `key` in namespace `N`: the row now (nil: none), then the row after
+    /// every commit that changed it (a delete yields nil).
+    public nonisolated func observe<N: SyncNamespace>(_ namespace: N.Type, key: [UInt8]) -> Observation<N, N.Row?>
+        where N.Row: Equatable {
+        observe(namespace, region: .key(key)) { reader throws(SyncKernelError) in try reader.row(forKey: key) }
     }
 
     /// The status now: the running device's own, or, when it is not running, the one read from

@@ -10,12 +10,14 @@ import XCTest
 
 /// The README's app example: it runs, and the README shows exactly the code that runs.
 final class ReadmeExampleTests: XCTestCase {
-    func testTheTenLinesAnAppWritesSyncAndPrintAStatus() async throws {
+    func testTheLinesAnAppWritesWriteReadObserveSyncAndPrintAStatus() async throws {
         let server = try await startNatsServer()
         let world = try DeviceWorld(devices: 2)
         let sibling = SyncDevice(try world.configuration(1, servers: [server.url]))
         addTeardownBlock { await sibling.stop() }
         try await sibling.start()
+        let theirNote = DeviceWorld.note(1)
+        try await sibling.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(theirNote) }
         let (account, name, store, url) = (world.account.path, world.names[0], world.store(0), server.url)
         let printed = try await withThrowingTaskGroup(of: [String]?.self) { group in
             group.addTask { try await ReadmeExample.run(accountDirectory: account, name: name, storePath: store, relayURL: url) }
@@ -27,10 +29,11 @@ final class ReadmeExampleTests: XCTestCase {
             return try await group.next() ?? nil
         }
         let lines = try XCTUnwrap(printed, "the example did not see its sibling in sync within 60 s")
-        XCTAssertEqual(lines.count, 1)
-        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertEqual(lines.prefix(2), ["hello", "2 notes: the sibling's arrived"], "read back, then observed the sibling's note")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8)) as? [String: Any])
         let notebook = try XCTUnwrap((object["namespaces"] as? [String: Any])?["notebook"] as? [String: Any])
-        XCTAssertEqual(notebook["rows"] as? Int, 1)
+        XCTAssertEqual(notebook["rows"] as? Int, 2)
         let siblings = try XCTUnwrap(object["siblings"] as? [[String: Any]])
         XCTAssertEqual(siblings.map { $0["in_sync"] as? Bool }, [true])
         let theirs = try await sibling.currentStatus()
@@ -66,6 +69,12 @@ enum ReadmeExample {
         try await device.start()
         let note = Note(id: noteID, title: "hello", body: "from \(name)", createdAt: .now, updatedAt: .now)
         try await device.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(note) }
+        let mine = try await device.read(NotebookNamespace.self) { reader throws(SyncKernelError) in try reader.row(forKey: noteID) }
+        print(mine?.title ?? "not found")
+        for try await count in device.observe(NotebookNamespace.self, { reader throws(SyncKernelError) in try reader.count() }) where count > 1 {
+            print("\(count) notes: the sibling's arrived")
+            break
+        }
         for await status in device.status where status.siblings.allSatisfy(\.inSync) {
             print(status.json())
             break

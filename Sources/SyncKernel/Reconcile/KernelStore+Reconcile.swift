@@ -130,8 +130,10 @@ extension KernelStore {
     /// When a shipped vector shows this store lost history (it counts the device's current
     /// dimension past what the store held for the key), the store takes a fresh epoch in the
     /// same transaction, before any later local write (`ApplyOutcome.epochChange`).
+    /// `sender`, when given, is the sibling the response came from: the change log names it as
+    /// the origin of every change the merge makes (`ChangeOrigin.sibling`; `local` without).
     @discardableResult
-    package func apply(_ response: ReconcileResponse) throws(SyncKernelError) -> ApplyOutcome {
+    package func apply(_ response: ReconcileResponse, from sender: DeviceID? = nil) throws(SyncKernelError) -> ApplyOutcome {
         let driver = try namespaces.driver(named: response.namespace)
         try response.checkCounters()
         // Wanted prefixes name this store's keys as the sender's difference saw them, so they are
@@ -141,6 +143,7 @@ extension KernelStore {
         // its prefixes ahead of every row, so no earlier part of the answer merged rows either.
         let prefixed = try keys(wantedBy: response.wantPrefixes, namespace: driver.name)
         let writer = makeWriter()
+        if let sender { writer.origin = .sibling(sender) }
         let merger = Merger(driver: driver, writer: writer, rowClock: RowClock(writer: writer, clock: clock))
         var shipped: Set<[UInt8]> = []
         var shipBack: Set<[UInt8]> = []

@@ -37,6 +37,7 @@ extension KernelStore {
     package func importAbsent(_ pages: [ReconcileResponse],
                               shouldStop: () -> Bool = { false }) throws(SyncKernelError) -> SnapshotImportOutcome {
         let writer = makeWriter()
+        writer.origin = .imported
         let (counted, fresh) = try db.transaction { () throws(SyncKernelError) -> (SnapshotImportOutcome, EpochLedger.Record?) in
             var outcome = SnapshotImportOutcome()
             var ahead = false

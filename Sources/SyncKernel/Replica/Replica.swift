@@ -639,7 +639,7 @@ public final class Replica {
     /// when the store refused it.
     private func applyReporting(_ response: ReconcileResponse, from sender: DeviceID, now: Int64) -> ApplyOutcome? {
         do {
-            let outcome = try store.apply(response)
+            let outcome = try store.apply(response, from: sender)
             report(.applied(peer: sender, outcome: outcome))
             if let change = outcome.epochChange {
                 report(.storeRolledBack(reason: change.reason, epoch: change.epoch.number, peer: sender))

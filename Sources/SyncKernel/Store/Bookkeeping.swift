@@ -35,7 +35,7 @@ struct Bookkeeping {
     /// and the namespace whose table its text names), so a write builds and hashes no SQL text.
     enum Query: Int {
         case row, record, leaf, putRow, putRowWithVersion, versionEntries, putSymbol, removeSymbol, putBucket, removeBucket
-        case putWide, removeWide, putJournal, clearJournal
+        case putWide, removeWide, putJournal, clearJournal, putChange
     }
 
     /// The prepared statement of `query` over `namespace` (empty for a text that names no

@@ -91,7 +91,8 @@ public final class KernelStore {
     /// (`quarantinedAtOpen`; a row a migration cannot read is damaged only when its bytes are not
     /// CBOR at all, otherwise the migration is at fault and the store refuses with
     /// `rowFormatChanged`); any other damaged row is found and quarantined where it is next read,
-    /// shipped or merged, or by `checkIntegrity`/`repair`.
+    /// shipped or merged, or by `checkIntegrity`/`repair`. A store from before the change log
+    /// gets one, in one transaction, with an entry for every row it holds (origin `local`).
     /// `entropy` is where fresh device epochs and leases draw their nonces (the system's random
     /// bytes unless a test or a simulation injects a seeded source).
     public init(path: String, namespaces: NamespaceSet, entropy: EntropySource = .system) throws(SyncKernelError) {
@@ -105,6 +106,11 @@ public final class KernelStore {
         try db.execute(EpochLedger.schema)
         try db.execute(Self.changeMarkSchema)
         try db.execute(Self.pushBaseSchema)
+        if try !books.hasChangeLog() {
+            let tables = Set(try db.tableNames())
+            let stored = namespaces.names.filter { tables.contains(Bookkeeping.rowTable($0)) }
+            try db.transaction { () throws(SyncKernelError) in try books.createChangeLog(covering: stored) }
+        }
         for driver in namespaces.drivers {
             try books.createRowTable(driver.name)
             try db.transaction { () throws(SyncKernelError) in try books.adoptLegacyVersions(driver.name) }

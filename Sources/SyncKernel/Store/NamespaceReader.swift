@@ -1,6 +1,6 @@
 /// What an app reads of one namespace inside one read transaction (`StoreReadConnection.read`):
-/// a row by key, pages of rows in key order (all, or those with a key prefix), the row count and
-/// the keys in conflict.
+/// a row by key, pages of rows in key order (all, or those with a key prefix), the row count,
+/// the keys in conflict, and the change feed (`changes(after:limit:)`).
 ///
 /// Invariants: everything read through one reader comes from one committed state of the store
 /// (the transaction `read` opened), whatever a writer commits meanwhile; nothing is written (a
@@ -40,6 +40,38 @@ public struct NamespaceReader<N: SyncNamespace> {
     /// key order.
     public func conflictKeys() throws(SyncKernelError) -> [[UInt8]] {
         try books.openConflicts(N.name)
+    }
+
+    /// Up to `limit` changes numbered after `cursor` (0: from the first), in number order, each
+    /// with the key's row now: the change feed. A consumer that stores the last `cursor` it
+    /// applied (with its own data, in its own transaction) and reads on from it after a crash
+    /// misses no change and, applying each as an upsert or delete of the key, ends equal to the
+    /// store. `limit` is clamped to `1...maxPageRows`. A store no device of this build has opened
+    /// yet has no change log: its feed is empty until one does (and then holds every row).
+    public func changes(after cursor: UInt64, limit: Int) throws(SyncKernelError) -> [RowChange<N.Row>] {
+        guard try books.hasChangeLog() else { return [] }
+        let limit = min(max(1, limit), Self.maxPageRows)
+        let after = Int64(clamping: cursor)
+        return try books.changes(N.name, after: after, limit: limit).map { (entry) throws(SyncKernelError) in
+            let row = try books.row(N.name, entry.key).flatMap { Self.usable(entry.key, $0) }
+            return RowChange(key: entry.key, row: row, inConflict: try books.isInConflict(N.name, entry.key), origin: entry.origin,
+                             cursor: UInt64(entry.sequence))
+        }
+    }
+
+    /// The number of the last change committed to any namespace of the store (0 before any): a
+    /// consumer starting now reads on from here.
+    public func lastChange() throws(SyncKernelError) -> UInt64 {
+        guard try books.hasChangeLog() else { return 0 }
+        return UInt64(max(0, try books.lastChangeSequence()))
+    }
+
+    /// Whether a change numbered after `cursor` touched a key of `region` (false for a store with
+    /// no change log yet).
+    package func hasChanges(in region: ObservedRegion, after cursor: UInt64) throws(SyncKernelError) -> Bool {
+        guard try books.hasChangeLog() else { return false }
+        let (start, end) = region.bounds
+        return try books.hasChanges(N.name, after: Int64(clamping: cursor), from: start, below: end)
     }
 
     private func page(after: [UInt8]?, from start: [UInt8]?, below end: [UInt8]?, limit: Int) throws(SyncKernelError) -> RowPage<N.Row> {

@@ -23,6 +23,9 @@ import SQLiteStore
 /// `SQLiteConnection.bulkPageCacheKibibytes` until the writer is released (after its
 /// transaction ended), when it is set back to `pageCacheKibibytes`: a bulk load or a large
 /// apply spends memory for fewer page evictions, and steady-state memory stays as before.
+/// Every change to a key's row or kept versions is entered in the change log in the same
+/// transaction (`Bookkeeping+Changes`), numbered after the last number the log handed out and
+/// marked with `origin`.
 final class RowWriter {
     /// A row's identity across the namespaces one transaction may touch.
     private struct StagedKey: Hashable {
@@ -68,6 +71,10 @@ final class RowWriter {
     static let bulkRows = 65_536
     /// Whether this writer grew the connection's page cache (set back when it is released).
     private var grewPageCache = false
+    /// Where this transaction's changes come from, as the change log records them.
+    var origin = ChangeOrigin.local
+    /// The last change-log number this transaction handed out (nil before its first change).
+    private var lastChange: Int64?
 
     init(books: Bookkeeping, namespaces: NamespaceSet, committed: @escaping (_ namespace: String) -> NamespaceStructure) {
         self.books = books
@@ -131,6 +138,7 @@ final class RowWriter {
         try move(namespace, row.key, from: before, to: after)
         try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes, version: version)
         remember(namespace, row.key, leaf)
+        try noteChange(namespace, row.key)
         try growPageCacheIfBulk()
     }
 
@@ -143,6 +151,7 @@ final class RowWriter {
         try move(namespace, row.key, from: nil, to: leaf)
         try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes, version: version)
         remember(namespace, row.key, leaf)
+        try noteChange(namespace, row.key)
         try growPageCacheIfBulk()
     }
 
@@ -154,6 +163,7 @@ final class RowWriter {
         try books.removeRow(namespace, key)
         remember(namespace, key, nil)
         try move(namespace, key, from: before, to: nil)
+        try noteChange(namespace, key)
     }
 
     /// Stores `row` without moving its item: a step of a change the caller completes with
@@ -164,6 +174,7 @@ final class RowWriter {
         try books.putRow(namespace, row.key, row.bytes, leaf: leaf, changed: structures[namespace]?.changes)
         remember(namespace, row.key, leaf)
         rowsWritten += 1
+        try noteChange(namespace, row.key)
         try growPageCacheIfBulk()
     }
 
@@ -180,6 +191,7 @@ final class RowWriter {
         try books.removeRow(namespace, key)
         remember(namespace, key, nil)
         rowsWritten += 1
+        try noteChange(namespace, key)
     }
 
     /// Replaces the versions of `key` kept beside its visible row, storing each live version's
@@ -188,6 +200,7 @@ final class RowWriter {
     func replaceVersions(_ namespace: String, _ key: [UInt8], with versions: [StoredVersion]) throws(SyncKernelError) {
         let driver = try namespaces.driver(named: namespace)
         try books.replaceVersions(namespace, key, with: versions) { (row) throws(SyncKernelError) in try driver.inspect(row).leaf.hash }
+        try noteChange(namespace, key)
     }
 
     /// Completes a change of `key`: moves its item from `old` (the one the structure held before
@@ -211,6 +224,7 @@ final class RowWriter {
         guard let entry = try books.quarantine(damage, site: site) else { return }
         quarantined.append(entry)
         if damage.vector == nil { remember(damage.namespace, damage.key, nil) }
+        try noteChange(damage.namespace, damage.key)
         try settle(damage.namespace, damage.key, from: old)
     }
 
@@ -242,11 +256,22 @@ final class RowWriter {
         resolvedConflicts[namespace, default: []].insert(key)
     }
 
-    /// Writes every touched structure's changed parts; the last step inside the transaction.
+    /// Writes every touched structure's changed parts and the change log's last number; the
+    /// last step inside the transaction.
     func persist() throws(SyncKernelError) {
         for name in structures.keys.sorted() {
             try structures[name]?.persist(name, into: books)
         }
+        if let lastChange { try books.setLastChangeSequence(lastChange) }
+    }
+
+    /// Enters a change of `key` in the change log under the next number.
+    private func noteChange(_ namespace: String, _ key: [UInt8]) throws(SyncKernelError) {
+        let last: Int64
+        if let lastChange { last = lastChange } else { last = try books.lastChangeSequence() }
+        let next = last + 1
+        try books.putChange(namespace, key, sequence: next, origin: origin)
+        lastChange = next
     }
 
     /// Moves the row's item in the working structure; throws, moving nothing, for a key the
