@@ -186,6 +186,17 @@ public actor SyncDevice {
         observe(namespace, region: .key(key)) { reader throws(SyncKernelError) in try reader.row(forKey: key) }
     }
 
+    /// What each sibling has not seen yet of this device's writes to namespace `N`, as
+    /// CKSyncEngine's pending changes: the keys written since the two last held equal roots
+    /// (pushed and not acknowledged, or not pushed yet; none when the sibling is in step), or
+    /// `unknown` when this run has not seen the sibling in step yet (`PendingChanges`). Read
+    /// them with `read`. Throws `deviceNotRunning` when the device is not running (the list lives
+    /// in the running replica; a clean stop keeps it for the next run) and `unknownNamespace`.
+    public func pendingChanges<N: SyncNamespace>(_ namespace: N.Type) async throws(SyncKernelError) -> [DeviceID: PendingChanges] {
+        guard case .running(let running) = phase else { throw SyncKernelError(.deviceNotRunning) }
+        return try await running.host.pendingChanges(namespace)
+    }
+
     /// The status now: the running device's own, or, when it is not running, the one read from
     /// its store's files (`DeviceStatus(storeAt:)`: `notAStore` before the first start).
     public func currentStatus() async throws(SyncKernelError) -> DeviceStatus {

@@ -17,6 +17,12 @@ final class TodoExampleTests: XCTestCase {
         }
     }
 
+    func testTheOutlineNamespaceConforms() throws {
+        for seed in ConformanceSuite<OutlineSubject>.seeds() {
+            try ConformanceSuite(OutlineSubject.self, seed: seed).run()
+        }
+    }
+
     func testAnOrderKeyBetweenTwoOthersAlwaysExistsAndSortsBetweenThem() {
         var generator = SeededKeys(seed: 5)
         for _ in 0..<200 {
@@ -112,14 +118,30 @@ private struct SeededKeys {
     }
 }
 
-/// The conformance kit's view of the example's namespace.
+/// A random order key: one to four letters, none of them `a`.
+private func randomPosition(_ generator: inout FieldGenerator) -> String {
+    let letters = Array("bcdefghijklmnopqrstuvwxyz")
+    return String((0..<generator.int(1...4)).map { _ in letters[generator.int(0...(letters.count - 1))] })
+}
+
+/// The conformance kit's view of the example's to-do namespace.
 enum TodoSubject: NamespaceConformance {
     typealias Namespace = TodoNamespace
 
     static func makeRow(_ generator: inout FieldGenerator) -> TodoTask {
-        let letters = Array("bcdefghijklmnopqrstuvwxyz")
-        let position = String((0..<generator.int(1...4)).map { _ in letters[generator.int(0...(letters.count - 1))] })
-        return TodoTask(id: generator.bytes(16), title: generator.text(), done: generator.chance(0.5), position: position,
-                        updatedAt: generator.date())
+        TodoTask(id: generator.bytes(16), title: generator.text(), done: generator.chance(0.5), position: randomPosition(&generator),
+                 updatedAt: generator.date())
+    }
+}
+
+/// The conformance kit's view of the example's outline namespace.
+enum OutlineSubject: NamespaceConformance {
+    typealias Namespace = OutlineNamespace
+
+    static func makeRow(_ generator: inout FieldGenerator) -> OutlineItem {
+        let id = generator.bytes(16)
+        var parent: [UInt8]? = generator.chance(0.5) ? generator.bytes(16) : nil
+        if parent == id { parent = nil }
+        return OutlineItem(id: id, title: generator.text(), parent: parent, position: randomPosition(&generator), updatedAt: generator.date())
     }
 }

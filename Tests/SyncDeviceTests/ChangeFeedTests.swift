@@ -63,6 +63,9 @@ final class ChangeFeedTests: XCTestCase {
         XCTAssertEqual(deleted.map(\.key), [DeviceWorld.note(2).id])
         XCTAssertNil(deleted.first?.row, "a delete is a change with no row")
 
+        let pending = try await devices[0].pendingChanges(NotebookNamespace.self)
+        XCTAssertEqual(Set(pending.keys), [sibling], "one entry per sibling")
+
         let idle = Task { () throws -> Int in
             var seen = 0
             for try await _ in devices[0].changes(NotebookNamespace.self, after: deleted.last?.cursor ?? 0) { seen += 1 }

@@ -49,6 +49,12 @@ final class DeviceReadTests: XCTestCase {
             XCTAssertEqual(error.code, .unknownNamespace)
         }
         await device.stop()
+        do {
+            _ = try await device.pendingChanges(NotebookNamespace.self)
+            XCTFail("pending changes live in the running replica")
+        } catch {
+            XCTAssertEqual(error.code, .deviceNotRunning)
+        }
         let afterStop = try await count(device)
         XCTAssertEqual(afterStop, 30, "read after the stop")
 

@@ -1,8 +1,5 @@
 import Foundation
-import NatsRelay
 import SyncDevice
-import SyncEnvelope
-import SyncKernel
 import TodoNamespace
 
 // `todo`: a to-do list kept in sync between the devices of one account, the example app of

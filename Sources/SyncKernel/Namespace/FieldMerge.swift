@@ -1,3 +1,4 @@
+import Foundation
 /// How one hashed field converges under the `.join` rule: a join of the two sides' values.
 ///
 /// Invariant required of every merge: commutative, associative and idempotent over the values
@@ -61,6 +62,34 @@ extension FieldMerge where Value == Bool {
 extension FieldMerge where Value: Comparable {
     /// The greater value.
     public static var max: FieldMerge { .lattice("max") { Swift.max($0, $1) } }
+}
+
+extension FieldMerge {
+    /// The greater of two optional values, absent below every value: a field that is set once and
+    /// only grows afterwards (a last-opened date, a high-water mark). `Optional` is not
+    /// `Comparable`, so `.max` on `Date?` needs this overload.
+    static func presentMax<Wrapped: Comparable & Sendable>(_ name: String) -> FieldMerge where Value == Wrapped? {
+        .lattice(name) { local, incoming in
+            guard let mine = local else { return incoming }
+            guard let theirs = incoming else { return mine }
+            return Swift.max(mine, theirs)
+        }
+    }
+}
+
+extension FieldMerge where Value == Date? {
+    /// The later date, an absent one below every date.
+    public static var max: FieldMerge { .presentMax("max") }
+}
+
+extension FieldMerge where Value == Int64? {
+    /// The greater value, an absent one below every value.
+    public static var max: FieldMerge { .presentMax("max") }
+}
+
+extension FieldMerge where Value == UInt64? {
+    /// The greater value, an absent one below every value.
+    public static var max: FieldMerge { .presentMax("max") }
 }
 
 extension FieldMerge {

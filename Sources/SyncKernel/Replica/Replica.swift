@@ -868,6 +868,16 @@ public final class Replica {
         peers[sibling]?.writtenSinceEqual ?? [:]
     }
 
+    /// What each sibling has not seen of this device's writes to `namespace`: the keys written
+    /// since the two last held equal roots, those pushed and not acknowledged included, or
+    /// `unknown` (`PendingChanges`).
+    package func pendingChanges(namespace: String) -> [DeviceID: PendingChanges] {
+        peers.mapValues { peer in
+            guard let written = peer.writtenSinceEqual[namespace] else { return .unknown }
+            return .keys(written.union((peer.pushesInFlight[namespace] ?? []).flatMap(\.keys)))
+        }
+    }
+
     /// The change marks this replica holds of `sibling` (nil for a device that is not one).
     package func changeMarks(of sibling: DeviceID) -> ChangeMarks? {
         peers[sibling]?.marks

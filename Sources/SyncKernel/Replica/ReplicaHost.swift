@@ -58,6 +58,13 @@ public actor ReplicaHost {
                         partsAhead: replica.partsAhead)
     }
 
+    /// What each sibling has not seen of this device's writes to namespace `N`
+    /// (`PendingChanges`); `unknownNamespace` for a namespace the replica does not sync.
+    public func pendingChanges<N: SyncNamespace>(_ namespace: N.Type) throws(SyncKernelError) -> [DeviceID: PendingChanges] {
+        _ = try replica.store.namespaces.driver(named: N.name)
+        return replica.pendingChanges(namespace: N.name)
+    }
+
     /// Reconcile rounds the replica started so far.
     public var roundsStarted: Int { replica.roundsStarted }
 
