@@ -38,6 +38,19 @@ final class ListAndTreePatternTests: XCTestCase {
     }
 
     private func id(_ byte: UInt8) -> [UInt8] { [UInt8](repeating: byte, count: 16) }
+
+    /// Runs `first` on device 0 and `second` on device 1 while they are apart, then lets them meet
+    /// until their roots match.
+    private func apart(_ fleet: Fleet, _ first: () throws -> Void, _ second: () throws -> Void,
+                       file: StaticString = #filePath, line: UInt = #line) rethrows {
+        fleet.partition([[0], [1]])
+        try first()
+        try second()
+        fleet.heal()
+        fleet.announceAll()
+        fleet.run(until: fleet.now + 60_000)
+        XCTAssertTrue(fleet.allRootsMatch, file: file, line: line)
+    }
     private let when = Date(timeIntervalSince1970: 1_800_000_000)
 
     private func tasks(_ fleet: Fleet, _ index: Int) throws -> [String] {
@@ -57,18 +70,16 @@ final class ListAndTreePatternTests: XCTestCase {
             try tx.save(TodoTask(id: id(9), title: "last", position: last, updatedAt: when))
         }
         fleet.run(until: 10_000)
-        fleet.partition([[0], [1]])
         let spot = OrderKey.between(first, and: last)
-        try fleet.write(on: 0, TodoNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(TodoTask(id: id(5), title: "from 0", position: spot, updatedAt: when))
-        }
-        try fleet.write(on: 1, TodoNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(TodoTask(id: id(3), title: "from 1", position: spot, updatedAt: when))
-        }
-        fleet.heal()
-        fleet.announceAll()
-        fleet.run(until: fleet.now + 60_000)
-        XCTAssertTrue(fleet.allRootsMatch)
+        try apart(fleet, {
+            try fleet.write(on: 0, TodoNamespace.self) { tx throws(SyncKernelError) in
+                try tx.save(TodoTask(id: id(5), title: "from 0", position: spot, updatedAt: when))
+            }
+        }, {
+            try fleet.write(on: 1, TodoNamespace.self) { tx throws(SyncKernelError) in
+                try tx.save(TodoTask(id: id(3), title: "from 1", position: spot, updatedAt: when))
+            }
+        })
         XCTAssertEqual(try tasks(fleet, 0), ["first", "from 1", "from 0", "last"], "one spot: both, the smaller id first")
         XCTAssertEqual(try tasks(fleet, 1), try tasks(fleet, 0))
     }
@@ -82,15 +93,13 @@ final class ListAndTreePatternTests: XCTestCase {
         }
         fleet.run(until: 10_000)
         XCTAssertEqual(try tree(fleet, 1), ["groceries", "  milk"])
-        fleet.partition([[0], [1]])
-        try fleet.write(on: 1, OutlineNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: id(1)) }
-        try fleet.write(on: 0, OutlineNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(OutlineItem(id: id(2), title: "oat milk", parent: id(1), position: key, updatedAt: when.addingTimeInterval(1)))
-        }
-        fleet.heal()
-        fleet.announceAll()
-        fleet.run(until: fleet.now + 60_000)
-        XCTAssertTrue(fleet.allRootsMatch)
+        try apart(fleet, {
+            try fleet.write(on: 0, OutlineNamespace.self) { tx throws(SyncKernelError) in
+                try tx.save(OutlineItem(id: id(2), title: "oat milk", parent: id(1), position: key, updatedAt: when.addingTimeInterval(1)))
+            }
+        }, {
+            try fleet.write(on: 1, OutlineNamespace.self) { tx throws(SyncKernelError) in try tx.delete(key: id(1)) }
+        })
         XCTAssertEqual(try tree(fleet, 0), ["oat milk"], "the child stays, edited, at the root")
         XCTAssertEqual(try tree(fleet, 1), try tree(fleet, 0))
     }
@@ -103,17 +112,15 @@ final class ListAndTreePatternTests: XCTestCase {
             try tx.save(OutlineItem(id: id(7), title: "b", position: key, updatedAt: when))
         }
         fleet.run(until: 10_000)
-        fleet.partition([[0], [1]])
-        try fleet.write(on: 0, OutlineNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(OutlineItem(id: id(4), title: "a", parent: id(7), position: key, updatedAt: when.addingTimeInterval(1)))
-        }
-        try fleet.write(on: 1, OutlineNamespace.self) { tx throws(SyncKernelError) in
-            try tx.save(OutlineItem(id: id(7), title: "b", parent: id(4), position: key, updatedAt: when.addingTimeInterval(1)))
-        }
-        fleet.heal()
-        fleet.announceAll()
-        fleet.run(until: fleet.now + 60_000)
-        XCTAssertTrue(fleet.allRootsMatch)
+        try apart(fleet, {
+            try fleet.write(on: 0, OutlineNamespace.self) { tx throws(SyncKernelError) in
+                try tx.save(OutlineItem(id: id(4), title: "a", parent: id(7), position: key, updatedAt: when.addingTimeInterval(1)))
+            }
+        }, {
+            try fleet.write(on: 1, OutlineNamespace.self) { tx throws(SyncKernelError) in
+                try tx.save(OutlineItem(id: id(7), title: "b", parent: id(4), position: key, updatedAt: when.addingTimeInterval(1)))
+            }
+        })
         XCTAssertEqual(try tree(fleet, 0), ["a", "  b"], "a under b and b under a: the cycle is cut at a, the smaller id")
         XCTAssertEqual(try tree(fleet, 1), try tree(fleet, 0))
     }
