@@ -42,7 +42,8 @@ test: deps
 ## each side, a device killed while taking in a large change, with two `synckernel device`
 ## processes of the release build (SYNCKERNEL_BINARY) over a nats-server each test starts; and the
 ## `testAtScale` tests of the debug build: 50,000 differences between two stores, a 50,000-row
-## snapshot and join, the wide sketch sizing at 20,000 and 50,000 items); about 15 to 25 minutes.
+## snapshot and join, the wide sketch sizing at 20,000 and 50,000 items, a 1e6-row snapshot export
+## beside a device that keeps answering its status and writes); about 20 to 35 minutes.
 test-large: deps release
 	@$(if $(strip $(TEST_PACKAGES)),scripts/ensure-packages.sh $(TEST_PACKAGES),true)
 	$(SWIFT) build --build-tests
