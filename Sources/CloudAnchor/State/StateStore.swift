@@ -8,6 +8,13 @@ import SQLiteStore
 /// One connection per store, owned by the actor; several stores (or processes) may open the
 /// same file.
 public actor StateStore {
+    /// The thread the actor runs on (its SQLite commits block), so no commit holds a thread of the
+    /// cooperative pool; callers suspend meanwhile.
+    private nonisolated let executor = SerialThreadExecutor(name: "synckernel.cloud-state")
+
+    /// The actor's executor: a thread of its own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     private let database: SQLiteConnection<CloudError>
     private let commitHook: (@Sendable (String) throws -> Void)?
 

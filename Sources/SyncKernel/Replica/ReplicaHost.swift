@@ -1,3 +1,5 @@
+import SQLiteStore
+
 /// The actor a host runs one device's convergence loop in: it owns a `Replica`, feeds it frames
 /// and time, sends what it asks to send, and reports its events.
 ///
