@@ -10,6 +10,7 @@ import SyncKernel
 /// commit after that is never missed; an iteration ends (nil) when its task is cancelled or the
 /// device is released, and throws a read's error but `notAStore` (no store yet: it waits).
 public struct ChangeFeed<N: SyncNamespace>: AsyncSequence, Sendable {
+    /// One committed change of a key.
     public typealias Element = RowChange<N.Row>
 
     /// The most changes one read takes.

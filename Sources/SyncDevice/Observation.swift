@@ -13,6 +13,7 @@ import SyncKernel
 /// task is cancelled or the device is released, and throws the query's or a read's error but
 /// `notAStore` (no store yet: it waits for the first commit).
 public struct Observation<N: SyncNamespace, Value: Sendable & Equatable>: AsyncSequence, Sendable {
+    /// The query's value.
     public typealias Element = Value
 
     private let device: SyncDevice

@@ -5,8 +5,10 @@ import SyncKernel
 /// while their parent is gone); a re-parenting is a write of the moved item alone. What a row
 /// cannot promise (its parent exists, no cycle) the read side makes true: `OutlineTree`.
 public enum OutlineNamespace: SyncNamespace {
+    /// The namespace's name on the wire and in the store.
     public static let name = "outline"
 
+    /// Every field hashed: each is something the user wrote.
     public static let schema = RowSchema<OutlineItem>(
         blank: OutlineItem(id: [], title: "", position: "", updatedAt: .distantPast), key: \.id,
         validate: { item throws(SyncKernelError) in
@@ -21,5 +23,6 @@ public enum OutlineNamespace: SyncNamespace {
             .hashed("updatedAt", \.updatedAt, .date),
         ])
 
+    /// Causal, watching `updatedAt` for change (never as a tie-break).
     public static let mergeRule = MergeRule<OutlineItem>.causal(changeStamp: \.updatedAt)
 }

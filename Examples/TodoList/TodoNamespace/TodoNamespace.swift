@@ -6,8 +6,10 @@ import SyncKernel
 /// whether one edit had seen the other; version vectors decide, and two edits that did not see
 /// each other are kept as a conflict. Every field is hashed: each is something the user wrote.
 public enum TodoNamespace: SyncNamespace {
+    /// The namespace's name on the wire and in the store.
     public static let name = "todo"
 
+    /// Every field hashed; a position that is not an order key is refused.
     public static let schema = RowSchema<TodoTask>(
         blank: TodoTask(id: [], title: "", position: "", updatedAt: .distantPast), key: \.id,
         validate: { task throws(SyncKernelError) in
@@ -20,5 +22,6 @@ public enum TodoNamespace: SyncNamespace {
             .hashed("updatedAt", \.updatedAt, .date),
         ])
 
+    /// Causal, watching `updatedAt` for change (never as a tie-break).
     public static let mergeRule = MergeRule<TodoTask>.causal(changeStamp: \.updatedAt)
 }
