@@ -24,6 +24,9 @@ public final class SerialThreadExecutor: SerialExecutor, Sendable {
         var items: [Work] = []
         var head = 0
         var threadRunning = false
+        /// The thread found nothing to do and waits on `wake`: the next submit signals it (and
+        /// only then, so the semaphore never holds more than one wake).
+        var waiting = false
 
         mutating func pop() -> Work? {
             guard head < items.count else { return nil }
@@ -81,16 +84,21 @@ public final class SerialThreadExecutor: SerialExecutor, Sendable {
     private static let currentKey = "synckernel.serial-thread-executor"
 
     private func submit(_ work: Work) {
-        let start = queue.withLock { queue in
+        enum Action { case start, wake, none }
+        let action = queue.withLock { queue -> Action in
             queue.items.append(work)
-            guard !queue.threadRunning else { return false }
-            queue.threadRunning = true
-            return true
+            if !queue.threadRunning {
+                queue.threadRunning = true
+                return .start
+            }
+            guard queue.waiting else { return .none }
+            queue.waiting = false
+            return .wake
         }
-        if start {
-            Thread { self.drain() }.start()
-        } else {
-            wake.signal()
+        switch action {
+        case .start: Thread { self.drain() }.start()
+        case .wake: wake.signal()
+        case .none: break
         }
     }
 
@@ -101,7 +109,12 @@ public final class SerialThreadExecutor: SerialExecutor, Sendable {
         Thread.current.threadDictionary[Self.currentKey] = ObjectIdentifier(self)
         let executor = asUnownedSerialExecutor()
         while true {
-            if let work = queue.withLock({ $0.pop() }) {
+            let next = queue.withLock { queue -> Work? in
+                if let work = queue.pop() { return work }
+                queue.waiting = true
+                return nil
+            }
+            if let work = next {
                 switch work {
                 case .job(let job): job.runSynchronously(on: executor)
                 case .body(let body): body()
@@ -109,8 +122,11 @@ public final class SerialThreadExecutor: SerialExecutor, Sendable {
                 continue
             }
             if wake.wait(timeout: .now() + .milliseconds(idleMillis)) == .success { continue }
+            // Idle for `idleMillis`: end, unless work came meanwhile (its submit cleared `waiting`
+            // and signalled, which the next wait takes).
             let done = queue.withLock { queue in
-                guard queue.head >= queue.items.count else { return false }
+                guard queue.waiting, queue.head >= queue.items.count else { return false }
+                queue.waiting = false
                 queue.threadRunning = false
                 return true
             }
