@@ -12,6 +12,8 @@ public struct NamespaceReader<N: SyncNamespace> {
     public static var maxPageRows: Int { 10_000 }
 
     let books: Bookkeeping
+    /// Whether the store holds the change log (read once, with the transaction's tables).
+    let hasChangeLog: Bool
 
     /// The row stored under `key`, nil when there is none (or it is damaged).
     public func row(forKey key: [UInt8]) throws(SyncKernelError) -> N.Row? {
@@ -49,7 +51,7 @@ public struct NamespaceReader<N: SyncNamespace> {
     /// store. `limit` is clamped to `1...maxPageRows`. A store no device of this build has opened
     /// yet has no change log: its feed is empty until one does (and then holds every row).
     public func changes(after cursor: UInt64, limit: Int) throws(SyncKernelError) -> [RowChange<N.Row>] {
-        guard try books.hasChangeLog() else { return [] }
+        guard hasChangeLog else { return [] }
         let limit = min(max(1, limit), Self.maxPageRows)
         let after = Int64(clamping: cursor)
         return try books.changes(N.name, after: after, limit: limit).map { (entry) throws(SyncKernelError) in
@@ -62,14 +64,14 @@ public struct NamespaceReader<N: SyncNamespace> {
     /// The number of the last change committed to any namespace of the store (0 before any): a
     /// consumer starting now reads on from here.
     public func lastChange() throws(SyncKernelError) -> UInt64 {
-        guard try books.hasChangeLog() else { return 0 }
+        guard hasChangeLog else { return 0 }
         return UInt64(max(0, try books.lastChangeSequence()))
     }
 
     /// Whether a change numbered after `cursor` touched a key of `region` (false for a store with
     /// no change log yet).
     package func hasChanges(in region: ObservedRegion, after cursor: UInt64) throws(SyncKernelError) -> Bool {
-        guard try books.hasChangeLog() else { return false }
+        guard hasChangeLog else { return false }
         let (start, end) = region.bounds
         return try books.hasChanges(N.name, after: Int64(clamping: cursor), from: start, below: end)
     }

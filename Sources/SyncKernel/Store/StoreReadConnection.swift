@@ -33,10 +33,11 @@ public final class StoreReadConnection {
                                           _ body: (NamespaceReader<N>) throws(SyncKernelError) -> T) throws(SyncKernelError) -> T {
         _ = try namespaces.driver(named: N.name)
         return try db.transaction(writing: false) { () throws(SyncKernelError) -> T in
-            guard try db.tableNames().contains(Bookkeeping.rowTable(N.name)) else {
+            let tables = Set(try db.tableNames())
+            guard tables.contains(Bookkeeping.rowTable(N.name)) else {
                 throw SyncKernelError(.unknownNamespace, "the store holds no table for the namespace yet")
             }
-            return try body(NamespaceReader(books: books))
+            return try body(NamespaceReader(books: books, hasChangeLog: tables.contains("sk_change")))
         }
     }
 
