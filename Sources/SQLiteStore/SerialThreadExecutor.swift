@@ -96,7 +96,10 @@ public final class SerialThreadExecutor: SerialExecutor, Sendable {
             return .wake
         }
         switch action {
-        case .start: Thread { self.drain() }.start()
+        case .start:
+            let thread = Thread { self.drain() }
+            thread.name = name
+            thread.start()
         case .wake: wake.signal()
         case .none: break
         }
@@ -104,7 +107,8 @@ public final class SerialThreadExecutor: SerialExecutor, Sendable {
 
     /// The thread's loop: runs work until none came for `idleMillis`.
     private func drain() {
-        // Named from inside: on Linux a thread otherwise keeps the name of the one that made it.
+        // Named again from inside: on Linux a new thread starts with the name of the one that made
+        // it, and the name given before `start()` is not always applied to the system thread.
         Thread.current.name = name
         Thread.current.threadDictionary[Self.currentKey] = ObjectIdentifier(self)
         let executor = asUnownedSerialExecutor()
