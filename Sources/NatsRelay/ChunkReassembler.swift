@@ -1,3 +1,5 @@
+import SyncRelay
+
 /// Joins the chunks of received payloads, within bounds a hostile or broken sender cannot move.
 ///
 /// Invariants: a payload is returned once, when its last missing chunk arrives, and only if it

@@ -1,9 +1,10 @@
+import SyncRelay
 import CNats
 import Synchronization
 
-/// What the client library's connection callbacks reach: it turns them into `NatsRelayEvent`s.
+/// What the client library's connection callbacks reach: it turns them into `RelayEvent`s.
 ///
-/// Invariants: events go out in the order `NatsRelayEvent` documents whatever order the callbacks
+/// Invariants: events go out in the order `RelayEvent` documents whatever order the callbacks
 /// race in (a loss before the first connection was reported is folded into `.connected`);
 /// `.connected` and `.reconnected` are reported only after a flush on the connection, so the
 /// server holds the renewed inbox subscription before anyone is told (the client resends it on
@@ -17,7 +18,7 @@ final class ConnectionSink: Sendable {
         case connecting, up, down, closed
     }
 
-    private let continuation: AsyncStream<NatsRelayEvent>.Continuation
+    private let continuation: AsyncStream<RelayEvent>.Continuation
     /// The shared counters (slow-consumer reports land here).
     let tally: RelayTally
     private let phase = Mutex(Phase.connecting)
@@ -25,7 +26,7 @@ final class ConnectionSink: Sendable {
 
     /// A sink yielding into `continuation`, flushing for up to `flushTimeoutMillis` before it
     /// reports a connection.
-    init(continuation: AsyncStream<NatsRelayEvent>.Continuation, tally: RelayTally, flushTimeoutMillis: Int64) {
+    init(continuation: AsyncStream<RelayEvent>.Continuation, tally: RelayTally, flushTimeoutMillis: Int64) {
         self.continuation = continuation
         self.tally = tally
         self.flushTimeoutMillis = flushTimeoutMillis
@@ -33,7 +34,7 @@ final class ConnectionSink: Sendable {
 
     /// Reports `.connected` or `.reconnected` once the server answered a flush on `connection`
     /// (or the flush timed out: a connection lost meanwhile reports `.disconnected` next).
-    func reportUp(_ event: NatsRelayEvent, on connection: OpaquePointer?) {
+    func reportUp(_ event: RelayEvent, on connection: OpaquePointer?) {
         if let connection { _ = natsConnection_FlushTimeout(connection, flushTimeoutMillis) }
         report(event)
     }
@@ -44,7 +45,7 @@ final class ConnectionSink: Sendable {
     }
 
     /// Reports what the library saw, keeping the documented order.
-    func report(_ event: NatsRelayEvent) {
+    func report(_ event: RelayEvent) {
         phase.withLock { phase in
             switch (event, phase) {
             case (.connected, .connecting), (.reconnected, .connecting):

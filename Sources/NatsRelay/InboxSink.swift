@@ -1,3 +1,4 @@
+import SyncRelay
 import Synchronization
 
 /// What the client library's message handler for the inbox subscription reaches: it joins chunks

@@ -1,3 +1,4 @@
+import SyncRelay
 import SyncKernel
 
 /// How a `JetStreamBlobStore` keeps blobs on the relay's server: the stream, its subjects, how
@@ -30,23 +31,23 @@ public struct JetStreamBlobOptions: Sendable, Hashable {
     public init() {}
 
     /// The options, or `invalidRelayConfiguration` naming the first setting out of range.
-    public func validated() throws(SyncKernelError) -> JetStreamBlobOptions {
+    public func validated() throws(RelayError) -> JetStreamBlobOptions {
         let nameCharacters = streamName.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-")
         }
         guard !streamName.isEmpty, streamName.utf8.count <= 64, nameCharacters else {
-            throw SyncKernelError(.invalidRelayConfiguration, "a stream name is 1 to 64 letters, digits, _ or -")
+            throw RelayError(.invalidRelayConfiguration, "a stream name is 1 to 64 letters, digits, _ or -")
         }
-        do throws(SyncKernelError) {
+        do throws(RelayError) {
             try RelaySubject.validate(subjectPrefix)
         } catch {
-            throw SyncKernelError(.invalidRelayConfiguration, "a subject prefix the server would not take")
+            throw RelayError(.invalidRelayConfiguration, "a subject prefix the server would not take")
         }
         guard timeToLive >= .seconds(1), duplicateWindow >= .seconds(1), duplicateWindow <= timeToLive else {
-            throw SyncKernelError(.invalidRelayConfiguration, "a time to live or duplicate window out of range")
+            throw RelayError(.invalidRelayConfiguration, "a time to live or duplicate window out of range")
         }
         guard maxBlobBytes > 0, requestTimeoutMillis > 0, publishAttempts > 0, chunkBytes.map({ $0 >= 1_024 }) ?? true else {
-            throw SyncKernelError(.invalidRelayConfiguration, "a bound is not positive")
+            throw RelayError(.invalidRelayConfiguration, "a bound is not positive")
         }
         return self
     }

@@ -39,10 +39,10 @@ public final class JetStreamBlobStore: BlobStore {
     private let handles: Mutex<Handles>
 
     /// Connects to the relay's servers (`relay`: servers, credentials, TLS, timeouts) and makes
-    /// sure the stream exists with these settings (created, or updated to them). Throws
-    /// `invalidRelayConfiguration` for options it refuses, `blobStoreFailed` when no server answers
-    /// or JetStream refuses the stream.
-    public init(relay: NatsRelayOptions, options: JetStreamBlobOptions = JetStreamBlobOptions()) throws(SyncKernelError) {
+    /// sure the stream exists with these settings (created, or updated to them). Throws a
+    /// `RelayError` (`invalidRelayConfiguration`) for options it refuses, a `SyncKernelError`
+    /// (`blobStoreFailed`) when no server answers or JetStream refuses the stream.
+    public init(relay: NatsRelayOptions, options: JetStreamBlobOptions = JetStreamBlobOptions()) throws {
         let relay = try relay.validated()
         self.options = try options.validated()
         let (connection, context, maxPayload) = try JetStreamBlobStore.connect(relay, waitMillis: self.options.requestTimeoutMillis)
@@ -68,7 +68,7 @@ public final class JetStreamBlobStore: BlobStore {
     /// Connects to `relay`'s servers and opens a JetStream context on the connection; returns both
     /// and the server's payload limit.
     private static func connect(_ relay: NatsRelayOptions,
-                                waitMillis: Int64) throws(SyncKernelError) -> (OpaquePointer, OpaquePointer, Int) {
+                                waitMillis: Int64) throws -> (OpaquePointer, OpaquePointer, Int) {
         var natsOptions: OpaquePointer?
         guard natsOptions_Create(&natsOptions) == NATS_OK, let natsOptions else {
             throw SyncKernelError(.blobStoreFailed, "the client could not create its options")

@@ -1,3 +1,4 @@
+import SyncRelay
 import Synchronization
 import SyncKernel
 
@@ -26,7 +27,7 @@ public final class NatsFrameTransport: FrameTransport {
 
     /// Connects as `device`, listening on its subject under `subjectPrefix`.
     public init(device: DeviceID, options: NatsRelayOptions,
-                subjectPrefix: String = NatsFrameTransport.defaultSubjectPrefix) throws(SyncKernelError) {
+                subjectPrefix: String = NatsFrameTransport.defaultSubjectPrefix) throws(RelayError) {
         self.device = device
         self.subjectPrefix = subjectPrefix
         connection = try NatsRelayConnection(options: options,
@@ -34,7 +35,7 @@ public final class NatsFrameTransport: FrameTransport {
     }
 
     /// The subject `device` listens on: the prefix and the device id in hex.
-    public static func subject(for device: DeviceID, prefix: String = defaultSubjectPrefix) throws(SyncKernelError) -> String {
+    public static func subject(for device: DeviceID, prefix: String = defaultSubjectPrefix) throws(RelayError) -> String {
         try RelaySubject.validate("\(prefix).\(device.hex)")
     }
 
@@ -44,7 +45,7 @@ public final class NatsFrameTransport: FrameTransport {
     /// Publishes this device's id and `frame` to `recipient`'s subject, or drops them (the
     /// connection counts why) when the connection is away or refuses them.
     public func send(_ frame: [UInt8], kind: String, to recipient: DeviceID) async {
-        do throws(SyncKernelError) {
+        do throws(RelayError) {
             try connection.publish(device.publicKey + frame, to: try Self.subject(for: recipient, prefix: subjectPrefix))
         } catch {
             // Dropped: the connection counted why (not connected, refused). The digest loop's
@@ -57,7 +58,7 @@ public final class NatsFrameTransport: FrameTransport {
     /// and an announce when the connection comes up and after every reconnect. The connection's
     /// streams have one consumer, this: `onRelayEvent` sees every connection event, after the
     /// announce it caused.
-    public func serve(_ host: ReplicaHost, onRelayEvent: @escaping @Sendable (NatsRelayEvent) -> Void = { _ in }) async {
+    public func serve(_ host: ReplicaHost, onRelayEvent: @escaping @Sendable (RelayEvent) -> Void = { _ in }) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await payload in self.connection.messages {

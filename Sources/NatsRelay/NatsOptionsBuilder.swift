@@ -1,3 +1,4 @@
+import SyncRelay
 import CNats
 #if canImport(Glibc)
 import Glibc
@@ -5,14 +6,14 @@ import Glibc
 import SyncKernel
 
 /// Turns `NatsRelayOptions` into the C client's options, installs the connection callbacks, and
-/// maps the client's statuses to `SyncKernelError`s.
+/// maps the client's statuses to `RelayError`s.
 ///
 /// Invariants: every setting of `NatsRelayOptions` reaches the client or the call throws
 /// `invalidRelayConfiguration`; error details name the step and the client's status text, never
 /// a URL, credential or subject.
 enum NatsOptionsBuilder {
     /// Applies `options` to `natsOptions`.
-    static func apply(_ options: NatsRelayOptions, to natsOptions: OpaquePointer) throws(SyncKernelError) {
+    static func apply(_ options: NatsRelayOptions, to natsOptions: OpaquePointer) throws(RelayError) {
         try check(withCStrings(options.servers) { natsOptions_SetServers(natsOptions, $0, Int32(options.servers.count)) },
                   "servers")
         if let name = options.connectionName { try check(natsOptions_SetName(natsOptions, name), "connection name") }
@@ -49,7 +50,7 @@ enum NatsOptionsBuilder {
 
     /// Installs the connection callbacks, all with `context` (a retained `ConnectionSink`): the
     /// closed callback releases it.
-    static func installCallbacks(on natsOptions: OpaquePointer, context: UnsafeMutableRawPointer) throws(SyncKernelError) {
+    static func installCallbacks(on natsOptions: OpaquePointer, context: UnsafeMutableRawPointer) throws(RelayError) {
         try check(natsOptions_SetRetryOnFailedConnect(natsOptions, true, { connection, context in
             ConnectionSink.borrowed(context)?.reportUp(.connected, on: connection)
         }, context), "connect retry")
@@ -70,25 +71,25 @@ enum NatsOptionsBuilder {
     /// The error for a failed client call `step`: `relayNotConnected`, `relayClosed` or
     /// `relayPayloadTooLarge` where the status says so, otherwise `relayPublishFailed` while
     /// publishing and `relayConnectionFailed` for any other step.
-    static func error(for status: natsStatus, while step: String) -> SyncKernelError {
+    static func error(for status: natsStatus, while step: String) -> RelayError {
         let text = natsStatus_GetText(status).map { String(cString: $0) } ?? "unknown status"
         switch status {
         case NATS_CONNECTION_DISCONNECTED, NATS_NOT_YET_CONNECTED:
-            return SyncKernelError(.relayNotConnected, "\(step): \(text)")
+            return RelayError(.relayNotConnected, "\(step): \(text)")
         case NATS_CONNECTION_CLOSED:
-            return SyncKernelError(.relayClosed, "\(step): \(text)")
+            return RelayError(.relayClosed, "\(step): \(text)")
         case NATS_MAX_PAYLOAD:
-            return SyncKernelError(.relayPayloadTooLarge, "\(step): \(text)")
+            return RelayError(.relayPayloadTooLarge, "\(step): \(text)")
         default:
-            return SyncKernelError(step == "publishing" ? .relayPublishFailed : .relayConnectionFailed, "\(step): \(text)")
+            return RelayError(step == "publishing" ? .relayPublishFailed : .relayConnectionFailed, "\(step): \(text)")
         }
     }
 
     /// Throws `invalidRelayConfiguration` naming `setting` unless the client accepted it.
-    private static func check(_ status: natsStatus, _ setting: String) throws(SyncKernelError) {
+    private static func check(_ status: natsStatus, _ setting: String) throws(RelayError) {
         guard status == NATS_OK else {
             let text = natsStatus_GetText(status).map { String(cString: $0) } ?? "unknown status"
-            throw SyncKernelError(.invalidRelayConfiguration, "\(setting): \(text)")
+            throw RelayError(.invalidRelayConfiguration, "\(setting): \(text)")
         }
     }
 

@@ -1,3 +1,4 @@
+import SyncRelay
 import CNats
 import Synchronization
 import SyncKernel
@@ -15,7 +16,7 @@ import SyncKernel
 ///   inbox once, joined, in arrival order. The payload bytes are never read or changed.
 /// - Nothing is kept for later: `publish` while not connected throws `relayNotConnected`.
 /// - The client reconnects by itself, for ever unless `maxReconnectAttempts` says otherwise, and
-///   renews the inbox subscription; `events` reports each state change (`NatsRelayEvent`). A
+///   renews the inbox subscription; `events` reports each state change (`RelayEvent`). A
 ///   connection the servers refuse for good (the same authorisation error twice, a protocol
 ///   error, the attempts run out) is closed by the client: `.closed`, whenever it happens, even
 ///   during `init`.
@@ -31,7 +32,7 @@ public final class NatsRelayConnection: Sendable {
     public let messages: AsyncStream<[UInt8]>
     /// Connection state changes; the stream ends after `.closed`. One consumer reads it: the one
     /// that announces the device on `.connected` and `.reconnected`.
-    public let events: AsyncStream<NatsRelayEvent>
+    public let events: AsyncStream<RelayEvent>
 
     private struct Handles {
         var connection: OpaquePointer?
@@ -53,14 +54,14 @@ public final class NatsRelayConnection: Sendable {
     /// handed on, or refused and counted, by the caller) never costs a wakeup of a consumer of
     /// `messages`.
     public init(options: NatsRelayOptions, inbox: String,
-                screen: (@Sendable ([UInt8]) -> InboxDisposition)? = nil) throws(SyncKernelError) {
+                screen: (@Sendable ([UInt8]) -> InboxDisposition)? = nil) throws(RelayError) {
         let options = try options.validated()
         try RelaySubject.validate(inbox)
         self.options = options
         self.inbox = inbox
         let tally = RelayTally()
         self.tally = tally
-        let (events, eventContinuation) = AsyncStream.makeStream(of: NatsRelayEvent.self)
+        let (events, eventContinuation) = AsyncStream.makeStream(of: RelayEvent.self)
         let (messages, messageContinuation) = AsyncStream.makeStream(
             of: [UInt8].self, bufferingPolicy: .bufferingOldest(options.receiveBufferMessages))
         self.events = events
@@ -72,7 +73,7 @@ public final class NatsRelayConnection: Sendable {
 
         let (connection, connected) = try Self.connect(options, sink: connectionSink)
         let subscription: OpaquePointer?
-        do throws(SyncKernelError) {
+        do throws(RelayError) {
             subscription = try Self.subscribe(connection, to: inbox, sink: inboxSink)
         } catch {
             guard error.code == .relayClosed else {
@@ -100,15 +101,15 @@ public final class NatsRelayConnection: Sendable {
     /// Creates the client's connection with `sink` behind its callbacks: the connection and
     /// whether it reached a server already (otherwise the client keeps trying in the background).
     private static func connect(_ options: NatsRelayOptions,
-                                sink: ConnectionSink) throws(SyncKernelError) -> (OpaquePointer, connected: Bool) {
+                                sink: ConnectionSink) throws(RelayError) -> (OpaquePointer, connected: Bool) {
         var natsOptions: OpaquePointer?
         guard natsOptions_Create(&natsOptions) == NATS_OK, let natsOptions else {
-            throw SyncKernelError(.relayConnectionFailed, "the client could not create its options")
+            throw RelayError(.relayConnectionFailed, "the client could not create its options")
         }
         defer { natsOptions_Destroy(natsOptions) }
         try NatsOptionsBuilder.apply(options, to: natsOptions)
         let context = Unmanaged.passRetained(sink).toOpaque()
-        do throws(SyncKernelError) {
+        do throws(RelayError) {
             try NatsOptionsBuilder.installCallbacks(on: natsOptions, context: context)
         } catch {
             Unmanaged<ConnectionSink>.fromOpaque(context).release()
@@ -127,7 +128,7 @@ public final class NatsRelayConnection: Sendable {
     /// Subscribes `sink` to `subject` on `connection`, handing the library a retained context
     /// that the subscription's completion callback releases.
     private static func subscribe(_ connection: OpaquePointer, to subject: String,
-                                  sink: InboxSink) throws(SyncKernelError) -> OpaquePointer {
+                                  sink: InboxSink) throws(RelayError) -> OpaquePointer {
         let context = Unmanaged.passRetained(sink).toOpaque()
         var subscription: OpaquePointer?
         let status = natsConnection_Subscribe(&subscription, connection, subject, { _, _, message, context in
@@ -162,7 +163,7 @@ public final class NatsRelayConnection: Sendable {
     }
 
     /// The connection's state now.
-    public var status: NatsRelayStatus {
+    public var status: RelayStatus {
         handles.withLock { handles in
             guard let connection = handles.connection else { return .closed }
             return switch natsConnection_Status(connection) {
@@ -191,7 +192,7 @@ public final class NatsRelayConnection: Sendable {
     /// What the connection sent, received and dropped so far; `slowConsumer` is the number of
     /// messages the client library dropped from the inbox subscription because it fell behind
     /// (as the library counts them, read now; the last count read stays after `close()`).
-    public var counters: NatsRelayCounters {
+    public var counters: RelayCounters {
         handles.withLock { handles in
             guard let subscription = handles.subscription else { return }
             var dropped: Int64 = 0
@@ -217,19 +218,19 @@ public final class NatsRelayConnection: Sendable {
     /// `relayPublishFailed` when the client refuses a chunk; `relayClosed` after `close()` or once
     /// the client closed the connection for good.
     /// Returns once the chunks are in the client's outgoing buffer, not when they arrive.
-    public func publish(_ payload: [UInt8], to subject: String, shortForm: Bool = false) throws(SyncKernelError) {
+    public func publish(_ payload: [UInt8], to subject: String, shortForm: Bool = false) throws(RelayError) {
         try RelaySubject.validate(subject)
         guard payload.count <= options.maxMessageBytes else {
-            throw SyncKernelError(.relayPayloadTooLarge, "beyond maxMessageBytes")
+            throw RelayError(.relayPayloadTooLarge, "beyond maxMessageBytes")
         }
         let messageID = UInt64.random(in: .min ... .max)
-        try handles.withLock { handles throws(SyncKernelError) in
-            guard let connection = handles.connection else { throw SyncKernelError(.relayClosed) }
+        try handles.withLock { handles throws(RelayError) in
+            guard let connection = handles.connection else { throw RelayError(.relayClosed) }
             let state = natsConnection_Status(connection)
-            guard state != NATS_CONN_STATUS_CLOSED else { throw SyncKernelError(.relayClosed) }
+            guard state != NATS_CONN_STATUS_CLOSED else { throw RelayError(.relayClosed) }
             guard state == NATS_CONN_STATUS_CONNECTED else {
                 tally.drop([.notConnected])
-                throw SyncKernelError(.relayNotConnected)
+                throw RelayError(.relayNotConnected)
             }
             let serverLimit = Int(natsConnection_GetMaxPayload(connection))
             let chunkBytes = min(serverLimit, options.maxChunkBytes ?? serverLimit)
@@ -253,9 +254,9 @@ public final class NatsRelayConnection: Sendable {
 
     /// Waits until the server has processed everything this connection sent so far (a ping and
     /// its pong), or `timeoutMillis` passed. Blocks the calling thread.
-    public func flush(timeoutMillis: Int64 = 2_000) throws(SyncKernelError) {
-        try handles.withLock { handles throws(SyncKernelError) in
-            guard let connection = handles.connection else { throw SyncKernelError(.relayClosed) }
+    public func flush(timeoutMillis: Int64 = 2_000) throws(RelayError) {
+        try handles.withLock { handles throws(RelayError) in
+            guard let connection = handles.connection else { throw RelayError(.relayClosed) }
             let status = natsConnection_FlushTimeout(connection, max(1, timeoutMillis))
             guard status == NATS_OK else { throw NatsOptionsBuilder.error(for: status, while: "flushing") }
         }

@@ -1,3 +1,4 @@
+import SyncRelay
 import SyncKernel
 
 extension NatsRelayOptions {
@@ -26,18 +27,18 @@ extension NatsRelayOptions {
         }
 
         /// Refuses empty values, which the client would send as no credentials at all.
-        func validate() throws(SyncKernelError) {
+        func validate() throws(RelayError) {
             switch self {
             case .none:
                 return
             case .userPassword(let user, let password):
                 guard !user.isEmpty, !password.isEmpty else {
-                    throw SyncKernelError(.invalidRelayConfiguration, "an empty user or password")
+                    throw RelayError(.invalidRelayConfiguration, "an empty user or password")
                 }
             case .token(let token):
-                guard !token.isEmpty else { throw SyncKernelError(.invalidRelayConfiguration, "an empty token") }
+                guard !token.isEmpty else { throw RelayError(.invalidRelayConfiguration, "an empty token") }
             case .credentialsFile(let path):
-                guard !path.isEmpty else { throw SyncKernelError(.invalidRelayConfiguration, "an empty credentials path") }
+                guard !path.isEmpty else { throw RelayError(.invalidRelayConfiguration, "an empty credentials path") }
             }
         }
     }

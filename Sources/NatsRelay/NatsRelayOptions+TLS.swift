@@ -1,3 +1,4 @@
+import SyncRelay
 import SyncKernel
 
 extension NatsRelayOptions {
@@ -26,13 +27,13 @@ extension NatsRelayOptions {
         }
 
         /// Refuses a certificate without its key (or the reverse) and empty paths.
-        func validate() throws(SyncKernelError) {
+        func validate() throws(RelayError) {
             guard (certificateChainFile == nil) == (privateKeyFile == nil) else {
-                throw SyncKernelError(.invalidRelayConfiguration, "a client certificate needs its key")
+                throw RelayError(.invalidRelayConfiguration, "a client certificate needs its key")
             }
             let values = [trustedCertificatesFile, certificateChainFile, privateKeyFile, expectedHostname]
             guard values.allSatisfy({ $0.map { !$0.isEmpty } ?? true }) else {
-                throw SyncKernelError(.invalidRelayConfiguration, "an empty TLS setting")
+                throw RelayError(.invalidRelayConfiguration, "an empty TLS setting")
             }
         }
     }

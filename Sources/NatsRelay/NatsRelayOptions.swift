@@ -1,3 +1,4 @@
+import SyncRelay
 import SyncKernel
 
 /// How a `NatsRelayConnection` reaches its relay: the servers, the credentials and TLS, the
@@ -56,27 +57,27 @@ public struct NatsRelayOptions: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The options, or `invalidRelayConfiguration` naming the first setting out of range.
-    public func validated() throws(SyncKernelError) -> NatsRelayOptions {
-        guard !servers.isEmpty else { throw SyncKernelError(.invalidRelayConfiguration, "no server") }
+    public func validated() throws(RelayError) -> NatsRelayOptions {
+        guard !servers.isEmpty else { throw RelayError(.invalidRelayConfiguration, "no server") }
         guard servers.allSatisfy({ !$0.isEmpty && !$0.contains(where: \.isWhitespace) && !$0.contains(",") }) else {
-            throw SyncKernelError(.invalidRelayConfiguration, "a server URL is empty or holds whitespace or a comma")
+            throw RelayError(.invalidRelayConfiguration, "a server URL is empty or holds whitespace or a comma")
         }
         guard connectTimeoutMillis > 0, reconnectWaitMillis >= 0, reconnectJitterMillis >= 0,
               pingIntervalMillis > 0, maxPingsOut > 0 else {
-            throw SyncKernelError(.invalidRelayConfiguration, "a timing is out of range")
+            throw RelayError(.invalidRelayConfiguration, "a timing is out of range")
         }
         guard maxReconnectAttempts.map({ $0 >= 0 }) ?? true else {
-            throw SyncKernelError(.invalidRelayConfiguration, "maxReconnectAttempts is negative")
+            throw RelayError(.invalidRelayConfiguration, "maxReconnectAttempts is negative")
         }
         guard maxMessageBytes > 0, maxChunksPerMessage > 0, receiveBufferMessages > 0, maxPartialMessages > 0,
               reassemblyTimeoutMillis > 0 else {
-            throw SyncKernelError(.invalidRelayConfiguration, "a bound is not positive")
+            throw RelayError(.invalidRelayConfiguration, "a bound is not positive")
         }
         guard maxChunkBytes.map({ $0 > RelayChunk.headerBytes }) ?? true else {
-            throw SyncKernelError(.invalidRelayConfiguration, "maxChunkBytes leaves no room for data")
+            throw RelayError(.invalidRelayConfiguration, "maxChunkBytes leaves no room for data")
         }
         guard reassemblyBudgetBytes >= maxMessageBytes else {
-            throw SyncKernelError(.invalidRelayConfiguration, "reassemblyBudgetBytes is below maxMessageBytes")
+            throw RelayError(.invalidRelayConfiguration, "reassemblyBudgetBytes is below maxMessageBytes")
         }
         if let tls { try tls.validate() }
         try credentials.validate()

@@ -1,3 +1,4 @@
+import SyncRelay
 import SyncKernel
 
 /// One NATS message carrying a payload or a piece of one: a 17-byte header (a format byte, a
@@ -37,13 +38,13 @@ package struct RelayChunk: Sendable, Hashable {
     /// `relayPayloadTooLarge` when that takes more than `maxChunks`; with `short`, a payload that
     /// fits one message of `chunkBytes` goes as the short form.
     package static func split(_ payload: [UInt8], messageID: UInt64, chunkBytes: Int,
-                              maxChunks: Int, short: Bool = false) throws(SyncKernelError) -> [[UInt8]] {
+                              maxChunks: Int, short: Bool = false) throws(RelayError) -> [[UInt8]] {
         if short, payload.count + wholeHeaderBytes <= chunkBytes { return [[wholeFormat] + payload] }
         let dataBytes = chunkBytes - headerBytes
-        guard dataBytes > 0 else { throw SyncKernelError(.invalidRelayConfiguration, "a chunk leaves no room for data") }
+        guard dataBytes > 0 else { throw RelayError(.invalidRelayConfiguration, "a chunk leaves no room for data") }
         let count = max(1, (payload.count + dataBytes - 1) / dataBytes)
         guard count <= maxChunks, count <= Int(UInt32.max) else {
-            throw SyncKernelError(.relayPayloadTooLarge, "more chunks than the relay allows")
+            throw RelayError(.relayPayloadTooLarge, "more chunks than the relay allows")
         }
         return (0..<count).map { index in
             let start = index * dataBytes

@@ -1,3 +1,4 @@
+import SyncRelay
 import SyncKernel
 
 /// The subjects a relay connection publishes to and listens on.
@@ -14,17 +15,17 @@ public enum RelaySubject {
 
     /// Returns `subject`, or throws `invalidSubject`.
     @discardableResult
-    public static func validate(_ subject: String) throws(SyncKernelError) -> String {
+    public static func validate(_ subject: String) throws(RelayError) -> String {
         let bytes = Array(subject.utf8)
         guard !bytes.isEmpty, bytes.count <= maxBytes else {
-            throw SyncKernelError(.invalidSubject, "empty or longer than \(maxBytes) bytes")
+            throw RelayError(.invalidSubject, "empty or longer than \(maxBytes) bytes")
         }
         let tokens = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard tokens.count <= maxTokens else { throw SyncKernelError(.invalidSubject, "more than \(maxTokens) tokens") }
+        guard tokens.count <= maxTokens else { throw RelayError(.invalidSubject, "more than \(maxTokens) tokens") }
         for token in tokens {
-            guard !token.isEmpty else { throw SyncKernelError(.invalidSubject, "an empty token") }
+            guard !token.isEmpty else { throw RelayError(.invalidSubject, "an empty token") }
             guard token.allSatisfy(isTokenByte) else {
-                throw SyncKernelError(.invalidSubject, "a byte other than a letter, a digit, - or _")
+                throw RelayError(.invalidSubject, "a byte other than a letter, a digit, - or _")
             }
         }
         return subject

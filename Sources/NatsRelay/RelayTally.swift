@@ -1,16 +1,17 @@
+import SyncRelay
 import Synchronization
 
 /// The counters a connection and its callback contexts share.
 ///
 /// Invariant: every update happens under the one lock, so a snapshot is consistent.
 final class RelayTally: Sendable {
-    private let counters = Mutex(NatsRelayCounters())
+    private let counters = Mutex(RelayCounters())
 
     /// The counters now.
-    var snapshot: NatsRelayCounters { counters.withLock { $0 } }
+    var snapshot: RelayCounters { counters.withLock { $0 } }
 
     /// Applies `change` under the lock.
-    func update(_ change: (inout NatsRelayCounters) -> Void) {
+    func update(_ change: (inout RelayCounters) -> Void) {
         counters.withLock { change(&$0) }
     }
 

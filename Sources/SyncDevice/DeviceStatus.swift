@@ -1,3 +1,4 @@
+import SyncRelay
 import Foundation
 import NatsRelay
 import SyncEnvelope
@@ -16,7 +17,7 @@ public struct DeviceStatus: Sendable, Hashable {
     /// What only a running device knows.
     public struct Live: Sendable, Hashable {
         /// The relay connection's state.
-        public let relay: NatsRelayStatus
+        public let relay: RelayStatus
         /// Reconcile rounds started since the device started.
         public let roundsStarted: Int
         /// Frames sent since the device started that another part of the same answer followed
@@ -32,7 +33,7 @@ public struct DeviceStatus: Sendable, Hashable {
         public let relayDropped: [RelayDropReason: Int]
 
         /// A running device's counters.
-        public init(relay: NatsRelayStatus, roundsStarted: Int, accepted: Int, dropped: [EnvelopeDropReason: Int],
+        public init(relay: RelayStatus, roundsStarted: Int, accepted: Int, dropped: [EnvelopeDropReason: Int],
                     relayDropped: [RelayDropReason: Int] = [:], partsAhead: Int = 0) {
             self.relay = relay
             self.roundsStarted = roundsStarted
@@ -137,7 +138,7 @@ public struct DeviceStatus: Sendable, Hashable {
     }
 
     /// A relay state's name in the JSON and the table.
-    static func name(of status: NatsRelayStatus) -> String {
+    static func name(of status: RelayStatus) -> String {
         switch status {
         case .connecting: "connecting"
         case .connected: "connected"

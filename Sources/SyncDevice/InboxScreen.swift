@@ -1,3 +1,4 @@
+import SyncRelay
 import NatsRelay
 import Synchronization
 import SyncEnvelope

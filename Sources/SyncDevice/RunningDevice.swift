@@ -1,3 +1,4 @@
+import SyncRelay
 import NatsRelay
 import SnapshotTransfer
 import SyncEnvelope
@@ -8,8 +9,8 @@ import SyncKernel
 /// relay connection, both halves of the envelope layer, and the tasks that drive them.
 ///
 /// Wiring: `ReplicaHost` → `SealedTransport` (seals each frame to its sibling) →
-/// `NatsEnvelopeCarrier` → the relay; the relay's inbox → `InboxScreen` (the gate's stateless
-/// checks, on the relay client's thread) → `DeviceInbox` (the seen set, learning siblings, before
+/// `RelayEnvelopeCarrier` → the relay; the relay's inbox → `InboxScreen` (the gate's stateless
+/// checks, on the relay connection's receiving thread) → `DeviceInbox` (the seen set, learning siblings, before
 /// any frame is parsed) → `TransferDesk` for snapshot transfer messages,
 /// `ReplicaHost` for every other frame; the account's discovery subject (a second connection)
 /// → `JoinResponder` (the sign-in ladder, approvals, the members' notices; each (re)connect of that
@@ -35,11 +36,11 @@ final class RunningDevice: Sendable {
     /// The join protocol's sibling side.
     let responder: JoinResponder
     /// The relay connection, listening on the device's inbox.
-    let connection: NatsRelayConnection
+    let connection: any RelayConnection
     /// The gate's stateless stage on the inbox connection's thread.
     private let screen: InboxScreen
     /// The relay connection listening on the account's discovery subject.
-    private let discovery: NatsRelayConnection
+    private let discovery: any RelayConnection
     private let monitor: DeviceMonitor
     private let discoveryTask: Task<Void, Never>
     /// Tells the members online this device's sign-in ledger whenever the discovery connection
@@ -63,7 +64,7 @@ final class RunningDevice: Sendable {
     /// Blocks for as long as opening the store (a migration included) and connecting take: the
     /// caller runs it on `io`, the executor every blocking call of the run goes through.
     static func open(_ configuration: SyncDeviceConfiguration, monitor: DeviceMonitor,
-                     io: SerialThreadExecutor) throws(SyncKernelError) -> RunningDevice {
+                     io: SerialThreadExecutor) throws -> RunningDevice {
         let relay = try configuration.relay.validated()
         let keys = try configuration.account.envelopeKeys(name: configuration.name)
         let roster = try configuration.account.roster(for: keys)
@@ -88,15 +89,15 @@ final class RunningDevice: Sendable {
         let screen = InboxScreen(opener: gate.opener, clock: configuration.wallClock, buffer: relay.receiveBufferMessages,
                                  monitor: monitor, reportsEachDrop: configuration.reportsEachDrop)
         let replica: Replica
-        let connection: NatsRelayConnection
-        let discovery: NatsRelayConnection
-        do throws(SyncKernelError) {
+        let connection: any RelayConnection
+        let discovery: any RelayConnection
+        do {
             replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store,
                                   timing: configuration.timing, mode: .sketch,
-                                  hostCapabilities: [NatsRelayConnection.shortFormCapability])
-            connection = try NatsRelayConnection(options: relay, inbox: keys.inbox.value) { payload in screen.screen(payload) }
-            do throws(SyncKernelError) {
-                discovery = try NatsRelayConnection(options: relay, inbox: discoverySubject.value)
+                                  hostCapabilities: relay.shortFormCapability.map { [$0] } ?? [])
+            connection = try relay.connect(inbox: keys.inbox.value) { payload in screen.screen(payload) }
+            do throws(RelayError) {
+                discovery = try relay.connect(inbox: discoverySubject.value)
             } catch {
                 connection.close()
                 throw error
@@ -119,7 +120,7 @@ final class RunningDevice: Sendable {
             throw error
         }
         let wallClock = configuration.wallClock
-        let carrier = NatsEnvelopeCarrier(connection: connection)
+        let carrier = RelayEnvelopeCarrier(connection: connection, shortFormCapability: relay.shortFormCapability)
         let transport = SealedTransport(sealer: EnvelopeSealer(keys: keys, roster: roster, sessions: sessions, replies: gate.opener),
                                         carrier: carrier, clock: wallClock) { event in
             monitor.emit(Self.event(event))
@@ -131,7 +132,7 @@ final class RunningDevice: Sendable {
             monitor.emit(.replica(event))
         }
         let desk = TransferDesk(host: host, storePath: configuration.storePath, namespaces: configuration.namespaces, transport: transport,
-                                account: keys.userIDHash, blobs: configuration.blobs, relay: relay,
+                                account: keys.userIDHash, blobs: configuration.blobs,
                                 spoolDirectory: configuration.spoolDirectory, clock: wallClock, monitor: monitor)
         let receiver = DeviceInbox(gate: gate, host: host,
                                    transport: transport, desk: desk, directory: configuration.account, account: keys.userIDHash,
@@ -146,7 +147,7 @@ final class RunningDevice: Sendable {
     }
 
     private init(keys: EnvelopeKeys, host: ReplicaHost, receiver: DeviceInbox, desk: TransferDesk, siblings: [DeviceID],
-                 responder: JoinResponder, connection: NatsRelayConnection, screen: InboxScreen, discovery: NatsRelayConnection,
+                 responder: JoinResponder, connection: any RelayConnection, screen: InboxScreen, discovery: any RelayConnection,
                  monitor: DeviceMonitor, siblingsPath: String, dropSummaryInterval: Duration, io: SerialThreadExecutor) {
         self.keys = keys
         self.io = io
@@ -223,7 +224,7 @@ final class RunningDevice: Sendable {
 
     /// Reports the drops of each period of `interval` that had any (`dropsSummarised`), until
     /// cancelled; the wait is measured on the continuous clock.
-    private static func summariseDrops(receiver: DeviceInbox, connection: NatsRelayConnection, monitor: DeviceMonitor,
+    private static func summariseDrops(receiver: DeviceInbox, connection: any RelayConnection, monitor: DeviceMonitor,
                                        every interval: Duration) async {
         var envelopesBefore: [EnvelopeDropReason: Int] = [:]
         var relayBefore: [RelayDropReason: Int] = [:]
@@ -263,7 +264,7 @@ final class RunningDevice: Sendable {
         await Self.status(host: host, receiver: receiver, connection: connection, monitor: monitor)
     }
 
-    private static func status(host: ReplicaHost, receiver: DeviceInbox, connection: NatsRelayConnection,
+    private static func status(host: ReplicaHost, receiver: DeviceInbox, connection: any RelayConnection,
                                monitor: DeviceMonitor) async -> DeviceStatus {
         let snapshot = await host.snapshot
         let live = DeviceStatus.Live(relay: connection.status, roundsStarted: snapshot.roundsStarted,
@@ -284,7 +285,7 @@ final class RunningDevice: Sendable {
         let (connection, discovery) = (connection, discovery)
         await io.run {
             if connection.status == .connected {
-                do throws(SyncKernelError) {
+                do throws(RelayError) {
                     try connection.flush(timeoutMillis: 1_000)
                 } catch {
                     // The server went away meanwhile: what was not sent is lost like any frame.

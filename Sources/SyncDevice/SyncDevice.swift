@@ -3,6 +3,7 @@ import SnapshotTransfer
 import SyncEnvelope
 import SyncJoin
 import SyncKernel
+import SyncRelay
 
 /// The one object an app holds per device: it opens the store, loads the device's keys and
 /// certificate from the account directory, connects the relay, runs the convergence loop with
@@ -103,10 +104,10 @@ public actor SyncDevice {
     /// Starts the device: loads its keys, opens (or creates) its store, connects the relay
     /// (returning when a server holds the inbox, or at once when none answers yet: the client
     /// keeps trying and the device announces itself when it connects) and starts the loop.
-    /// Does nothing when it runs. Throws the first failure (`keyFileUnavailable`,
-    /// `invalidCertificate`, `notAStore`, `invalidRelayConfiguration`, ...) having closed
-    /// whatever it opened.
-    public func start() async throws(SyncKernelError) {
+    /// Does nothing when it runs. Throws the first failure, having closed whatever it opened: a
+    /// `SyncKernelError` for the keys and the store (`keyFileUnavailable`, `invalidCertificate`,
+    /// `notAStore`, ...), a `RelayError` for the relay (`invalidRelayConfiguration`, ...).
+    public func start() async throws {
         let outcome = await enqueue { device in await device.performStart() }
         try outcome.get()
     }
@@ -119,13 +120,14 @@ public actor SyncDevice {
     }
 
     /// Runs a local write on namespace `N` in one transaction; returns once it committed, after
-    /// which the digest loop tells the siblings (after the debounce). Throws `deviceNotRunning`
-    /// when the device is not running, or the write's own error (nothing of it is stored).
+    /// which the digest loop tells the siblings (after the debounce). Throws `SyncDeviceError`
+    /// `deviceNotRunning` when the device is not running, or the write's own `SyncKernelError`
+    /// (nothing of it is stored).
     @discardableResult
     public func write<N: SyncNamespace>(_ namespace: N.Type,
                                         _ body: @Sendable (NamespaceTransaction<N>) throws(SyncKernelError) -> Void)
-        async throws(SyncKernelError) -> WriteOutcome {
-        guard case .running(let running) = phase else { throw SyncKernelError(.deviceNotRunning) }
+        async throws -> WriteOutcome {
+        guard case .running(let running) = phase else { throw SyncDeviceError(.deviceNotRunning) }
         writesInFlight += 1
         defer { finishWrite() }
         let outcome = try await running.host.write(namespace, body)
@@ -190,10 +192,11 @@ public actor SyncDevice {
     /// CKSyncEngine's pending changes: the keys written since the two last held equal roots
     /// (pushed and not acknowledged, or not pushed yet; none when the sibling is in step), or
     /// `unknown` when this run has not seen the sibling in step yet (`PendingChanges`). Read
-    /// them with `read`. Throws `deviceNotRunning` when the device is not running (the list lives
-    /// in the running replica; a clean stop keeps it for the next run) and `unknownNamespace`.
-    public func pendingChanges<N: SyncNamespace>(_ namespace: N.Type) async throws(SyncKernelError) -> [DeviceID: PendingChanges] {
-        guard case .running(let running) = phase else { throw SyncKernelError(.deviceNotRunning) }
+    /// them with `read`. Throws `SyncDeviceError` `deviceNotRunning` when the device is not running
+    /// (the list lives in the running replica; a clean stop keeps it for the next run) and
+    /// `SyncKernelError` `unknownNamespace`.
+    public func pendingChanges<N: SyncNamespace>(_ namespace: N.Type) async throws -> [DeviceID: PendingChanges] {
+        guard case .running(let running) = phase else { throw SyncDeviceError(.deviceNotRunning) }
         return try await running.host.pendingChanges(namespace)
     }
 
@@ -212,9 +215,11 @@ public actor SyncDevice {
     /// `configuration.name`. Events: `joinRequester(...)` (the countdown: `waiting`). Throws
     /// `joinRejected`, `joinRefused` (the credential spent or revoked, or too many requests
     /// pending), `joinTimedOut` (no sibling answered: with no device of the account online nothing
-    /// admits this one; or a sibling answered and nobody decided), a storing error, and `keyFileUnavailable` when the directory is not missing or empty or the
-    /// device runs already. On every failure nothing was written: no account directory, no store.
-    public func join(_ credential: SignInCredential) async throws(SyncKernelError) -> JoinedAccount {
+    /// admits this one; or a sibling answered and nobody decided), a storing error, and
+    /// `keyFileUnavailable` when the directory is not missing or empty or the device runs already
+    /// (each a `SyncKernelError`), or a `RelayError` when the relay refuses the reply subject's
+    /// connection. On every failure nothing was written: no account directory, no store.
+    public func join(_ credential: SignInCredential) async throws -> JoinedAccount {
         guard case .stopped = phase else { throw SyncKernelError(.keyFileUnavailable, "a running device has an account already") }
         let relay = try configuration.relay.validated()
         let carrier = RelayJoinCarrier()
@@ -225,13 +230,13 @@ public actor SyncDevice {
         }
         // The reply subject is subscribed (and flushed to the server) before the first send.
         let replySubject = requester.replySubject.value
-        let connection = try await io.run { () throws(SyncKernelError) in try NatsRelayConnection(options: relay, inbox: replySubject) }
+        let connection = try await io.run { () throws(RelayError) in try relay.connect(inbox: replySubject) }
         carrier.attach(connection)
         let replies = Task {
             for await message in connection.messages { await requester.deliver(message) }
         }
-        let outcome: Result<JoinedAccount, SyncKernelError>
-        do throws(SyncKernelError) {
+        let outcome: Result<JoinedAccount, any Error>
+        do {
             outcome = .success(try await requester.outcome())
         } catch {
             outcome = .failure(error)
@@ -246,14 +251,14 @@ public actor SyncDevice {
     /// `configuration.snapshotInterval` up to `configuration.snapshotMaxSends` times; the first send
     /// to each sibling alone is wake-class. Events: `snapshotRequestSent`, `snapshotReply`,
     /// `snapshotProgress` (bytes downloaded, rows imported), `snapshotAbsorbed` or
-    /// `snapshotAbandoned`, and `snapshotFailed` on a throw. Throws `deviceNotRunning` (also while
-    /// another `absorbSnapshot()` of this run is under way),
+    /// `snapshotAbandoned`, and `snapshotFailed` on a throw. Throws `SyncDeviceError`:
+    /// `deviceNotRunning` (also while another `absorbSnapshot()` of this run is under way),
     /// `snapshotTimedOut`, `snapshotDeclined`, `snapshotSiblingFailed` (declined and broken stay
-    /// apart), or the absorb's error (`snapshotHashMismatch`, ...) when every offer failed its
-    /// checks; then nothing of the offered blobs was imported. Whatever happens, the device stays a
+    /// apart); or the absorb's `SyncKernelError` (`snapshotHashMismatch`, ...) when every offer
+    /// failed its checks; then nothing of the offered blobs was imported. Whatever happens, the device stays a
     /// running member and the digest loop backfills (also the writes made during the transfer).
-    public func absorbSnapshot() async throws(SyncKernelError) -> SnapshotAbsorbReport {
-        guard case .running(let running) = phase else { throw SyncKernelError(.deviceNotRunning) }
+    public func absorbSnapshot() async throws -> SnapshotAbsorbReport {
+        guard case .running(let running) = phase else { throw SyncDeviceError(.deviceNotRunning) }
         return try await running.desk.absorb(keys: running.keys, siblings: running.siblings, interval: configuration.snapshotInterval,
                                              maxSends: configuration.snapshotMaxSends)
     }
@@ -265,25 +270,26 @@ public actor SyncDevice {
     }
 
     /// Admits the device of the pending request `id`: issues its certificate, records it and the
-    /// credential's spend in the account directory, sends the grant and tells the other members. Throws `deviceNotRunning`, `approvalNotPending` for
-    /// an id that is not waiting, `keyFileUnavailable` for a name or keys in use here.
-    public func approve(_ id: ApprovalID) async throws(SyncKernelError) {
-        guard case .running(let running) = phase else { throw SyncKernelError(.deviceNotRunning) }
+    /// credential's spend in the account directory, sends the grant and tells the other members.
+    /// Throws `SyncDeviceError` `deviceNotRunning`; `approvalNotPending` for an id that is not
+    /// waiting, `keyFileUnavailable` for a name or keys in use here.
+    public func approve(_ id: ApprovalID) async throws {
+        guard case .running(let running) = phase else { throw SyncDeviceError(.deviceNotRunning) }
         try await running.responder.approve(id)
     }
 
     /// Refuses the pending request `id` (a rejection is sent, nothing recorded). Throws
-    /// `deviceNotRunning`, `approvalNotPending`.
-    public func reject(_ id: ApprovalID) async throws(SyncKernelError) {
-        guard case .running(let running) = phase else { throw SyncKernelError(.deviceNotRunning) }
+    /// `SyncDeviceError` `deviceNotRunning`; `approvalNotPending`.
+    public func reject(_ id: ApprovalID) async throws {
+        guard case .running(let running) = phase else { throw SyncDeviceError(.deviceNotRunning) }
         try await running.responder.reject(id)
     }
 
     /// Queues `step` after every start and stop asked for before it and returns its outcome.
-    private func enqueue(_ step: @escaping @Sendable (SyncDevice) async -> Result<Void, SyncKernelError>)
-        async -> Result<Void, SyncKernelError> {
+    private func enqueue(_ step: @escaping @Sendable (SyncDevice) async -> Result<Void, any Error>)
+        async -> Result<Void, any Error> {
         let previous = lifecycle
-        let task = Task { () async -> Result<Void, SyncKernelError> in
+        let task = Task { () async -> Result<Void, any Error> in
             await previous?.value
             return await step(self)
         }
@@ -291,18 +297,18 @@ public actor SyncDevice {
         return await task.value
     }
 
-    private func performStart() async -> Result<Void, SyncKernelError> {
+    private func performStart() async -> Result<Void, any Error> {
         guard case .stopped = phase else { return .success(()) }
         let (configuration, monitor, io) = (configuration, monitor, io)
-        do throws(SyncKernelError) {
-            phase = .running(try await io.run { () throws(SyncKernelError) in try RunningDevice.open(configuration, monitor: monitor, io: io) })
+        do {
+            phase = .running(try await io.run { () throws in try RunningDevice.open(configuration, monitor: monitor, io: io) })
             return .success(())
         } catch {
             return .failure(error)
         }
     }
 
-    private func performStop() async -> Result<Void, SyncKernelError> {
+    private func performStop() async -> Result<Void, any Error> {
         guard case .running(let running) = phase else { return .success(()) }
         phase = .stopping
         while writesInFlight > 0 {

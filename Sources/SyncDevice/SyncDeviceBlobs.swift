@@ -7,13 +7,14 @@ import SyncKernel
 ///
 /// Invariants: a plain value (nothing is opened until a snapshot is asked for or offered); a
 /// folder store only carries a snapshot between devices that share that folder (one machine, a
-/// shared file system: demos and tests), the JetStream store between any devices on the relay's
-/// servers (which must run with JetStream, `nats-server -js`).
+/// shared file system: demos and tests), the JetStream store between any devices on the NATS
+/// servers it names (which must run with JetStream, `nats-server -js`), usually the relay's.
+/// Opening one checks nothing beyond what it is given.
 public enum SyncDeviceBlobs: Sendable, Hashable {
     /// A `FolderBlobStore` in this folder (made with mode 0700 when missing).
     case folder(String)
-    /// A `JetStreamBlobStore` on the device's relay servers, with the device's relay options.
-    case jetStream
+    /// A `JetStreamBlobStore` on the NATS servers these options reach.
+    case jetStream(NatsRelayOptions)
 
     /// The embedded default for a store at `storePath`: the folder `synckernel-blobs` beside it,
     /// so devices whose stores share a folder share their blobs.
@@ -22,11 +23,20 @@ public enum SyncDeviceBlobs: Sendable, Hashable {
         return .folder((parent.isEmpty ? "." : parent) + "/synckernel-blobs")
     }
 
-    /// Opens the store (`blobStoreFailed` when the folder cannot be made or no server answers).
-    func open(relay: NatsRelayOptions) throws(SyncKernelError) -> any BlobStore {
+    /// Opens the store: throws `blobStoreFailed` when the folder cannot be made, no server answers,
+    /// or the client refuses the NATS options (the detail then names the `RelayError`'s code).
+    func open() throws(SyncKernelError) -> any BlobStore {
         switch self {
-        case .folder(let path): try FolderBlobStore(directory: path)
-        case .jetStream: try JetStreamBlobStore(relay: relay)
+        case .folder(let path):
+            return try FolderBlobStore(directory: path)
+        case .jetStream(let options):
+            do {
+                return try JetStreamBlobStore(relay: options)
+            } catch let error as SyncKernelError {
+                throw error
+            } catch {
+                throw SyncKernelError(.blobStoreFailed, "the relay options were refused: \(ErrorReport(error).code)")
+            }
         }
     }
 }

@@ -4,6 +4,7 @@ import SnapshotTransfer
 import SyncEnvelope
 import SyncJoin
 import SyncKernel
+import SyncRelay
 
 /// Everything a `SyncDevice` needs, passed in by its host: where its keys and store are, the
 /// namespaces it runs, how it reaches its relay, and its timings. The library reads no global
@@ -23,8 +24,9 @@ public struct SyncDeviceConfiguration: Sendable {
     /// The namespaces the device syncs; every sibling must run the same set (the schema
     /// fingerprint of the set is in every frame).
     public var namespaces: NamespaceSet
-    /// How the device reaches its relay (servers, TLS, credentials, reconnects).
-    public var relay: NatsRelayOptions
+    /// The relay the device reaches its siblings through: NATS (`NatsRelayOptions`: servers,
+    /// TLS, credentials, reconnects) by default, or any other `Relay` (`LocalRelay` in a test).
+    public var relay: any Relay
     /// The convergence loop's timings.
     public var timing = LoopTiming()
     /// The replay window and the bound of the seen set.
@@ -53,7 +55,7 @@ public struct SyncDeviceConfiguration: Sendable {
     /// A device `name` of the account at `account`, its store at `storePath`, syncing `namespaces`
     /// through `relay`.
     public init(account: AccountDirectory, name: String, storePath: String, namespaces: NamespaceSet,
-                relay: NatsRelayOptions = NatsRelayOptions()) {
+                relay: any Relay = NatsRelayOptions()) {
         self.account = account
         self.name = name
         self.storePath = storePath

@@ -117,8 +117,8 @@ extension SyncDeviceEvent {
             object["peer"] = peer.hex
             object["reason"] = Self.word(of: reason)
         case .snapshotFailed(let error):
-            object["error"] = error.code.rawValue
-            object["name"] = error.code.name
+            object["error"] = error.code
+            object["name"] = error.name
         }
         return object
     }

@@ -1,3 +1,4 @@
+import SyncRelay
 import NatsRelay
 import SnapshotTransfer
 import SyncEnvelope
@@ -23,7 +24,7 @@ public enum SyncDeviceEvent: Sendable, Hashable {
     case stopped
     /// The relay connection changed state; on `.connected` and `.reconnected` the device
     /// announced itself to its siblings before this was reported.
-    case relay(NatsRelayEvent)
+    case relay(RelayEvent)
     /// The self-gate dropped an envelope of `bytes` bytes for `reason`.
     case envelopeDropped(reason: EnvelopeDropReason, bytes: Int)
     /// Envelopes the gate dropped (by reason) and payloads the relay layer dropped (by reason)
@@ -66,5 +67,5 @@ public enum SyncDeviceEvent: Sendable, Hashable {
     case snapshotAbandoned(peer: DeviceID, reason: SyncAck.Reason)
     /// Asking for a snapshot ended without one (`snapshotDeclined`, `snapshotSiblingFailed`,
     /// `snapshotTimedOut`, or the last absorb's error): the digest loop fills the store instead.
-    case snapshotFailed(SyncKernelError)
+    case snapshotFailed(ErrorReport)
 }

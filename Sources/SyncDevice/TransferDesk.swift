@@ -39,7 +39,6 @@ actor TransferDesk {
     private let transport: SealedTransport
     private let account: [UInt8]
     private let blobChoice: SyncDeviceBlobs
-    private let relay: NatsRelayOptions
     private let spoolDirectory: String
     private let clock: any WallClock
     private let monitor: DeviceMonitor
@@ -55,14 +54,13 @@ actor TransferDesk {
     /// (`namespaces`) through a read-only connection, sealing through `transport`, for `account`
     /// (this device's userIDHash), parking blobs as `blobs` says.
     init(host: ReplicaHost, storePath: String, namespaces: NamespaceSet, transport: SealedTransport, account: [UInt8],
-         blobs: SyncDeviceBlobs, relay: NatsRelayOptions, spoolDirectory: String, clock: any WallClock, monitor: DeviceMonitor) {
+         blobs: SyncDeviceBlobs, spoolDirectory: String, clock: any WallClock, monitor: DeviceMonitor) {
         self.host = host
         self.storePath = storePath
         self.namespaces = namespaces
         self.transport = transport
         self.account = account
         blobChoice = blobs
-        self.relay = relay
         self.spoolDirectory = spoolDirectory
         self.clock = clock
         self.monitor = monitor
@@ -74,7 +72,7 @@ actor TransferDesk {
     /// The blob store, opened on first use.
     private func blobs() throws(SyncKernelError) -> any BlobStore {
         if let blobStore { return blobStore }
-        let opened = try blobChoice.open(relay: relay)
+        let opened = try blobChoice.open()
         blobStore = opened
         return opened
     }
@@ -153,22 +151,22 @@ actor TransferDesk {
     /// sibling's export or upload failed and none offered), `snapshotDeclined` (every sibling
     /// declined), or the last absorb's error (`snapshotHashMismatch`, ...) when every offer failed
     /// its checks; each also reported as `snapshotFailed`. `deviceNotRunning` when a request is
-    /// under way already.
-    func absorb(keys: EnvelopeKeys, siblings: [DeviceID], interval: Duration, maxSends: Int) async throws(SyncKernelError)
+    /// under way already. The device's codes are `SyncDeviceError`s, the absorb's `SyncKernelError`s.
+    func absorb(keys: EnvelopeKeys, siblings: [DeviceID], interval: Duration, maxSends: Int) async throws
         -> SnapshotAbsorbReport {
-        guard session == nil else { throw SyncKernelError(.deviceNotRunning, "a snapshot request is under way") }
-        do throws(SyncKernelError) {
+        guard session == nil else { throw SyncDeviceError(.deviceNotRunning, "a snapshot request is under way") }
+        do {
             let report = try await runSession(keys: keys, siblings: siblings, interval: interval, maxSends: maxSends)
             session = nil
             return report
         } catch {
             session = nil
-            monitor.emit(.snapshotFailed(error))
+            monitor.emit(.snapshotFailed(ErrorReport(error)))
             throw error
         }
     }
 
-    private func runSession(keys: EnvelopeKeys, siblings: [DeviceID], interval: Duration, maxSends: Int) async throws(SyncKernelError)
+    private func runSession(keys: EnvelopeKeys, siblings: [DeviceID], interval: Duration, maxSends: Int) async throws
         -> SnapshotAbsorbReport {
         let request = try SyncRequest(requestID: .random(), replyKey: keys.certificate.envelopeKey, timestamp: clock.millisecondsSince1970)
         session = SnapshotRequestSession(request: request, siblings: siblings, now: clock.millisecondsSince1970, interval: interval,
@@ -187,9 +185,9 @@ actor TransferDesk {
             guard let state = session?.state(now: now) else { break }
             switch state {
             case .noSiblings:
-                throw SyncKernelError(.snapshotTimedOut, "this device knows no sibling to ask; nothing was imported")
+                throw SyncDeviceError(.snapshotTimedOut, "this device knows no sibling to ask; nothing was imported")
             case .timedOut:
-                throw SyncKernelError(.snapshotTimedOut, "no sibling answered the snapshot request in time; nothing was imported")
+                throw SyncDeviceError(.snapshotTimedOut, "no sibling answered the snapshot request in time; nothing was imported")
             case .refused:
                 throw Self.refusal(session?.answers ?? [:], lastAbsorbError: lastAbsorbError)
             case .offered(let sibling, let offer):
@@ -211,11 +209,11 @@ actor TransferDesk {
                 do {
                     try await Task.sleep(for: .milliseconds(wait))
                 } catch {
-                    throw SyncKernelError(.snapshotTimedOut, "the snapshot request was cancelled; nothing was imported")
+                    throw SyncDeviceError(.snapshotTimedOut, "the snapshot request was cancelled; nothing was imported")
                 }
             }
         }
-        throw SyncKernelError(.snapshotTimedOut, "the snapshot request ended; nothing was imported")
+        throw SyncDeviceError(.snapshotTimedOut, "the snapshot request ended; nothing was imported")
     }
 
     /// Fetches, checks and imports `offer` inside the replica host, reporting progress.
@@ -241,13 +239,13 @@ actor TransferDesk {
 
     /// The error of a request every sibling refused: the last absorb's error when an offer failed
     /// its checks, otherwise a sibling's failure, otherwise a decline.
-    private static func refusal(_ answers: [DeviceID: SnapshotRequestSession.Answer], lastAbsorbError: SyncKernelError?) -> SyncKernelError {
+    private static func refusal(_ answers: [DeviceID: SnapshotRequestSession.Answer], lastAbsorbError: SyncKernelError?) -> any Error {
         if let lastAbsorbError { return lastAbsorbError }
         for (_, answer) in answers.sorted(by: { $0.key < $1.key }) {
             if case .broken(let broken) = answer {
-                return SyncKernelError(.snapshotSiblingFailed, "a sibling's \(broken.stage) failed with \(broken.code); nothing was imported")
+                return SyncDeviceError(.snapshotSiblingFailed, "a sibling's \(broken.stage) failed with \(broken.code); nothing was imported")
             }
         }
-        return SyncKernelError(.snapshotDeclined, "every sibling declined to send a snapshot; nothing was imported")
+        return SyncDeviceError(.snapshotDeclined, "every sibling declined to send a snapshot; nothing was imported")
     }
 }

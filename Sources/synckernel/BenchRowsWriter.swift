@@ -108,7 +108,7 @@ struct BenchRowsWriter {
     }
 
     /// Runs `request`; returns the rows committed and whether a stop ended it early.
-    func write(_ request: Request, stopping: @Sendable () -> Bool) async throws(SyncKernelError) -> (rows: Int, interrupted: Bool) {
+    func write(_ request: Request, stopping: @Sendable () -> Bool) async throws -> (rows: Int, interrupted: Bool) {
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         // An edit is stamped a second later than any insert of the same second, so it moves the leaf.
         let later = now.addingTimeInterval(1)

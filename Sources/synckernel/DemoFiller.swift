@@ -30,7 +30,7 @@ struct DemoFiller {
     let device: SyncDevice
 
     /// Writes `count` rows; `stopping` is asked between transactions.
-    func fill(_ count: Int, stopping: @Sendable () -> Bool) async throws(SyncKernelError) -> Outcome {
+    func fill(_ count: Int, stopping: @Sendable () -> Bool) async throws -> Outcome {
         var random = SeededGenerator(seed: UInt64.random(in: .min ... .max))
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let makers = DemoRows.makers
@@ -50,7 +50,7 @@ struct DemoFiller {
     }
 
     /// Saves `rows` (each a `N.Row`) in one transaction of namespace `N`.
-    private func save<N: SyncNamespace>(_ rows: [any Sendable], into namespace: N.Type) async throws(SyncKernelError) {
+    private func save<N: SyncNamespace>(_ rows: [any Sendable], into namespace: N.Type) async throws {
         let typed = rows.compactMap { $0 as? N.Row }
         try await device.write(N.self) { tx throws(SyncKernelError) in
             for row in typed { try tx.save(row) }

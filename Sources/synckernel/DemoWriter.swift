@@ -34,7 +34,7 @@ struct DemoWriter {
     let device: SyncDevice
 
     /// Runs `count` operations; `stopping` is asked between transactions.
-    func write(_ count: Int, stopping: @Sendable () -> Bool) async throws(SyncKernelError) -> Outcome {
+    func write(_ count: Int, stopping: @Sendable () -> Bool) async throws -> Outcome {
         let batch = String(UInt64.random(in: .min ... .max), radix: 16).leftPadded(16)
         let edits = count / 4
         let inserts = count - edits

@@ -1,3 +1,4 @@
+import SyncRelay
 import Dispatch
 import FleetSimulation
 import Foundation
@@ -133,7 +134,7 @@ enum DeviceCommand {
                 }
                 if parsed.autoApprove, case .joinResponder(.approvalRequested(let approval)) = event {
                     Task {
-                        do throws(SyncKernelError) {
+                        do {
                             try await device.approve(approval.id)
                         } catch {
                             output.log("could not approve \(approval.id): \(words(error))")
@@ -171,7 +172,7 @@ enum DeviceCommand {
         let absorbing = Task {
             defer { ready.open() }
             guard parsed.join != nil else { return }
-            do throws(SyncKernelError) {
+            do {
                 let report = try await device.absorbSnapshot()
                 output.log("absorbed a snapshot of \(report.rows) rows")
             } catch {
@@ -203,7 +204,7 @@ enum DeviceCommand {
     /// (the stop) ends a join under way with nothing written.
     private static func startUp(_ device: SyncDevice, join: String?, output: DeviceOutput) async -> Startup {
         if let join {
-            do throws(SyncKernelError) {
+            do {
                 let credential = try SignInCredential.read(from: join)
                 let joined = try await device.join(credential)
                 output.log("joined the account as \(joined.name) (device \(joined.device.hex))")
@@ -214,9 +215,9 @@ enum DeviceCommand {
             }
         }
         guard !Task.isCancelled else { return .interrupted }
-        do throws(SyncKernelError) {
+        do {
             try await device.start()
-        } catch where error.code == .storeInUse {
+        } catch let error as SyncKernelError where error.code == .storeInUse {
             output.log("could not start: the store \(device.configuration.storePath) is open for writing in another process "
                        + "(\(error.detail); one process per store); nothing was written (\(error.code))")
             return .failed(storeInUseStatus)
@@ -278,7 +279,7 @@ enum DeviceCommand {
                 output.line(JSONLine.encode(["event": "error", "error": "demo-write takes N from 1 to \(DemoWriter.maxOperations)"]))
                 return
             }
-            do throws(SyncKernelError) {
+            do {
                 let outcome = try await DemoWriter(device: device).write(count) { stop.isOpen }
                 output.line(JSONLine.encode(["event": "written", "count": outcome.inserted + outcome.edited,
                                              "inserted": outcome.inserted, "edited": outcome.edited, "batch": outcome.batch,
@@ -291,7 +292,7 @@ enum DeviceCommand {
                 output.line(JSONLine.encode(["event": "error", "error": "demo-fill takes N from 1 to \(DemoFiller.maxRows)"]))
                 return
             }
-            do throws(SyncKernelError) {
+            do {
                 let outcome = try await DemoFiller(device: device).fill(count) { stop.isOpen }
                 output.line(JSONLine.encode(["event": "filled", "rows": outcome.rows, "namespaces": outcome.namespaces,
                                              "interrupted": outcome.interrupted]))
@@ -303,7 +304,7 @@ enum DeviceCommand {
                 output.line(JSONLine.encode(["event": "error", "error": BenchRowsWriter.usage]))
                 return
             }
-            do throws(SyncKernelError) {
+            do {
                 let outcome = try await BenchRowsWriter(device: device).write(request) { stop.isOpen }
                 output.line(JSONLine.encode(["event": "bench_rows", "operation": request.operation.rawValue, "rows": outcome.rows,
                                              "interrupted": outcome.interrupted]))
@@ -316,11 +317,11 @@ enum DeviceCommand {
                 output.line(JSONLine.encode(["event": "error", "error": "\(words[0]) takes the 8 hex digits of an approval_requested id"]))
                 return
             }
-            do throws(SyncKernelError) {
+            do {
                 if approving { try await device.approve(id) } else { try await device.reject(id) }
                 output.line(JSONLine.encode(["event": approving ? "approve_done" : "reject_done", "id": id.value]))
             } catch {
-                output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue, "id": id.value]))
+                output.line(JSONLine.encode(["event": "error", "error": ErrorReport(error).code, "id": id.value]))
             }
         case nil:
             return
@@ -367,15 +368,22 @@ enum DeviceCommand {
 
     /// Answers a write command that failed with `error`: the JSON error line, and for a full or
     /// read-only store a sentence naming the store on standard error (the device keeps running).
-    private static func report(_ error: SyncKernelError, of command: String, device: SyncDevice, output: DeviceOutput) {
-        output.line(JSONLine.encode(["event": "error", "error": error.code.rawValue, "name": error.code.name]))
-        guard error.code == .storageFull || error.code == .storeReadOnly else { return }
+    private static func report(_ error: any Error, of command: String, device: SyncDevice, output: DeviceOutput) {
+        let reported = ErrorReport(error)
+        output.line(JSONLine.encode(["event": "error", "error": reported.code, "name": reported.name]))
+        guard let error = error as? SyncKernelError, error.code == .storageFull || error.code == .storeReadOnly else { return }
         output.log(storeProblem(error, doing: "\(command) failed", store: device.configuration.storePath))
     }
 
-    /// An error as the log shows it: its fixed detail, then its stable code and name.
-    static func words(_ error: SyncKernelError) -> String {
-        error.detail.isEmpty ? "\(error.code)" : "\(error.detail) (\(error.code))"
+    /// An error of any module as the log shows it: its fixed detail, then its stable code and name.
+    static func words(_ error: any Error) -> String {
+        words(ErrorReport(error))
+    }
+
+    /// A reported error as the log shows it: its fixed detail, then its stable code and name.
+    static func words(_ report: ErrorReport) -> String {
+        let reason = report.name.isEmpty ? report.code : "\(report.code) \(report.name)"
+        return report.detail.isEmpty ? reason : "\(report.detail) (\(reason))"
     }
 
     /// An event as its stable name and its fields: `name: key value, ...`.
@@ -458,7 +466,7 @@ enum DeviceCommand {
         configuration.snapshotInterval = .milliseconds(try options.int("snapshot-retry-ms", default: 5_000, range: 10...600_000))
         switch options.values["blobs"] {
         case nil: break
-        case "jetstream": configuration.blobs = .jetStream
+        case "jetstream": configuration.blobs = .jetStream(relayOptions)
         case let value? where value.hasPrefix("folder:") && value.count > 7: configuration.blobs = .folder(String(value.dropFirst(7)))
         default: throw UsageError("--blobs takes folder:PATH or jetstream")
         }

@@ -1,3 +1,4 @@
+import SyncRelay
 import NatsRelay
 import SyncKernel
 import SyncKernelSimulator
@@ -45,7 +46,7 @@ final class ChunkReassemblerTests: XCTestCase {
         XCTAssertEqual(pieces.map(\.count), [117, 117, 50 + 17])
         XCTAssertEqual(try chunks([], id: 9).map(\.count), [17], "an empty payload is one header")
         XCTAssertThrowsError(try RelayChunk.split([UInt8](repeating: 0, count: 301), messageID: 1, chunkBytes: 117, maxChunks: 3)) {
-            XCTAssertEqual(($0 as? SyncKernelError)?.code, .relayPayloadTooLarge)
+            XCTAssertEqual(($0 as? RelayError)?.code, .relayPayloadTooLarge)
         }
     }
 

@@ -1,3 +1,4 @@
+import SyncRelay
 import Foundation
 @testable import NatsRelay
 import NotebookNamespace
@@ -143,7 +144,7 @@ final class JetStreamBlobStoreTests: XCTestCase {
             var options = JetStreamBlobOptions()
             change(&options)
             XCTAssertThrowsError(try options.validated()) { error in
-                XCTAssertEqual((error as? SyncKernelError)?.code, .invalidRelayConfiguration)
+                XCTAssertEqual((error as? RelayError)?.code, .invalidRelayConfiguration)
             }
         }
     }

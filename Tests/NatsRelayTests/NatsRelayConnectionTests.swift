@@ -1,3 +1,4 @@
+import SyncRelay
 import Foundation
 import NatsRelay
 import Synchronization
@@ -147,7 +148,7 @@ final class NatsRelayConnectionTests: XCTestCase {
         let down = await events.wait(timeout: wait) { $0.contains(.disconnected) }
         XCTAssertTrue(down)
         XCTAssertThrowsError(try bob.publish([1], to: "sk.test.alice")) {
-            XCTAssertEqual(($0 as? SyncKernelError)?.code, .relayNotConnected)
+            XCTAssertEqual(($0 as? RelayError)?.code, .relayNotConnected)
         }
         XCTAssertEqual(bob.counters.dropped(.notConnected), 1)
         XCTAssertNotEqual(bob.status, .connected)
@@ -193,7 +194,7 @@ final class NatsRelayConnectionTests: XCTestCase {
             XCTAssertEqual(events.items, [.closed])
             XCTAssertEqual(alice.status, .closed)
             XCTAssertThrowsError(try alice.publish([1], to: "sk.test.bob")) {
-                XCTAssertEqual(($0 as? SyncKernelError)?.code, .relayClosed)
+                XCTAssertEqual(($0 as? RelayError)?.code, .relayClosed)
             }
             for await _ in alice.messages {}
         }
@@ -255,7 +256,7 @@ final class NatsRelayConnectionTests: XCTestCase {
         alice.close()
         XCTAssertEqual(alice.status, .closed)
         XCTAssertThrowsError(try alice.publish([1], to: "sk.test.bob")) {
-            XCTAssertEqual(($0 as? SyncKernelError)?.code, .relayClosed)
+            XCTAssertEqual(($0 as? RelayError)?.code, .relayClosed)
         }
         let closed = await events.wait(timeout: wait) { $0.last == .closed }
         XCTAssertTrue(closed)
@@ -270,7 +271,7 @@ final class NatsRelayConnectionTests: XCTestCase {
         let server = try await startNatsServer()
         let alice = try connect(server, inbox: "sk.test.alice") { $0.maxMessageBytes = 1_000 }
         XCTAssertThrowsError(try alice.publish([UInt8](repeating: 0, count: 1_001), to: "sk.test.bob")) {
-            XCTAssertEqual(($0 as? SyncKernelError)?.code, .relayPayloadTooLarge)
+            XCTAssertEqual(($0 as? RelayError)?.code, .relayPayloadTooLarge)
         }
         let tight = try connect(server, inbox: "sk.test.tight") {
             $0.maxChunkBytes = 117
@@ -278,7 +279,7 @@ final class NatsRelayConnectionTests: XCTestCase {
         }
         XCTAssertNoThrow(try tight.publish([UInt8](repeating: 0, count: 300), to: "sk.test.bob"))
         XCTAssertThrowsError(try tight.publish([UInt8](repeating: 0, count: 301), to: "sk.test.bob")) {
-            XCTAssertEqual(($0 as? SyncKernelError)?.code, .relayPayloadTooLarge)
+            XCTAssertEqual(($0 as? RelayError)?.code, .relayPayloadTooLarge)
         }
     }
 
@@ -286,7 +287,7 @@ final class NatsRelayConnectionTests: XCTestCase {
         for subject in ["", "a..b", ".a", "a.", "sk.*", "sk.>", "a b", "a\tb", "ä", String(repeating: "a", count: 201),
                         (0..<17).map { _ in "a" }.joined(separator: ".")] {
             XCTAssertThrowsError(try RelaySubject.validate(subject), subject) {
-                XCTAssertEqual(($0 as? SyncKernelError)?.code, .invalidSubject)
+                XCTAssertEqual(($0 as? RelayError)?.code, .invalidSubject)
             }
             XCTAssertThrowsError(try NatsRelayConnection(options: NatsRelayOptions(), inbox: subject))
         }
@@ -314,7 +315,7 @@ final class NatsRelayConnectionTests: XCTestCase {
             var options = NatsRelayOptions()
             change(&options)
             XCTAssertThrowsError(try NatsRelayConnection(options: options, inbox: "sk.test.a"), name) {
-                XCTAssertEqual(($0 as? SyncKernelError)?.code, .invalidRelayConfiguration, name)
+                XCTAssertEqual(($0 as? RelayError)?.code, .invalidRelayConfiguration, name)
             }
         }
     }

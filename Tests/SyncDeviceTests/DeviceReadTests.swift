@@ -53,19 +53,19 @@ final class DeviceReadTests: XCTestCase {
             _ = try await device.pendingChanges(NotebookNamespace.self)
             XCTFail("pending changes live in the running replica")
         } catch {
-            XCTAssertEqual(error.code, .deviceNotRunning)
+            XCTAssertEqual((error as? SyncDeviceError)?.code, .deviceNotRunning)
         }
         let afterStop = try await count(device)
         XCTAssertEqual(afterStop, 30, "read after the stop")
 
         var broken = try world.configuration(0, servers: [server.url])
-        broken.relay.servers = ["not a url"]
+        broken.relay = NatsRelayOptions(servers: ["not a url"])
         let unstarted = SyncDevice(broken)
         do {
             try await unstarted.start()
             XCTFail("the relay options are refused")
         } catch {
-            XCTAssertEqual(error.code, .invalidRelayConfiguration)
+            XCTAssertEqual((error as? RelayError)?.code, .invalidRelayConfiguration)
         }
         let afterFailedStart = try await count(unstarted)
         XCTAssertEqual(afterFailedStart, 30, "read after a failed start")

@@ -10,13 +10,14 @@ import XCTest
 /// decision or a snapshot request on a device that is not running, an approval id nobody waits
 /// under, a join into an account directory in use or by a running device.
 final class JoinAPITests: XCTestCase {
-    private func expect(_ code: SyncKernelError.Code, _ body: () async throws(SyncKernelError) -> Void,
+    /// Runs `body`, which must throw an error of `code` (whichever module's error type it is).
+    private func expect(_ code: some StableCode, _ body: () async throws -> Void,
                         file: StaticString = #filePath, line: UInt = #line) async {
-        do throws(SyncKernelError) {
+        do {
             try await body()
             XCTFail("expected \(code)", file: file, line: line)
         } catch {
-            XCTAssertEqual(error.code, code, file: file, line: line)
+            XCTAssertEqual(ErrorReport(error).code, code.rawValue, "\(error)", file: file, line: line)
         }
     }
 
@@ -33,19 +34,19 @@ final class JoinAPITests: XCTestCase {
 
         let none = await device.pendingApprovals()
         XCTAssertEqual(none, [])
-        await expect(.deviceNotRunning) { () throws(SyncKernelError) in try await device.approve(id) }
-        await expect(.deviceNotRunning) { () throws(SyncKernelError) in try await device.reject(id) }
-        await expect(.deviceNotRunning) { () throws(SyncKernelError) in _ = try await device.absorbSnapshot() }
+        await expect(SyncDeviceError.Code.deviceNotRunning) { () throws in try await device.approve(id) }
+        await expect(SyncDeviceError.Code.deviceNotRunning) { () throws in try await device.reject(id) }
+        await expect(SyncDeviceError.Code.deviceNotRunning) { () throws in _ = try await device.absorbSnapshot() }
         let before = try FileManager.default.contentsOfDirectory(atPath: world.account.path + "/devices").sorted()
-        await expect(.keyFileUnavailable) { () throws(SyncKernelError) in _ = try await device.join(credential) }
+        await expect(SyncKernelError.Code.keyFileUnavailable) { () throws in _ = try await device.join(credential) }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: world.account.path + "/devices").sorted(), before)
         XCTAssertFalse(FileManager.default.fileExists(atPath: world.store(0)), "nothing opened before the start")
 
         try await device.start()
-        await expect(.approvalNotPending) { () throws(SyncKernelError) in try await device.approve(id) }
-        await expect(.approvalNotPending) { () throws(SyncKernelError) in try await device.reject(id) }
-        await expect(.keyFileUnavailable) { () throws(SyncKernelError) in _ = try await device.join(credential) }
-        await expect(.snapshotTimedOut) { () throws(SyncKernelError) in _ = try await device.absorbSnapshot() }
+        await expect(SyncKernelError.Code.approvalNotPending) { () throws in try await device.approve(id) }
+        await expect(SyncKernelError.Code.approvalNotPending) { () throws in try await device.reject(id) }
+        await expect(SyncKernelError.Code.keyFileUnavailable) { () throws in _ = try await device.join(credential) }
+        await expect(SyncDeviceError.Code.snapshotTimedOut) { () throws in _ = try await device.absorbSnapshot() }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: world.account.path + "/devices").sorted(), before)
     }
 }

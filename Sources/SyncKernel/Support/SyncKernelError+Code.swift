@@ -7,7 +7,10 @@ extension SyncKernelError {
     /// `SK[1-7][0-9][0-9]`, and never change or pass to another reason, so hosts may persist or
     /// match on them; the first digit names the layer (1 encoding, 2 digest, frames and their
     /// envelopes, 3 merge, clock and device identity (keys, their files and joining an account
-    /// included), 4 namespaces, 5 store, 6 relay and blob store, 7 the embedded device that runs them all). SK402 (a
+    /// included), 4 namespaces, 5 store, 6 relay and blob store, 7 the embedded device that runs them all).
+    /// Codes of other modules use the same strings and the same layer digits: SK601 to SK607
+    /// moved to `RelayError` (SyncRelay) and SK701 to SK704 to `SyncDeviceError` (SyncDevice),
+    /// with their strings; the kernel never reuses them. SK402 (a
     /// merge rule and a causal membership that disagreed) is retired: causal tracking is now read off the rule, so the mistake cannot be
     /// written; the code is never reused. `description` holds the code and the name only, never
     /// user data. A struct rather than an enum, so a release can add a code without breaking a
@@ -185,28 +188,8 @@ extension SyncKernelError {
         /// permissions): the transaction was rolled back whole and nothing of it is stored.
         public static let storeReadOnly = Code("SK509", "storeReadOnly")
 
-        // MARK: Relay (6xx)
+        // MARK: Blob store (6xx; SK601 to SK607 are `RelayError`'s, in the SyncRelay module)
 
-        /// Relay options the client cannot use: no server, a bound out of range, or a server URL,
-        /// TLS file or credentials file the client library refuses. Nothing was connected.
-        public static let invalidRelayConfiguration = Code("SK601", "invalidRelayConfiguration")
-        /// A relay subject that is empty, longer than its bound, or holds whitespace, a wildcard
-        /// (`*`, `>`) or an empty token.
-        public static let invalidSubject = Code("SK602", "invalidSubject")
-        /// The relay client could not set up the connection or its inbox subscription (a server
-        /// that cannot be reached is not this: the client keeps trying it).
-        public static let relayConnectionFailed = Code("SK603", "relayConnectionFailed")
-        /// The relay connection is not connected now (it is connecting or reconnecting): nothing
-        /// was sent and nothing is kept for later.
-        public static let relayNotConnected = Code("SK604", "relayNotConnected")
-        /// The relay connection was closed: nothing more is sent or received on it.
-        public static let relayClosed = Code("SK605", "relayClosed")
-        /// A payload longer than the relay's message bound (or needing more chunks than it allows);
-        /// nothing of it was sent.
-        public static let relayPayloadTooLarge = Code("SK606", "relayPayloadTooLarge")
-        /// The relay client refused a publish (its buffer full, an I/O error); chunks of the
-        /// payload sent before it are dropped by the receiver when they expire.
-        public static let relayPublishFailed = Code("SK607", "relayPublishFailed")
         /// No blob under that id in the blob store: never stored, deleted, or expired (an expired
         /// blob is removed when it is asked for).
         public static let blobNotFound = Code("SK608", "blobNotFound")
@@ -214,20 +197,8 @@ extension SyncKernelError {
         /// under a blob id is not a whole blob. A partly written blob is removed.
         public static let blobStoreFailed = Code("SK609", "blobStoreFailed")
 
-        // MARK: Device (7xx)
+        // MARK: Device (7xx; SK701 to SK704 are `SyncDeviceError`'s, in the SyncDevice module)
 
-        /// A write (or another request that needs the running loop) reached a device that is not
-        /// started, or is stopping or stopped; nothing was written.
-        public static let deviceNotRunning = Code("SK701", "deviceNotRunning")
-        /// Every sibling asked for a snapshot declined (busy, or not serving snapshots now); the
-        /// device is a member and the digest loop fills it instead.
-        public static let snapshotDeclined = Code("SK702", "snapshotDeclined")
-        /// A sibling asked for a snapshot tried and failed (its export, sealing or upload threw;
-        /// the sibling's stable code travels apart): not a decline.
-        public static let snapshotSiblingFailed = Code("SK703", "snapshotSiblingFailed")
-        /// No sibling answered the snapshot request within the re-send budget (or the device knows
-        /// no sibling to ask); nothing was imported.
-        public static let snapshotTimedOut = Code("SK704", "snapshotTimedOut")
         /// A snapshot export or absorb ended because its device is stopping: an export's partly
         /// stored blob is removed and nothing is offered; an absorb keeps the transactions its
         /// import committed (it only inserts what is absent) and the digest loop fills the rest.
@@ -246,9 +217,8 @@ extension SyncKernelError {
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected, notTheAuthor,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase, storeInUse, storageFull, storeReadOnly,
-            invalidRelayConfiguration, invalidSubject, relayConnectionFailed, relayNotConnected, relayClosed,
-            relayPayloadTooLarge, relayPublishFailed, blobNotFound, blobStoreFailed,
-            deviceNotRunning, snapshotDeclined, snapshotSiblingFailed, snapshotTimedOut, snapshotStopped,
+            blobNotFound, blobStoreFailed,
+            snapshotStopped,
         ]
     }
 }

@@ -3,7 +3,7 @@
 /// Invariant: `code` is stable across releases (hosts may persist or match on it), and
 /// `description` never contains user data: only the code, a fixed explanation and, where it
 /// helps, a namespace or field name declared in source code.
-public struct SyncKernelError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SyncKernelError: StableError, Hashable {
     /// The stable reason.
     public let code: Code
     /// A fixed, user-data-free detail (for example a namespace or field name from source).
@@ -13,9 +13,5 @@ public struct SyncKernelError: Error, Sendable, Hashable, CustomStringConvertibl
     public init(_ code: Code, _ detail: String = "") {
         self.code = code
         self.detail = detail
-    }
-
-    public var description: String {
-        detail.isEmpty ? "SyncKernelError(\(code))" : "SyncKernelError(\(code): \(detail))"
     }
 }

@@ -1,3 +1,4 @@
+import SyncRelay
 import NatsRelay
 import SyncKernel
 import XCTest
@@ -12,7 +13,7 @@ struct FleetEvent: Sendable {
         /// The host handed a frame of `kind` to the transport (sent or dropped: see the counters).
         case sent(kind: String)
         /// The relay connection changed state.
-        case relay(NatsRelayEvent)
+        case relay(RelayEvent)
     }
 
     /// The device's index.
@@ -26,7 +27,7 @@ struct FleetEvent: Sendable {
     }
 
     /// Whether this is relay event `event`.
-    func isRelay(_ event: NatsRelayEvent) -> Bool {
+    func isRelay(_ event: RelayEvent) -> Bool {
         if case .relay(let seen) = kind { return seen == event }
         return false
     }
@@ -35,7 +36,7 @@ struct FleetEvent: Sendable {
 /// The relay tests wait on `isRelay`: check it matches that relay event and nothing else.
 final class FleetEventSelfTests: XCTestCase {
     func testIsRelayMatchesOnlyThatRelayEvent() throws {
-        let events: [NatsRelayEvent] = [.connected, .disconnected, .reconnected, .closed]
+        let events: [RelayEvent] = [.connected, .disconnected, .reconnected, .closed]
         for event in events {
             let seen = FleetEvent(device: 2, .relay(event))
             XCTAssertEqual(events.filter(seen.isRelay), [event])

@@ -45,10 +45,16 @@ final class DeviceWorld {
     func configuration(_ index: Int, servers: [String]) throws -> SyncDeviceConfiguration {
         var configuration = SyncDeviceConfiguration(account: account, name: names[index], storePath: store(index),
                                                     namespaces: try NamespaceSet([NotebookNamespace.self]),
-                                                    relay: NatsRelayOptions(servers: servers))
+                                                    relay: Self.relay(servers))
         configuration.timing = Self.fastTiming
-        configuration.relay.reconnectWaitMillis = 100
         return configuration
+    }
+
+    /// NATS relay options for `servers` that reconnect quickly.
+    static func relay(_ servers: [String]) -> NatsRelayOptions {
+        var options = NatsRelayOptions(servers: servers)
+        options.reconnectWaitMillis = 100
+        return options
     }
 
     /// A note with a title naming `index`.
@@ -78,7 +84,7 @@ final class DeviceWorldSelfTests: XCTestCase {
         let configuration = try world.configuration(1, servers: ["nats://127.0.0.1:4222"])
         XCTAssertEqual(configuration.name, "device-1")
         XCTAssertEqual(configuration.storePath, world.store(1))
-        XCTAssertEqual(configuration.relay.servers, ["nats://127.0.0.1:4222"])
+        XCTAssertEqual((configuration.relay as? NatsRelayOptions)?.servers, ["nats://127.0.0.1:4222"])
         XCTAssertEqual(configuration.timing, DeviceWorld.fastTiming)
         XCTAssertLessThan(DeviceWorld.fastTiming.debounceMillis, LoopTiming().debounceMillis, "faster than the defaults")
     }

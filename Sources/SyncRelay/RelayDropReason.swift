@@ -1,7 +1,7 @@
 /// Why a relay connection dropped a payload or a chunk of one.
 ///
 /// Invariant: every payload a connection does not send, and every chunk it receives and does not
-/// deliver, is counted under exactly one reason in `NatsRelayCounters.drops`.
+/// deliver, is counted under exactly one reason in `RelayCounters.drops`.
 public enum RelayDropReason: String, Sendable, Hashable, CaseIterable, Comparable {
     /// A publish while the connection was not connected (nothing is kept for later).
     case notConnected

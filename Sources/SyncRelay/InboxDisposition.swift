@@ -1,5 +1,5 @@
-/// What an inbox screen (`NatsRelayConnection.init(options:inbox:screen:)`) did with one whole
-/// payload on the client library's thread.
+/// What an inbox screen (the `screen` of `Relay.connect(inbox:screen:)`) did with one whole
+/// payload, on the connection's receiving thread.
 ///
 /// Invariant: each payload gets exactly one; only `.queue` puts it on `messages`.
 public enum InboxDisposition: Sendable, Hashable {

@@ -1,7 +1,7 @@
 /// The state of a relay connection now.
 ///
 /// Invariant: publishing succeeds only in `.connected`.
-public enum NatsRelayStatus: Sendable, Hashable {
+public enum RelayStatus: Sendable, Hashable {
     /// Trying to reach a server for the first time.
     case connecting
     /// Connected: publishes go out.

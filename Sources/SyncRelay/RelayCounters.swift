@@ -5,7 +5,7 @@
 /// closed) is counted in `published` or under a drop reason;
 /// every payload reassembled is counted in `received` before the consumer can see it, those
 /// the consumer's full buffer refused also under `receiveBufferFull`.
-public struct NatsRelayCounters: Sendable, Hashable {
+public struct RelayCounters: Sendable, Hashable {
     /// Payloads published whole.
     public var published = 0
     /// NATS messages published (a payload larger than one message is several chunks).
