@@ -213,12 +213,12 @@ public actor SyncDevice {
     /// `configuration.joinPolicy`), waits for a sibling's decision and, on a grant, writes the
     /// account directory at `configuration.account` (all files or none) under
     /// `configuration.name`. Events: `joinRequester(...)` (the countdown: `waiting`). Throws
-    /// `joinRejected`, `joinRefused` (the credential spent or revoked, or too many requests
-    /// pending), `joinTimedOut` (no sibling answered: with no device of the account online nothing
-    /// admits this one; or a sibling answered and nobody decided), a storing error, and
-    /// `keyFileUnavailable` when the directory is not missing or empty or the device runs already
-    /// (each a `SyncKernelError`), or a `RelayError` when the relay refuses the reply subject's
-    /// connection. On every failure nothing was written: no account directory, no store.
+    /// `JoinError` `joinRejected`, `joinRefused` (the credential spent or revoked, or too many
+    /// requests pending) or `joinTimedOut` (no sibling answered: with no device of the account
+    /// online nothing admits this one; or a sibling answered and nobody decided); a
+    /// `SyncKernelError` storing error, or `keyFileUnavailable` when the directory is not missing
+    /// or empty or the device runs already; or a `RelayError` when the relay refuses the reply
+    /// subject's connection. On every failure nothing was written: no account directory, no store.
     public func join(_ credential: SignInCredential) async throws -> JoinedAccount {
         guard case .stopped = phase else { throw SyncKernelError(.keyFileUnavailable, "a running device has an account already") }
         let relay = try configuration.relay.validated()
@@ -271,15 +271,15 @@ public actor SyncDevice {
 
     /// Admits the device of the pending request `id`: issues its certificate, records it and the
     /// credential's spend in the account directory, sends the grant and tells the other members.
-    /// Throws `SyncDeviceError` `deviceNotRunning`; `approvalNotPending` for an id that is not
-    /// waiting, `keyFileUnavailable` for a name or keys in use here.
+    /// Throws `SyncDeviceError` `deviceNotRunning`; `JoinError` `approvalNotPending` for an id
+    /// that is not waiting; `SyncKernelError` `keyFileUnavailable` for a name or keys in use here.
     public func approve(_ id: ApprovalID) async throws {
         guard case .running(let running) = phase else { throw SyncDeviceError(.deviceNotRunning) }
         try await running.responder.approve(id)
     }
 
     /// Refuses the pending request `id` (a rejection is sent, nothing recorded). Throws
-    /// `SyncDeviceError` `deviceNotRunning`; `approvalNotPending`.
+    /// `SyncDeviceError` `deviceNotRunning`; `JoinError` `approvalNotPending`.
     public func reject(_ id: ApprovalID) async throws {
         guard case .running(let running) = phase else { throw SyncDeviceError(.deviceNotRunning) }
         try await running.responder.reject(id)

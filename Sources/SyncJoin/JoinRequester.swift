@@ -209,9 +209,9 @@ public actor JoinRequester {
     /// refused, `joinRefused` when a sibling refused without asking (the detail names the cause:
     /// spent, revoked, too many pending), `joinTimedOut` when the wait ended without a decision
     /// (the detail tells no sibling answered from nobody decided; or the waiting task was
-    /// cancelled), and the storing error when a grant could not be stored; in each of those
-    /// cases nothing was stored.
-    public func outcome() async throws(SyncKernelError) -> JoinedAccount {
+    /// cancelled), each a `JoinError`, and the storing `SyncKernelError` when a grant could not be
+    /// stored; in each of those cases nothing was stored.
+    public func outcome() async throws -> JoinedAccount {
         await start()
         while !state.isFinished {
             let now = clock.millisecondsSince1970
@@ -220,7 +220,7 @@ public actor JoinRequester {
                 try await clock.sleep(untilMillis: wake)
             } catch {
                 if case .acknowledged = state { finish(.timedOut(acknowledged: true)) } else { finish(.timedOut(acknowledged: false)) }
-                throw SyncKernelError(.joinTimedOut, "the wait was cancelled before a decision; nothing was stored")
+                throw JoinError(.joinTimedOut, "the wait was cancelled before a decision; nothing was stored")
             }
             await tick()
         }
@@ -228,19 +228,19 @@ public actor JoinRequester {
         case .granted(let joined):
             return joined
         case .rejected:
-            throw SyncKernelError(.joinRejected, "a sibling's user rejected this device; nothing was stored")
+            throw JoinError(.joinRejected, "a sibling's user rejected this device; nothing was stored")
         case .refused(let refusal):
-            throw SyncKernelError(.joinRefused, refusal.explanation)
+            throw JoinError(.joinRefused, refusal.explanation)
         case .timedOut(acknowledged: false):
-            throw SyncKernelError(.joinTimedOut, "no sibling answered: with no device of the account online nothing admits "
+            throw JoinError(.joinTimedOut, "no sibling answered: with no device of the account online nothing admits "
                                   + "this one; nothing was stored")
         case .timedOut(acknowledged: true):
-            throw SyncKernelError(.joinTimedOut, "a sibling answered and asked its user, but nobody decided before the wait "
+            throw JoinError(.joinTimedOut, "a sibling answered and asked its user, but nobody decided before the wait "
                                   + "ended; nothing was stored")
         case .failed(let error):
             throw error
         case .ready, .requesting, .acknowledged:
-            throw SyncKernelError(.joinTimedOut, "the wait ended before a decision; nothing was stored")
+            throw JoinError(.joinTimedOut, "the wait ended before a decision; nothing was stored")
         }
     }
 

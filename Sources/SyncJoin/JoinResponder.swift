@@ -219,25 +219,25 @@ public actor JoinResponder {
     /// Approves the request `id`: issues the new device's certificate, records the credential
     /// spent in the ledger and the certificate in this directory, publishes the grant, then the
     /// notice `approved` (with the ledger) for the other members, and refuses the other requests
-    /// waiting with the same credential. Returns the certificate. `approvalNotPending` for an id
+    /// waiting with the same credential. Returns the certificate. `JoinError` `approvalNotPending` for an id
     /// that is not waiting (never made, decided, expired, withdrawn; also when the ledger marks
     /// its credential by now: the request is then refused); `keyFileUnavailable` when a device of
     /// the requested name or with the requested keys exists here (the request stays pending:
     /// reject it) or a file cannot be written; nothing is sent and nothing recorded when this
     /// throws.
     @discardableResult
-    public func approve(_ id: ApprovalID) async throws(SyncKernelError) -> SenderCertificate {
+    public func approve(_ id: ApprovalID) async throws -> SenderCertificate {
         let now = clock.millisecondsSince1970
         expire(now: now)
         guard let entry = pending[id] else {
-            throw SyncKernelError(.approvalNotPending, "no sign-in request waits under this id")
+            throw JoinError(.approvalNotPending, "no sign-in request waits under this id")
         }
         let request = entry.request
         guard let signInKey else { throw SyncKernelError(.keyMaterialMissing, "this device has no sign-in key") }
         let before = try directory.signInLedger().pruned(atMillis: now)
         guard before.mark(of: entry.approval.credential) == nil else {
             await enforce(before)
-            throw SyncKernelError(.approvalNotPending, "the request's credential was spent or revoked meanwhile")
+            throw JoinError(.approvalNotPending, "the request's credential was spent or revoked meanwhile")
         }
         var ledger = before
         ledger.record(SignInLedger.Entry(credential: entry.approval.credential, expiresAt: request.certificate.expiresAt,
@@ -268,12 +268,12 @@ public actor JoinResponder {
     }
 
     /// Rejects the request `id`: publishes a rejection, then the notice `rejected` for the other
-    /// members; records nothing. `approvalNotPending` for an id that is not waiting.
-    public func reject(_ id: ApprovalID) async throws(SyncKernelError) {
+    /// members; records nothing. `JoinError` `approvalNotPending` for an id that is not waiting.
+    public func reject(_ id: ApprovalID) async throws(JoinError) {
         let now = clock.millisecondsSince1970
         expire(now: now)
         guard let request = pending.removeValue(forKey: id)?.request else {
-            throw SyncKernelError(.approvalNotPending, "no sign-in request waits under this id")
+            throw JoinError(.approvalNotPending, "no sign-in request waits under this id")
         }
         await send(.rejected, answering: request)
         onEvent(.rejected(id: id))

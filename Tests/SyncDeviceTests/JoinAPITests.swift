@@ -43,8 +43,8 @@ final class JoinAPITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: world.store(0)), "nothing opened before the start")
 
         try await device.start()
-        await expect(SyncKernelError.Code.approvalNotPending) { () throws in try await device.approve(id) }
-        await expect(SyncKernelError.Code.approvalNotPending) { () throws in try await device.reject(id) }
+        await expect(JoinError.Code.approvalNotPending) { () throws in try await device.approve(id) }
+        await expect(JoinError.Code.approvalNotPending) { () throws in try await device.reject(id) }
         await expect(SyncKernelError.Code.keyFileUnavailable) { () throws in _ = try await device.join(credential) }
         await expect(SyncDeviceError.Code.snapshotTimedOut) { () throws in _ = try await device.absorbSnapshot() }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: world.account.path + "/devices").sorted(), before)

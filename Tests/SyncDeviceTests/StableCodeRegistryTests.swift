@@ -10,6 +10,7 @@ final class StableCodeRegistryTests: XCTestCase {
         SyncKernelError.Code.all.map { ("SyncKernelError", $0.rawValue, $0.name) }
             + RelayError.Code.all.map { ("RelayError", $0.rawValue, $0.name) }
             + SyncDeviceError.Code.all.map { ("SyncDeviceError", $0.rawValue, $0.name) }
+            + JoinError.Code.all.map { ("JoinError", $0.rawValue, $0.name) }
     }
 
     /// The codes that moved out of the kernel, with the name each shipped under and its new type.
@@ -18,6 +19,8 @@ final class StableCodeRegistryTests: XCTestCase {
         "SK603": ("relayConnectionFailed", "RelayError"), "SK604": ("relayNotConnected", "RelayError"),
         "SK605": ("relayClosed", "RelayError"), "SK606": ("relayPayloadTooLarge", "RelayError"),
         "SK607": ("relayPublishFailed", "RelayError"),
+        "SK310": ("joinRejected", "JoinError"), "SK311": ("joinTimedOut", "JoinError"),
+        "SK312": ("approvalNotPending", "JoinError"), "SK314": ("joinRefused", "JoinError"),
         "SK701": ("deviceNotRunning", "SyncDeviceError"), "SK702": ("snapshotDeclined", "SyncDeviceError"),
         "SK703": ("snapshotSiblingFailed", "SyncDeviceError"), "SK704": ("snapshotTimedOut", "SyncDeviceError"),
     ]
@@ -29,7 +32,8 @@ final class StableCodeRegistryTests: XCTestCase {
         for code in codes {
             XCTAssertNotNil(code.rawValue.wholeMatch(of: #/SK[1-7][0-9][0-9]/#), "\(code)")
         }
-        for list in [SyncKernelError.Code.all.map(\.rawValue), RelayError.Code.all.map(\.rawValue), SyncDeviceError.Code.all.map(\.rawValue)] {
+        for list in [SyncKernelError.Code.all.map(\.rawValue), RelayError.Code.all.map(\.rawValue), SyncDeviceError.Code.all.map(\.rawValue),
+                     JoinError.Code.all.map(\.rawValue)] {
             XCTAssertEqual(list, list.sorted(), "each list is in code order")
         }
     }

@@ -45,7 +45,7 @@ final class CredentialLedgerTests: XCTestCase {
         let tabletState = await tablet.state
         XCTAssertEqual(tabletState, .refused(.spent))
         let error = await steps.failure(tablet)
-        XCTAssertEqual(error?.code, .joinRefused)
+        XCTAssertEqual(error?.code, JoinError.Code.joinRefused.rawValue)
         XCTAssertEqual(error?.detail, SignInRefusal.spent.explanation)
         XCTAssertEqual(desktopEvents.items.last, .requestDropped(reason: .credentialSpent, bytes: SignInRequest.sealedBytes))
         let desktopPending = await desktop.pendingApprovals()
@@ -83,7 +83,7 @@ final class CredentialLedgerTests: XCTestCase {
         XCTAssertEqual(phoneState, .refused(.revoked))
         XCTAssertEqual(laptopEvents.items.last, .requestDropped(reason: .credentialRevoked, bytes: SignInRequest.sealedBytes))
         let error = await steps.failure(phone)
-        XCTAssertEqual(error?.code, .joinRefused)
+        XCTAssertEqual(error?.code, JoinError.Code.joinRefused.rawValue)
         XCTAssertEqual(error?.detail, SignInRefusal.revoked.explanation)
 
         let tablet = try await steps.ask(credential, name: "tablet", seed: 6, to: [desktop])
@@ -167,7 +167,7 @@ final class CredentialLedgerTests: XCTestCase {
             try await desktop.approve(desktopPhone)
             XCTFail("a withdrawn prompt cannot be approved")
         } catch {
-            XCTAssertEqual(error.code, .approvalNotPending)
+            XCTAssertEqual((error as? JoinError)?.code, .approvalNotPending)
         }
         await steps.replies(phone)
         guard case .granted = await phone.state else { return XCTFail("the phone joined") }

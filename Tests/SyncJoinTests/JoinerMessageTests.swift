@@ -10,10 +10,11 @@ import XCTest
 /// written.
 final class JoinerMessageTests: XCTestCase {
     /// Checks `requester` ended with `code` and a detail holding `words`, having written nothing.
-    private func assertEnds(_ steps: JoinSteps, _ requester: JoinRequester, _ code: SyncKernelError.Code, saying words: String,
+    private func assertEnds(_ steps: JoinSteps, _ requester: JoinRequester, _ code: JoinError.Code, saying words: String,
                             file: StaticString = #filePath, line: UInt = #line) async {
         let error = await steps.failure(requester)
-        XCTAssertEqual(error?.code, code, file: file, line: line)
+        XCTAssertEqual(error?.code, code.rawValue, "\(String(describing: error))", file: file, line: line)
+        XCTAssertEqual(error?.type, "JoinError", file: file, line: line)
         XCTAssertTrue(error?.detail.contains(words) ?? false, "\(String(describing: error))", file: file, line: line)
         XCTAssertFalse(FileManager.default.fileExists(atPath: steps.world.path("\(requester.deviceName)-account")), "nothing written",
                        file: file, line: line)

@@ -9,7 +9,8 @@ extension SyncKernelError {
     /// envelopes, 3 merge, clock and device identity (keys, their files and joining an account
     /// included), 4 namespaces, 5 store, 6 relay and blob store, 7 the embedded device that runs them all).
     /// Codes of other modules use the same strings and the same layer digits: SK601 to SK607
-    /// moved to `RelayError` (SyncRelay) and SK701 to SK704 to `SyncDeviceError` (SyncDevice),
+    /// moved to `RelayError` (SyncRelay), SK310 to SK312 and SK314 to `JoinError` (SyncJoin), and
+    /// SK701 to SK704 to `SyncDeviceError` (SyncDevice),
     /// with their strings; the kernel never reuses them. SK402 (a
     /// merge rule and a causal membership that disagreed) is retired: causal tracking is now read off the rule, so the mistake cannot be
     /// written; the code is never reused. `description` holds the code and the name only, never
@@ -118,24 +119,11 @@ extension SyncKernelError {
         /// A key file or account directory that cannot be read or written: missing, not
         /// creatable, or already holding a key that would be overwritten.
         public static let keyFileUnavailable = Code("SK309", "keyFileUnavailable")
-        /// A device asking to join an account was refused by the sibling that saw its sign-in
-        /// request; nothing was stored on either side.
-        public static let joinRejected = Code("SK310", "joinRejected")
-        /// A device asking to join an account waited out its time with no grant: no sibling
-        /// answered (with no sibling online nothing admits a device), or one answered and nobody
-        /// approved; nothing was stored.
-        public static let joinTimedOut = Code("SK311", "joinTimedOut")
-        /// An approve or reject named no pending sign-in request: never made, already decided,
-        /// or expired. Nothing was sent.
-        public static let approvalNotPending = Code("SK312", "approvalNotPending")
+        // SK310 to SK312 and SK314 are `JoinError`'s, in the SyncJoin module.
         /// A resolve whose versions seen are not the live versions the key holds now (a merge
         /// brought or replaced one since they were read); nothing was written: read the versions
         /// again and resolve again.
         public static let conflictChanged = Code("SK313", "conflictChanged")
-        /// A sibling refused a device's sign-in request without asking its user: the credential
-        /// already admitted a device, was revoked, or as many requests with it as a sibling keeps
-        /// already wait for a decision. Nothing was stored on either side.
-        public static let joinRefused = Code("SK314", "joinRefused")
 
         // MARK: Namespaces (4xx)
 
@@ -213,7 +201,7 @@ extension SyncKernelError {
             malformedSnapshot, unsupportedTransferMessage, unsupportedAlgorithm,
             deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, counterOutOfRange,
             deviceEpochUnavailable, keyMaterialMissing, keyFileExposed, malformedKeyFile, keyFileUnavailable,
-            joinRejected, joinTimedOut, approvalNotPending, conflictChanged, joinRefused,
+            conflictChanged,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected, notTheAuthor,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase, storeInUse, storageFull, storeReadOnly,

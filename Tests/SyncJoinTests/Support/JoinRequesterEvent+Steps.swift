@@ -17,7 +17,7 @@ final class JoinRequesterEventStepsSelfTests: XCTestCase {
         XCTAssertFalse(JoinRequesterEvent.waiting(remainingSeconds: 30, acknowledged: false).isOutcomeOrStep)
         XCTAssertFalse(JoinRequesterEvent.waiting(remainingSeconds: 0, acknowledged: true).isOutcomeOrStep)
         let kept: [JoinRequesterEvent] = [.requestSent(attempt: 1), .rejected, .timedOut(acknowledged: true),
-                                          .timedOut(acknowledged: false), .storeFailed(SyncKernelError(.joinTimedOut))]
+                                          .timedOut(acknowledged: false), .storeFailed(SyncKernelError(.keyFileUnavailable))]
         XCTAssertTrue(kept.allSatisfy(\.isOutcomeOrStep))
     }
 }

@@ -42,13 +42,13 @@ struct JoinSteps {
         return try XCTUnwrap(pending.first { $0.deviceName == name }?.id, "a prompt for \(name)")
     }
 
-    /// The error the wait of `requester` ends in (nil when it joined).
-    func failure(_ requester: JoinRequester) async -> SyncKernelError? {
+    /// The report of the error the wait of `requester` ends in (nil when it joined).
+    func failure(_ requester: JoinRequester) async -> ErrorReport? {
         do {
             _ = try await requester.outcome()
             return nil
         } catch {
-            return error
+            return ErrorReport(error)
         }
     }
 }
