@@ -17,7 +17,7 @@ import SyncKernel
 /// rolling back the transaction under way (what committed before stays). Not `Sendable`: it
 /// writes the store its owner uses.
 public struct SnapshotImporter {
-    private let store: KernelStore
+    private let store: any SnapshotImportTarget
     private let account: [UInt8]
     private let rowsPerTransaction: Int
     private let shouldStop: () -> Bool
@@ -41,7 +41,13 @@ public struct SnapshotImporter {
     /// `rowsPerTransaction` rows and deletes (at least 1), stopping once `shouldStop` answers true.
     public init(store: KernelStore, account: [UInt8], rowsPerTransaction: Int = 20_000,
                 shouldStop: @escaping () -> Bool = { false }) {
-        self.store = store
+        self.init(target: store, account: account, rowsPerTransaction: rowsPerTransaction, shouldStop: shouldStop)
+    }
+
+    /// An importer into `target`, as `init(store:account:rowsPerTransaction:shouldStop:)`.
+    package init(target: any SnapshotImportTarget, account: [UInt8], rowsPerTransaction: Int = 20_000,
+                 shouldStop: @escaping () -> Bool = { false }) {
+        self.store = target
         self.account = account
         self.rowsPerTransaction = max(1, rowsPerTransaction)
         self.shouldStop = shouldStop

@@ -47,6 +47,15 @@ public struct SnapshotReceiver: Sendable {
     public func absorb(_ offer: SyncOffer, into store: KernelStore, account: [UInt8],
                        progress: (SnapshotProgress) -> Void = { _ in },
                        shouldStop: () -> Bool = { false }) -> SnapshotAbsorbResult {
+        absorb(offer, into: store as any SnapshotImportTarget, account: account, progress: progress, shouldStop: shouldStop)
+    }
+
+    /// Absorbs `offer` into `target`, as `absorb(_:into:account:progress:shouldStop:)`: a host
+    /// passes a target that runs each import transaction on the actor owning its store, and
+    /// runs this call (its fetch, checks and decryption) on a thread of its own.
+    package func absorb(_ offer: SyncOffer, into target: any SnapshotImportTarget, account: [UInt8],
+                        progress: (SnapshotProgress) -> Void = { _ in },
+                        shouldStop: () -> Bool = { false }) -> SnapshotAbsorbResult {
         let started = ContinuousClock.now
         var report = SnapshotAbsorbReport()
         do throws(SyncKernelError) {
@@ -66,7 +75,7 @@ public struct SnapshotReceiver: Sendable {
             report.verifyTime = verifying.duration(to: .now)
             let opener = SnapshotOpener(sealed: try spool.reader(), size: offer.size, cipher: cipher)
             try withoutActuallyEscaping(shouldStop) { shouldStop throws(SyncKernelError) in
-                try importAll(opener, size: offer.size, into: store, account: account, report: &report,
+                try importAll(opener, size: offer.size, into: target, account: account, report: &report,
                               progress: progress, shouldStop: shouldStop)
             }
         } catch {
@@ -79,12 +88,12 @@ public struct SnapshotReceiver: Sendable {
 
     /// Imports every chunk `opener` yields, recording what the import read and changed in `report`
     /// whether it ends or fails.
-    private func importAll(_ opener: SnapshotOpener<FolderBlobReader>, size: Int64, into store: KernelStore, account: [UInt8],
+    private func importAll(_ opener: SnapshotOpener<FolderBlobReader>, size: Int64, into target: any SnapshotImportTarget, account: [UInt8],
                            report: inout SnapshotAbsorbReport, progress: (SnapshotProgress) -> Void,
                            shouldStop: @escaping () -> Bool) throws(SyncKernelError) {
         let importing = ContinuousClock.now
         var opener = opener
-        var importer = SnapshotImporter(store: store, account: account, rowsPerTransaction: rowsPerTransaction,
+        var importer = SnapshotImporter(target: target, account: account, rowsPerTransaction: rowsPerTransaction,
                                         shouldStop: shouldStop)
         defer {
             report.pages = importer.pages

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The flag a running device raises when it starts shutting down, read by work that runs outside
-/// its tasks' cancellation (a snapshot export or import inside the replica host).
+/// its tasks' cancellation (a snapshot export or absorb on an executor of its own).
 ///
 /// Invariant: once raised it stays raised.
 final class ShutdownFlag: Sendable {

@@ -90,10 +90,10 @@ extension SyncDeviceEvent {
         case .snapshotAnswered(let peer, let answer):
             object["peer"] = peer.hex
             object.merge(Self.fields(of: answer)) { _, new in new }
-        case .snapshotAcknowledged(let peer, let ack):
+        case .snapshotAcknowledged(let peer, let refusal):
             object["peer"] = peer.hex
-            object["ok"] = ack.ok
-            object["reason"] = ack.reason.map { Self.word(of: $0) as Any } ?? NSNull()
+            object["ok"] = refusal == nil
+            object["reason"] = refusal.map { $0.rawValue as Any } ?? NSNull()
         case .snapshotRequestSent(let peer, let attempt, let wake):
             object["peer"] = peer.hex
             object["attempt"] = attempt
@@ -115,7 +115,7 @@ extension SyncDeviceEvent {
                 + Double(report.totalTime.components.attoseconds) / 1e18
         case .snapshotAbandoned(let peer, let reason):
             object["peer"] = peer.hex
-            object["reason"] = Self.word(of: reason)
+            object["reason"] = reason.rawValue
         case .snapshotFailed(let error):
             object["error"] = error.code
             object["name"] = error.name
@@ -182,55 +182,13 @@ extension SyncDeviceEvent {
         }
     }
 
-    private static func fields(of message: TransferMessage) -> [String: Any] {
-        switch message {
-        case .offer(let offer): ["answer": "offer", "bytes": offer.size, "algorithm": offer.algorithm.description]
-        case .decline(let decline): ["answer": "decline", "reason": word(of: decline.reason)]
-        case .broken(let broken): ["answer": "broken", "stage": word(of: broken.stage), "error": broken.code]
-        case .request: ["answer": "request"]
-        case .ack: ["answer": "ack"]
-        }
-    }
-
-    private static func fields(of answer: SnapshotRequestSession.Answer) -> [String: Any] {
+    private static func fields(of answer: SnapshotAnswer) -> [String: Any] {
         switch answer {
         case .pending: ["answer": "pending"]
-        case .offered(let offer): ["answer": "offer", "bytes": offer.size, "algorithm": offer.algorithm.description]
-        case .declined(let reason): ["answer": "decline", "reason": word(of: reason)]
-        case .broken(let broken): ["answer": "broken", "stage": word(of: broken.stage), "error": broken.code]
-        case .abandoned(let reason): ["answer": "abandoned", "reason": word(of: reason)]
-        }
-    }
-
-    /// The stable word of a snapshot ack's reason.
-    package static func word(of reason: SyncAck.Reason) -> String {
-        switch reason {
-        case .hashMismatch: "hashMismatch"
-        case .unauthentic: "unauthentic"
-        case .blobUnavailable: "blobUnavailable"
-        case .downloadFailed: "downloadFailed"
-        case .malformedSnapshot: "malformedSnapshot"
-        case .schemaMismatch: "schemaMismatch"
-        case .tooLarge: "tooLarge"
-        case .unsupportedAlgorithm: "unsupportedAlgorithm"
-        case .importFailed: "importFailed"
-        }
-    }
-
-    /// The stable word of a decline's reason.
-    package static func word(of reason: SyncDecline.Reason) -> String {
-        switch reason {
-        case .busy: "busy"
-        case .unwilling: "unwilling"
-        }
-    }
-
-    /// The stable word of the stage a sibling's snapshot broke at.
-    package static func word(of stage: SyncBroken.Stage) -> String {
-        switch stage {
-        case .export: "export"
-        case .seal: "seal"
-        case .upload: "upload"
+        case .offered(let bytes, let algorithm): ["answer": "offer", "bytes": bytes, "algorithm": algorithm]
+        case .declined(let reason): ["answer": "decline", "reason": reason.rawValue]
+        case .broken(let stage, let code): ["answer": "broken", "stage": stage.rawValue, "error": code]
+        case .abandoned(let reason): ["answer": "abandoned", "reason": reason.rawValue]
         }
     }
 

@@ -15,7 +15,8 @@ import SyncKernel
 /// the replica starts is reported once (`roundStarted`), and a round that reached matching roots
 /// once (`replica(.converged)`); a sibling the gate learned is reported once (`siblingLearned`),
 /// before any frame of it is handled; every join and snapshot step is reported (`joinResponder`,
-/// `joinRequester`, the `snapshot...` cases); no event carries key material or row contents.
+/// `joinRequester`, the `snapshot...` cases); no event carries key material or row contents (a
+/// snapshot answer is told as a `SnapshotAnswer`, without the offer's blob id, key or hash).
 public enum SyncDeviceEvent: Sendable, Hashable {
     /// The device started: keys loaded, store open, relay connection made (it may still be
     /// connecting), loop running.
@@ -52,19 +53,20 @@ public enum SyncDeviceEvent: Sendable, Hashable {
     /// A sibling asked this device for a snapshot.
     case snapshotRequested(peer: DeviceID)
     /// This device answered a sibling's snapshot request (an offer, a decline or a failure).
-    case snapshotAnswered(peer: DeviceID, answer: TransferMessage)
-    /// The sibling this device offered a snapshot to says how it went.
-    case snapshotAcknowledged(peer: DeviceID, ack: SyncAck)
+    case snapshotAnswered(peer: DeviceID, answer: SnapshotAnswer)
+    /// The sibling this device offered a snapshot to says how it went: absorbed (`refusal` nil)
+    /// or set aside, and why.
+    case snapshotAcknowledged(peer: DeviceID, refusal: SnapshotAnswer.Refusal?)
     /// This device sent its snapshot request to `peer` (`attempt` from 1; the first one wakes).
     case snapshotRequestSent(peer: DeviceID, attempt: Int, wake: Bool)
     /// A sibling answered this device's snapshot request.
-    case snapshotReply(peer: DeviceID, answer: SnapshotRequestSession.Answer)
+    case snapshotReply(peer: DeviceID, answer: SnapshotAnswer)
     /// How far absorbing the offered snapshot got (bytes downloaded, rows imported).
     case snapshotProgress(SnapshotProgress)
     /// The snapshot `peer` offered was absorbed.
     case snapshotAbsorbed(peer: DeviceID, report: SnapshotAbsorbReport)
     /// The snapshot `peer` offered could not be absorbed (nothing of it was imported).
-    case snapshotAbandoned(peer: DeviceID, reason: SyncAck.Reason)
+    case snapshotAbandoned(peer: DeviceID, reason: SnapshotAnswer.Refusal)
     /// Asking for a snapshot ended without one (`snapshotDeclined`, `snapshotSiblingFailed`,
     /// `snapshotTimedOut`, or the last absorb's error): the digest loop fills the store instead.
     case snapshotFailed(ErrorReport)

@@ -15,8 +15,9 @@ import SyncKernel
 /// blob an ack answers is deleted; an export reads the store through a read-only connection of
 /// its own on an executor of its own (`exporter`), so the replica host goes on syncing and
 /// answering while a large snapshot is read, sealed and uploaded, and the desk itself runs on a
-/// thread of its own (blob store calls block); an import runs inside the replica host, so
-/// nothing else writes the store meanwhile; `absorb` ends with a report or a typed error and, when
+/// thread of its own (blob store calls block); an absorb fetches, checks and decrypts on an
+/// executor of its own (`absorber`) and imports one transaction at a time on the replica host,
+/// which holds its siblings' frames and its timers until the import ends; `absorb` ends with a report or a typed error and, when
 /// the offered blob fails its checks, acks `ok: false` having imported nothing. `stop()` ends an
 /// export or absorb under way within a piece of the snapshot (`snapshotStopped`), answers no
 /// request from then on, and returns once the export has ended.
@@ -28,6 +29,10 @@ actor TransferDesk {
 
     /// Answers remembered for re-sends, at most.
     private static let rememberedAnswers = 16
+    /// Rows and deletes per import transaction of an absorb: each transaction holds the replica
+    /// host for its duration, so a small one keeps the device's status and writes answering
+    /// (a few milliseconds each in a release build) for a few more commits in all.
+    private static let importRowsPerTransaction = 1_000
 
     private let host: ReplicaHost
     private let storePath: String
@@ -36,6 +41,8 @@ actor TransferDesk {
     private let executor = SerialThreadExecutor(name: "synckernel.transfer")
     /// Where an export reads, seals and uploads, beside the desk and the replica host.
     private let exporter = SerialThreadExecutor(name: "synckernel.snapshot-export")
+    /// Where an absorb fetches, checks and decrypts a snapshot, beside the desk and the host.
+    private let absorber = SerialThreadExecutor(name: "synckernel.snapshot-absorb")
     private let transport: SealedTransport
     private let account: [UInt8]
     private let blobChoice: SyncDeviceBlobs
@@ -96,10 +103,10 @@ actor TransferDesk {
         case .ack(let ack):
             guard let done = answered[ack.requestID], done.sibling == sender else { return }
             if case .offer(let offer) = done.message, let blobStore { try? blobStore.delete(offer.blobID) }
-            monitor.emit(.snapshotAcknowledged(peer: sender, ack: ack))
+            monitor.emit(.snapshotAcknowledged(peer: sender, refusal: ack.reason.map(SnapshotAnswer.Refusal.init)))
         case .offer, .decline, .broken:
             guard session?.receive(message, from: sender) == true, let answer = session?.answers[sender] else { return }
-            monitor.emit(.snapshotReply(peer: sender, answer: answer))
+            monitor.emit(.snapshotReply(peer: sender, answer: SnapshotAnswer(answer)))
         }
     }
 
@@ -141,7 +148,7 @@ actor TransferDesk {
             answeredOrder.append(message.requestID)
             while answeredOrder.count > Self.rememberedAnswers { answered[answeredOrder.removeFirst()] = nil }
         }
-        monitor.emit(.snapshotAnswered(peer: sibling, answer: message))
+        monitor.emit(.snapshotAnswered(peer: sibling, answer: SnapshotAnswer(message)))
         await transport.sendMessage(message.encoded(), to: sibling, wake: .silent)
     }
 
@@ -197,10 +204,9 @@ actor TransferDesk {
                 if let error = result.error, let reason = result.ack.reason {
                     session?.abandon(offerFrom: sibling, reason: reason)
                     lastAbsorbError = error
-                    monitor.emit(.snapshotAbandoned(peer: sibling, reason: reason))
+                    monitor.emit(.snapshotAbandoned(peer: sibling, reason: SnapshotAnswer.Refusal(reason)))
                 } else {
                     monitor.emit(.snapshotAbsorbed(peer: sibling, report: result.report))
-                    await host.announce()
                     return result.report
                 }
             case .requesting:
@@ -216,18 +222,30 @@ actor TransferDesk {
         throw SyncDeviceError(.snapshotTimedOut, "the snapshot request ended; nothing was imported")
     }
 
-    /// Fetches, checks and imports `offer` inside the replica host, reporting progress.
+    /// Fetches, checks and imports `offer`, reporting progress: the fetch, checks and decryption
+    /// run on `absorber`, each import transaction on the replica host (`HostImportTarget`), which
+    /// holds its siblings' frames and its timers from `beginImport` to `endImport` and goes on
+    /// taking writes and answering reads between the transactions.
     private func absorbOffer(_ offer: SyncOffer) async throws(SyncKernelError) -> SnapshotAbsorbResult {
         let store = try blobs()
-        let receiver = SnapshotReceiver(blobStore: store, spoolDirectory: spoolDirectory)
-        let account = account
-        let monitor = monitor
-        let shutdown = shutdown
-        return await host.withStore { kernelStore in
-            receiver.absorb(offer, into: kernelStore, account: account,
-                            progress: { progress in monitor.emit(.snapshotProgress(progress)) },
-                            shouldStop: { shutdown.isRaised || Task.isCancelled })
+        var configured = SnapshotReceiver(blobStore: store, spoolDirectory: spoolDirectory)
+        configured.rowsPerTransaction = Self.importRowsPerTransaction
+        let receiver = configured
+        let (account, monitor, shutdown, host) = (account, monitor, shutdown, host)
+        let cancelled = ShutdownFlag()
+        let stopping: @Sendable () -> Bool = { shutdown.isRaised || cancelled.isRaised }
+        let target = HostImportTarget(host: host, namespaces: namespaces, stopping: stopping)
+        await host.beginImport()
+        let result = await withTaskCancellationHandler {
+            await absorber.run { () -> SnapshotAbsorbResult in
+                receiver.absorb(offer, into: target, account: account,
+                                progress: { progress in monitor.emit(.snapshotProgress(progress)) }, shouldStop: stopping)
+            }
+        } onCancel: {
+            cancelled.raise()
         }
+        await host.endImport()
+        return result
     }
 
     /// Ends the transfers under way: an export or absorb stops within a piece of its snapshot

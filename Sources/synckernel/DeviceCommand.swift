@@ -356,7 +356,7 @@ enum DeviceCommand {
         case .joinRequester(let join): JoinLogLine.requester(join)
         case .snapshotRequested(let peer): "snapshot requested by \(peer)"
         case .snapshotAnswered(let peer, _): "snapshot answer to \(peer): \(EventFields.text(event, keys: answerKeys))"
-        case .snapshotAcknowledged(let peer, let ack): "snapshot ack from \(peer): ok \(ack.ok)"
+        case .snapshotAcknowledged(let peer, let refusal): "snapshot ack from \(peer): ok \(refusal == nil)"
         case .snapshotRequestSent(let peer, let attempt, _): "snapshot request to \(peer) (attempt \(attempt))"
         case .snapshotReply(let peer, _): "snapshot reply from \(peer): \(EventFields.text(event, keys: answerKeys))"
         case .snapshotProgress: nil

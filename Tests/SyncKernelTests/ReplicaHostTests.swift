@@ -94,6 +94,38 @@ final class ReplicaHostTests: XCTestCase {
         return deliveries
     }
 
+    func testFramesArrivingDuringAnImportWaitForItsEndAndTheHostStaysQuietMeanwhile() async throws {
+        let world = try TestWorld()
+        let clock = ManualLoopClock(limit: 60_000)
+        let (a, mailA) = try host(0, world: world, clock: clock)
+        let (b, mailB) = try host(1, world: world, clock: clock)
+        try await a.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(.init(id: "x", value: "from a", updatedAt: 1)) }
+        clock.advance(to: 400)
+        await a.tick()
+        let fromA = await mailA.take()
+        XCTAssertFalse(fromA.isEmpty, "a broadcast its digest")
+
+        await b.beginImport()
+        for sent in fromA { await b.receive(sent.frame, from: TestWorld.device(0)) }
+        try await b.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(.init(id: "y", value: "from b", updatedAt: 1)) }
+        clock.advance(to: 5_000)
+        await b.tick()
+        let quiet = await mailB.take()
+        XCTAssertTrue(quiet.isEmpty, "no answer, digest or announcement during the import: \(quiet.map(\.kind))")
+        let during = await b.snapshot
+        XCTAssertEqual(during.summary.namespaces.map(\.items), [1], "local writes go on during the import")
+        XCTAssertEqual(during.siblings.map(\.hasShownDigest), [false], "a's digest waits")
+
+        await b.endImport()
+        let after = await b.snapshot
+        XCTAssertEqual(after.siblings.map(\.hasShownDigest), [true], "the held digest reached the replica")
+        _ = await pump((a, mailA), (b, mailB))
+        let (digestA, digestB) = (await a.stateDigest, await b.stateDigest)
+        XCTAssertEqual(digestA, digestB, "the pair converges once the import ended")
+        let dropped = await b.framesDroppedWhileImporting
+        XCTAssertEqual(dropped, 0)
+    }
+
     func testTheSnapshotShowsASiblingInSyncOnlyWhileItsLastDigestMatchesOurs() async throws {
         let world = try TestWorld()
         let clock = ManualLoopClock(limit: 60_000)

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -12,30 +13,47 @@ import Glibc
 /// own files are the root's names starting with `.cloudanchor-`, never listed and never
 /// addressable, while such names below the root are ordinary files. Temporary names are short
 /// and never derived from the target's name. A missing root folder reads as `CloudError.offline`
-/// (the drive is not mounted).
+/// (the drive is not mounted). Every call's file work runs on `executor`, a thread of its own,
+/// and the caller suspends meanwhile: no file call blocks an engine's actor or the cooperative
+/// pool.
 public struct FolderStorage: CloudStorage {
     /// The folder standing in for the drive.
     public let root: URL
+    /// Where the file calls run.
+    public let executor: SerialThreadExecutor
     private let leases = LeaseDescriptors()
 
     private static let internalPrefix = ".cloudanchor-"
     private static let temporaryPrefix = internalPrefix + "tmp-"
 
-    /// Creates a storage over `root`, which must exist before the first call.
-    public init(root: URL) {
+    /// Creates a storage over `root`, which must exist before the first call; its file calls run
+    /// on `executor` (by default one of its own, whose thread is named `synckernel.cloud-folder`).
+    public init(root: URL, executor: SerialThreadExecutor = SerialThreadExecutor(name: "synckernel.cloud-folder")) {
         self.root = root
+        self.executor = executor
+    }
+
+    /// Runs `body` on `executor`; the caller suspends meanwhile.
+    private func onExecutor<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await executor.run(body)
     }
 
     /// Lists every regular file below the root, sorted by path.
     public func list() async throws -> [RemoteFile] {
-        try requireRoot()
-        var files: [RemoteFile] = []
-        try collect(relative: [], into: &files)
-        return files.sorted { $0.path.bytesPrecede($1.path) }
+        try await onExecutor {
+            try requireRoot()
+            var files: [RemoteFile] = []
+            try collect(relative: [], into: &files)
+            return files.sorted { $0.path.bytesPrecede($1.path) }
+        }
     }
 
     /// The drive's identity: a random id kept in the folder, created on first use.
     public func identityKey() async throws -> String? {
+        try await onExecutor { try makeIdentityKey() }
+    }
+
+    private func makeIdentityKey() throws -> String? {
         try requireRoot()
         let url = root.appendingPathComponent(Self.internalPrefix + "identity")
         if let text = try? String(contentsOf: url, encoding: .utf8), !text.isEmpty {
@@ -58,31 +76,39 @@ public struct FolderStorage: CloudStorage {
 
     /// Reads a whole file.
     public func readBytes(_ path: String) async throws -> Data {
-        let url = try locate(path)
-        do {
-            return try Data(contentsOf: url)
-        } catch {
-            throw Self.cloudError(error)
+        try await onExecutor {
+            let url = try locate(path)
+            do {
+                return try Data(contentsOf: url)
+            } catch {
+                throw Self.cloudError(error)
+            }
         }
     }
 
     /// Stores `data` as `path` through a temporary file and a rename.
     public func writeBytes(_ path: String, _ data: Data) async throws -> RemoteFile {
-        try await replace(path) { temporary in try data.write(to: temporary) }
+        try await onExecutor { try replace(path) { temporary in try data.write(to: temporary) } }
     }
 
     /// Stores the local regular file at `localURL` as `path` through a temporary copy and a rename;
     /// anything but a readable regular file (a link, a FIFO) is `.localIO`.
     public func writeFile(_ path: String, from localURL: URL) async throws -> RemoteFile {
-        guard FileStamp.of(path: localURL.path)?.isRegularFile == true,
-              FileManager.default.isReadableFile(atPath: localURL.path) else { throw CloudError.localIO }
-        return try await replace(path) { temporary in
-            try FileManager.default.copyItem(at: localURL, to: temporary)
+        try await onExecutor {
+            guard FileStamp.of(path: localURL.path)?.isRegularFile == true,
+                  FileManager.default.isReadableFile(atPath: localURL.path) else { throw CloudError.localIO }
+            return try replace(path) { temporary in
+                try FileManager.default.copyItem(at: localURL, to: temporary)
+            }
         }
     }
 
     /// Copies `path` to `localURL`, replacing what is there.
     public func downloadFile(_ path: String, to localURL: URL) async throws {
+        try await onExecutor { try copy(path, to: localURL) }
+    }
+
+    private func copy(_ path: String, to localURL: URL) throws {
         let url = try locate(path)
         guard FileManager.default.fileExists(atPath: url.path) else { throw CloudError.notFound }
         if FileManager.default.fileExists(atPath: localURL.path) {
@@ -101,9 +127,11 @@ public struct FolderStorage: CloudStorage {
 
     /// Removes `path`; an absent path succeeds.
     public func delete(_ path: String) async throws {
-        let url = try locate(path)
-        if unlink(url.path) != 0, errno != ENOENT {
-            throw Self.cloudError(errno: errno)
+        try await onExecutor {
+            let url = try locate(path)
+            if unlink(url.path) != 0, errno != ENOENT {
+                throw Self.cloudError(errno: errno)
+            }
         }
     }
 
@@ -114,6 +142,10 @@ public struct FolderStorage: CloudStorage {
     /// `releaseLease` or the process's end (a killed holder never blocks its successor); the
     /// file also holds the `LeaseRecord`, so a refused claimant can say who holds it.
     public func acquireLease(_ claim: LeaseClaim) async throws -> LeaseAnswer {
+        try await onExecutor { try lock(claim) }
+    }
+
+    private func lock(_ claim: LeaseClaim) throws -> LeaseAnswer {
         try requireRoot()
         let path = root.appendingPathComponent(Self.internalPrefix + "lease").path
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -137,15 +169,18 @@ public struct FolderStorage: CloudStorage {
 
     /// Rewrites the record with the new expiry while the lock is held.
     public func renewLease(_ lease: RemoteLease, for claim: LeaseClaim) async throws -> LeaseAnswer {
-        guard let descriptor = leases.descriptor(for: lease.token) else { return .held(owner: "another writer", until: nil) }
-        guard Self.writeRecord(LeaseRecord(claim), to: descriptor) else { throw Self.cloudError(errno: errno) }
-        return .granted(RemoteLease(owner: claim.owner, token: claim.token,
-                                    expiresAt: claim.now.addingTimeInterval(claim.duration)))
+        try await onExecutor {
+            guard let descriptor = leases.descriptor(for: lease.token) else { return .held(owner: "another writer", until: nil) }
+            guard Self.writeRecord(LeaseRecord(claim), to: descriptor) else { throw Self.cloudError(errno: errno) }
+            return .granted(RemoteLease(owner: claim.owner, token: claim.token,
+                                        expiresAt: claim.now.addingTimeInterval(claim.duration)))
+        }
     }
 
     /// Drops the lock.
     public func releaseLease(_ lease: RemoteLease) async {
-        if let descriptor = leases.remove(lease.token) { close(descriptor) }
+        let leases = leases
+        await executor.run { if let descriptor = leases.remove(lease.token) { close(descriptor) } }
     }
 
     private static func readRecord(_ descriptor: Int32) -> LeaseRecord? {
@@ -162,6 +197,10 @@ public struct FolderStorage: CloudStorage {
     /// Removes the temporary files of writes a killed process left in the root folder; returns
     /// their names. Call it only while holding the writer lease (a live writer's file would go).
     public func removeOrphans() async throws -> [String] {
+        try await onExecutor { try removeTemporaries() }
+    }
+
+    private func removeTemporaries() throws -> [String] {
         try requireRoot()
         let names: [String]
         do {
@@ -221,7 +260,7 @@ public struct FolderStorage: CloudStorage {
         return components.reduce(root) { $0.appendingPathComponent($1) }
     }
 
-    private func replace(_ path: String, _ fill: (URL) throws -> Void) async throws -> RemoteFile {
+    private func replace(_ path: String, _ fill: (URL) throws -> Void) throws -> RemoteFile {
         let url = try locate(path)
         let folder = url.deletingLastPathComponent()
         let temporary = root.appendingPathComponent(Self.temporaryPrefix + UUID().uuidString.lowercased())

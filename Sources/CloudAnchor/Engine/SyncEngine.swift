@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,6 +25,12 @@ public actor SyncEngine {
     private let now: @Sendable () -> Date
     private let gate = AsyncGate()
     private var lease: RemoteLease?
+    /// The actor's own thread: its local file work (staging, hashing, the marker) blocks there,
+    /// never on the cooperative pool.
+    package nonisolated let executor = SerialThreadExecutor(name: "synckernel.cloud-sync")
+
+    /// The actor's executor: `executor`.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Creates an engine over `storage`, keeping its state in `state`.
     public init(storage: any CloudStorage, availability: any AvailabilitySource = FixedAvailability(),

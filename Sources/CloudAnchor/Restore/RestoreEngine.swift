@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStore
 
 /// Restores a backup file by file, resumably, keeping the contract's restore rules.
 ///
@@ -17,6 +18,12 @@ public actor RestoreEngine {
     private let now: @Sendable () -> Date
     private let gate = AsyncGate()
     private var staging: URL?
+    /// The actor's own thread: its local file work (staging, hashing, the marker) blocks there,
+    /// never on the cooperative pool.
+    package nonisolated let executor = SerialThreadExecutor(name: "synckernel.cloud-restore")
+
+    /// The actor's executor: `executor`.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Creates a restore engine; `maxAttempts` failures make an optional file skipped until
     /// `resume(resetAttempts: true)`.

@@ -19,6 +19,16 @@ public actor ReplicaHost {
     /// The longest the loop sleeps before looking at the deadlines again.
     public let maxSleepMillis: Int64
     private var storeClosed = false
+    /// Whether a snapshot import is under way (`beginImport` to `endImport`).
+    private var importing = false
+    /// Frames that arrived during the import, in arrival order, and their bytes.
+    private var held: [(frame: [UInt8], sender: DeviceID)] = []
+    private var heldBytes = 0
+    /// Frames dropped because the held ones reached `heldBytesLimit` during the last import.
+    public private(set) var framesDroppedWhileImporting = 0
+    /// The most frame bytes held during an import; a frame beyond it is dropped (the loop's
+    /// re-sends and digests recover what it carried).
+    public static let heldBytesLimit = 32 << 20
 
     /// Takes ownership of `replica`; the actor runs on `executor` (by default one of its own,
     /// whose thread is named `synckernel.replica`).
@@ -36,8 +46,18 @@ public actor ReplicaHost {
     /// The actor's executor: `executor`.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    /// Hands a frame from `sender` to the replica.
+    /// Hands a frame from `sender` to the replica, or holds it while a snapshot import is under
+    /// way (`beginImport`).
     public func receive(_ frame: [UInt8], from sender: DeviceID) async {
+        guard !importing else {
+            guard heldBytes + frame.count <= Self.heldBytesLimit else {
+                framesDroppedWhileImporting += 1
+                return
+            }
+            held.append((frame, sender))
+            heldBytes += frame.count
+            return
+        }
         replica.receive(frame, from: sender, now: clock.now)
         await flush()
     }
@@ -92,10 +112,40 @@ public actor ReplicaHost {
     }
 
     /// Runs `body` on the replica's store inside the actor, so nothing else touches the store
-    /// meanwhile (a snapshot export or import, which block for their duration). Whatever `body`
-    /// writes is the store's own; a host announces afterwards so siblings compare digests again.
+    /// meanwhile; the loop waits for it, so `body` is short (a test's look at the rows).
     public func withStore<T: Sendable>(_ body: (KernelStore) -> T) -> T {
         body(replica.store)
+    }
+
+    /// Begins a snapshot import: until `endImport()`, frames from siblings are held in their
+    /// order (at most `heldBytesLimit` bytes; one beyond is dropped and counted) and no timer runs,
+    /// so the replica starts no round and broadcasts no digest against a store half filled;
+    /// local writes, reads and the status go on between the import's transactions.
+    package func beginImport() {
+        importing = true
+        framesDroppedWhileImporting = 0
+    }
+
+    /// Imports snapshot pages insert-if-absent in one transaction (`KernelStore.importAbsent`),
+    /// between the loop's other work.
+    package func importAbsent(_ pages: [ReconcileResponse],
+                              shouldStop: @Sendable () -> Bool) -> Result<SnapshotImportOutcome, SyncKernelError> {
+        Result { () throws(SyncKernelError) in try replica.store.importAbsent(pages, shouldStop: shouldStop) }
+    }
+
+    /// Ends the import: the frames held meanwhile reach the replica in their order (frames that
+    /// arrive while they do wait behind them), then the device announces itself so its siblings
+    /// compare digests with the filled store.
+    package func endImport() async {
+        while !held.isEmpty {
+            let (frame, sender) = held.removeFirst()
+            heldBytes -= frame.count
+            replica.receive(frame, from: sender, now: clock.now)
+            await flush()
+        }
+        importing = false
+        replica.announce()
+        await flush()
     }
 
     /// Announces the device to its siblings (on start or reconnect).
@@ -104,8 +154,9 @@ public actor ReplicaHost {
         await flush()
     }
 
-    /// Runs whatever timers are due now.
+    /// Runs whatever timers are due now (none while a snapshot import is under way).
     public func tick() async {
+        guard !importing else { return }
         replica.tick(now: clock.now)
         await flush()
     }
