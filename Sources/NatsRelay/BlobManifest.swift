@@ -45,8 +45,8 @@ struct BlobManifest: Equatable {
 
     /// Decodes a manifest read back from the server; `blobStoreFailed` for anything but a whole,
     /// consistent manifest.
-    init(decoding bytes: [UInt8]) throws(SyncKernelError) {
-        let bad = SyncKernelError(.blobStoreFailed, "a blob manifest that does not read")
+    init(decoding bytes: [UInt8]) throws {
+        let bad = SnapshotTransferError(.blobStoreFailed, "a blob manifest that does not read")
         guard bytes.count >= BlobManifest.headBytes + SHA256.byteCount, Array(bytes.prefix(8)) == BlobManifest.magic + [1, 0, 0, 0] else {
             throw bad
         }

@@ -22,15 +22,15 @@ final class JetStreamBlobReader: BlobReader {
         size = manifest.size
     }
 
-    func next() throws(SyncKernelError) -> [UInt8]? {
+    func next() throws -> [UInt8]? {
         guard index < manifest.chunkHashes.count else { return nil }
         guard let chunk = try store.lastMessage(on: store.subject(id, chunk: index)) else {
-            throw SyncKernelError(.blobNotFound, "a chunk of the blob is gone")
+            throw SnapshotTransferError(.blobNotFound, "a chunk of the blob is gone")
         }
         let last = index == manifest.chunkHashes.count - 1
         let expected = last ? Int(manifest.size - Int64(manifest.chunkBytes) * Int64(index)) : manifest.chunkBytes
         guard chunk.count == expected, BlobManifest.digest(chunk) == manifest.chunkHashes[index] else {
-            throw SyncKernelError(.blobStoreFailed, "a chunk that does not match its manifest")
+            throw SnapshotTransferError(.blobStoreFailed, "a chunk that does not match its manifest")
         }
         index += 1
         return chunk

@@ -40,7 +40,7 @@ public final class JetStreamBlobStore: BlobStore {
 
     /// Connects to the relay's servers (`relay`: servers, credentials, TLS, timeouts) and makes
     /// sure the stream exists with these settings (created, or updated to them). Throws a
-    /// `RelayError` (`invalidRelayConfiguration`) for options it refuses, a `SyncKernelError`
+    /// `RelayError` (`invalidRelayConfiguration`) for options it refuses, a `SnapshotTransferError`
     /// (`blobStoreFailed`) when no server answers or JetStream refuses the stream.
     public init(relay: NatsRelayOptions, options: JetStreamBlobOptions = JetStreamBlobOptions()) throws {
         let relay = try relay.validated()
@@ -51,9 +51,9 @@ public final class JetStreamBlobStore: BlobStore {
         handles = Mutex(Handles(connection: connection, context: context))
         guard chunkBytes >= 1_024 else {
             close()
-            throw SyncKernelError(.blobStoreFailed, "the server's payload limit leaves no room for chunks")
+            throw SnapshotTransferError(.blobStoreFailed, "the server's payload limit leaves no room for chunks")
         }
-        do throws(SyncKernelError) {
+        do {
             try ensureStream()
         } catch {
             close()
@@ -71,7 +71,7 @@ public final class JetStreamBlobStore: BlobStore {
                                 waitMillis: Int64) throws -> (OpaquePointer, OpaquePointer, Int) {
         var natsOptions: OpaquePointer?
         guard natsOptions_Create(&natsOptions) == NATS_OK, let natsOptions else {
-            throw SyncKernelError(.blobStoreFailed, "the client could not create its options")
+            throw SnapshotTransferError(.blobStoreFailed, "the client could not create its options")
         }
         defer { natsOptions_Destroy(natsOptions) }
         try NatsOptionsBuilder.apply(relay, to: natsOptions)
@@ -106,11 +106,11 @@ public final class JetStreamBlobStore: BlobStore {
     }
 
     /// The error of a call made after `close()`.
-    private static let closed = SyncKernelError(.blobStoreFailed, "the blob store was closed")
+    private static let closed = SnapshotTransferError(.blobStoreFailed, "the blob store was closed")
 
     /// Creates the stream, or updates an existing one to these settings.
-    private func ensureStream() throws(SyncKernelError) {
-        let (status, code) = try handles.withLock { handles throws(SyncKernelError) -> (natsStatus, jsErrCode) in
+    private func ensureStream() throws {
+        let (status, code) = try handles.withLock { handles throws -> (natsStatus, jsErrCode) in
             guard let context = handles.context else { throw JetStreamBlobStore.closed }
             let name = strdup(options.streamName)
             let subject = strdup(options.subjectPrefix + ".>")
@@ -147,9 +147,9 @@ public final class JetStreamBlobStore: BlobStore {
 
     /// The stream's MaxAge, storage, duplicate window and message count as the server holds them
     /// (for tests and diagnostics).
-    package func streamSettings() throws(SyncKernelError) -> (maxAge: Duration, fileStorage: Bool, duplicates: Duration,
+    package func streamSettings() throws -> (maxAge: Duration, fileStorage: Bool, duplicates: Duration,
                                                               messages: UInt64) {
-        let (status, found) = try handles.withLock { handles throws(SyncKernelError) -> (natsStatus, (Int64, Bool, Int64, UInt64)?) in
+        let (status, found) = try handles.withLock { handles throws -> (natsStatus, (Int64, Bool, Int64, UInt64)?) in
             guard let context = handles.context else { throw JetStreamBlobStore.closed }
             var info: UnsafeMutablePointer<jsStreamInfo>?
             var code = jsErrCode(0)
@@ -165,14 +165,14 @@ public final class JetStreamBlobStore: BlobStore {
     // MARK: BlobStore
 
     /// Publishes everything `source` yields as chunks of a fresh blob, then its manifest; purges it on failure.
-    public func put<Source: ByteSource>(_ source: inout Source) throws(SyncKernelError) -> BlobID {
+    public func put<Source: ByteSource>(_ source: inout Source) throws -> BlobID {
         let id = BlobID.random()
         let maxChunks = BlobManifest.maxChunks(messageBytes: chunkBytes)
         var hashes: [[UInt8]] = []
         var buffer: [UInt8] = []
         var size: Int64 = 0
-        do throws(SyncKernelError) {
-            func flush(_ count: Int) throws(SyncKernelError) {
+        do {
+            func flush(_ count: Int) throws {
                 guard hashes.count < maxChunks else { throw SyncKernelError(.limitExceeded, "a blob with more chunks than a manifest holds") }
                 let chunk = Array(buffer.prefix(count))
                 buffer.removeFirst(count)
@@ -186,7 +186,7 @@ public final class JetStreamBlobStore: BlobStore {
                 while buffer.count >= chunkBytes { try flush(chunkBytes) }
             }
             if !buffer.isEmpty { try flush(buffer.count) }
-            guard size > 0 else { throw SyncKernelError(.blobStoreFailed, "an empty blob") }
+            guard size > 0 else { throw SnapshotTransferError(.blobStoreFailed, "an empty blob") }
             let manifest = BlobManifest(size: size, chunkBytes: chunkBytes, chunkHashes: hashes)
             try publish(manifest.encoded(), subject: manifestSubject(id), messageID: "\(id.hex).m")
         } catch {
@@ -197,16 +197,16 @@ public final class JetStreamBlobStore: BlobStore {
     }
 
     /// Reads blob `id`'s manifest (`blobNotFound` without one) and returns a reader that checks each chunk against it.
-    public func open(_ id: BlobID) throws(SyncKernelError) -> any BlobReader {
-        guard let bytes = try lastMessage(on: manifestSubject(id)) else { throw SyncKernelError(.blobNotFound, "no such blob") }
+    public func open(_ id: BlobID) throws -> any BlobReader {
+        guard let bytes = try lastMessage(on: manifestSubject(id)) else { throw SnapshotTransferError(.blobNotFound, "no such blob") }
         let manifest = try BlobManifest(decoding: bytes)
         guard manifest.size <= options.maxBlobBytes else { throw SyncKernelError(.limitExceeded, "a stored blob above the store's bound") }
         return JetStreamBlobReader(store: self, id: id, manifest: manifest)
     }
 
     /// Purges every message of blob `id` from the stream.
-    public func delete(_ id: BlobID) throws(SyncKernelError) {
-        let (status, code) = try handles.withLock { handles throws(SyncKernelError) -> (natsStatus, jsErrCode) in
+    public func delete(_ id: BlobID) throws {
+        let (status, code) = try handles.withLock { handles throws -> (natsStatus, jsErrCode) in
             guard let context = handles.context else { throw JetStreamBlobStore.closed }
             let filter = strdup(options.subjectPrefix + "." + id.hex + ".>")
             defer { free(filter) }
@@ -221,7 +221,7 @@ public final class JetStreamBlobStore: BlobStore {
 
     @discardableResult
     /// Removes nothing: the server expires messages itself (MaxAge).
-    public func removeExpired() throws(SyncKernelError) -> Int { 0 }
+    public func removeExpired() throws -> Int { 0 }
 
     // MARK: messages
 
@@ -237,10 +237,10 @@ public final class JetStreamBlobStore: BlobStore {
 
     /// Publishes `payload` to `subject` with `messageID`, waiting for the stream's
     /// acknowledgement, retrying up to `publishAttempts` times with the same id.
-    func publish(_ payload: [UInt8], subject: String, messageID: String) throws(SyncKernelError) {
+    func publish(_ payload: [UInt8], subject: String, messageID: String) throws {
         var last: (natsStatus, jsErrCode) = (NATS_OK, jsErrCode(0))
         for _ in 0..<options.publishAttempts {
-            last = try handles.withLock { handles throws(SyncKernelError) -> (natsStatus, jsErrCode) in
+            last = try handles.withLock { handles throws -> (natsStatus, jsErrCode) in
                 guard let context = handles.context else { throw JetStreamBlobStore.closed }
                 return messageID.withCString { id in
                     options.streamName.withCString { stream in
@@ -265,8 +265,8 @@ public final class JetStreamBlobStore: BlobStore {
     }
 
     /// The data of the last message on `subject` in the stream, nil when there is none.
-    func lastMessage(on subject: String) throws(SyncKernelError) -> [UInt8]? {
-        let (status, code, bytes) = try handles.withLock { handles throws(SyncKernelError) -> (natsStatus, jsErrCode, [UInt8]?) in
+    func lastMessage(on subject: String) throws -> [UInt8]? {
+        let (status, code, bytes) = try handles.withLock { handles throws -> (natsStatus, jsErrCode, [UInt8]?) in
             guard let context = handles.context else { throw JetStreamBlobStore.closed }
             var message: OpaquePointer?
             var code = jsErrCode(0)
@@ -283,9 +283,9 @@ public final class JetStreamBlobStore: BlobStore {
     }
 
     /// The error for a failed client call.
-    static func failure(_ status: natsStatus, _ step: String, code: jsErrCode = jsErrCode(0)) -> SyncKernelError {
+    static func failure(_ status: natsStatus, _ step: String, code: jsErrCode = jsErrCode(0)) -> SnapshotTransferError {
         let text = natsStatus_GetText(status).map { String(cString: $0) } ?? "unknown status"
-        return SyncKernelError(.blobStoreFailed, "\(step): \(text)" + (code.rawValue == 0 ? "" : " (JetStream error \(code.rawValue))"))
+        return SnapshotTransferError(.blobStoreFailed, "\(step): \(text)" + (code.rawValue == 0 ? "" : " (JetStream error \(code.rawValue))"))
     }
 
     /// `duration` in nanoseconds, saturating.

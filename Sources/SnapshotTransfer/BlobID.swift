@@ -13,7 +13,7 @@ public struct BlobID: Sendable, Hashable, CustomStringConvertible {
     public let bytes: [UInt8]
 
     /// An id of `bytes`, which must be exactly 16 long (`limitExceeded` otherwise).
-    public init(bytes: [UInt8]) throws(SyncKernelError) {
+    public init(bytes: [UInt8]) throws {
         guard bytes.count == BlobID.byteCount else { throw SyncKernelError(.limitExceeded, "a blob id is 16 bytes") }
         self.bytes = bytes
     }

@@ -19,15 +19,15 @@ public protocol BlobStore: Sendable {
     var timeToLive: Duration { get }
 
     /// Stores everything `source` yields under a fresh id and returns it.
-    func put<Source: ByteSource>(_ source: inout Source) throws(SyncKernelError) -> BlobID
+    func put<Source: ByteSource>(_ source: inout Source) throws -> BlobID
 
     /// Opens the blob stored under `id` for reading.
-    func open(_ id: BlobID) throws(SyncKernelError) -> any BlobReader
+    func open(_ id: BlobID) throws -> any BlobReader
 
     /// Removes the blob stored under `id`, if any.
-    func delete(_ id: BlobID) throws(SyncKernelError)
+    func delete(_ id: BlobID) throws
 
     /// Removes every blob whose time to live ran out; returns how many it removed.
     @discardableResult
-    func removeExpired() throws(SyncKernelError) -> Int
+    func removeExpired() throws -> Int
 }

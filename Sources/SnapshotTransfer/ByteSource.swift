@@ -9,5 +9,5 @@ import SyncKernel
 /// - A source that throws has failed: the caller stops reading it.
 public protocol ByteSource {
     /// The next piece, or nil at the end.
-    mutating func next() throws(SyncKernelError) -> [UInt8]?
+    mutating func next() throws -> [UInt8]?
 }

@@ -16,24 +16,24 @@ struct FixedLayoutReader {
     }
 
     /// The next `count` bytes.
-    mutating func read(_ count: Int) throws(SyncKernelError) -> [UInt8] {
+    mutating func read(_ count: Int) throws -> [UInt8] {
         guard count >= 0, bytes.count - position >= count else { throw SyncKernelError(.truncatedInput, "a transfer field") }
         defer { position += count }
         return Array(bytes[position..<position + count])
     }
 
     /// The next byte.
-    mutating func byte() throws(SyncKernelError) -> UInt8 {
+    mutating func byte() throws -> UInt8 {
         try read(1)[0]
     }
 
     /// The next big-endian unsigned integer of `width` bytes (at most 8).
-    mutating func unsigned(width: Int) throws(SyncKernelError) -> UInt64 {
+    mutating func unsigned(width: Int) throws -> UInt64 {
         try read(width).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
     /// Throws `trailingBytes` unless every byte was read.
-    func finish() throws(SyncKernelError) {
+    func finish() throws {
         guard position == bytes.count else { throw SyncKernelError(.trailingBytes, "after a transfer message") }
     }
 }

@@ -26,12 +26,12 @@ final class FolderBlobReader: BlobReader {
         if file >= 0 { close(file) }
     }
 
-    func next() throws(SyncKernelError) -> [UInt8]? {
+    func next() throws -> [UInt8]? {
         guard remaining > 0, file >= 0 else {
             closeFile()
             return nil
         }
-        do throws(SyncKernelError) {
+        do {
             let piece = try FolderBlobStore.read(Int(min(Int64(pieceBytes), remaining)), from: file)
             remaining -= Int64(piece.count)
             return piece

@@ -42,14 +42,14 @@ public struct FolderBlobStore: BlobStore {
     /// A store in `directory` (created with mode 0700 when missing), keeping blobs for
     /// `timeToLive` at `clock`; throws `blobStoreFailed` when the folder cannot be made.
     public init(directory: String, timeToLive: Duration = FolderBlobStore.defaultTimeToLive,
-                clock: any WallClock = SystemWallClock(), maxBlobBytes: Int64 = 64 << 30) throws(SyncKernelError) {
+                clock: any WallClock = SystemWallClock(), maxBlobBytes: Int64 = 64 << 30) throws {
         guard timeToLive > .zero, maxBlobBytes > 0 else { throw SyncKernelError(.limitExceeded, "a time to live or size bound") }
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
-            throw SyncKernelError(.blobStoreFailed, "cannot make the blob folder (errno \(errno))")
+            throw SnapshotTransferError(.blobStoreFailed, "cannot make the blob folder (errno \(errno))")
         }
         var info = stat()
         guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw SyncKernelError(.blobStoreFailed, "the blob folder is not a folder")
+            throw SnapshotTransferError(.blobStoreFailed, "the blob folder is not a folder")
         }
         self.directory = directory
         self.timeToLive = timeToLive
@@ -63,13 +63,13 @@ public struct FolderBlobStore: BlobStore {
     }
 
     /// Stores everything `source` yields as one blob file under a fresh id (whole or not at all).
-    public func put<Source: ByteSource>(_ source: inout Source) throws(SyncKernelError) -> BlobID {
+    public func put<Source: ByteSource>(_ source: inout Source) throws -> BlobID {
         try removeExpired()
         let id = BlobID.random()
         let partial = directory + "/" + id.hex + ".partial"
         let file = Glibc.open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard file >= 0 else { throw SyncKernelError(.blobStoreFailed, "cannot create a blob file (errno \(errno))") }
-        do throws(SyncKernelError) {
+        guard file >= 0 else { throw SnapshotTransferError(.blobStoreFailed, "cannot create a blob file (errno \(errno))") }
+        do {
             var header = FolderBlobStore.magic + [1, 0, 0, 0]
             header.appendBigEndian(UInt64(bitPattern: clock.millisecondsSince1970), width: 8)
             try FolderBlobStore.write(header, to: file)
@@ -79,10 +79,10 @@ public struct FolderBlobStore: BlobStore {
                 guard written <= maxBlobBytes else { throw SyncKernelError(.limitExceeded, "a blob above the store's bound") }
                 try FolderBlobStore.write(piece, to: file)
             }
-            guard fsync(file) == 0 else { throw SyncKernelError(.blobStoreFailed, "cannot sync a blob (errno \(errno))") }
+            guard fsync(file) == 0 else { throw SnapshotTransferError(.blobStoreFailed, "cannot sync a blob (errno \(errno))") }
             close(file)
             guard rename(partial, path(of: id)) == 0 else {
-                throw SyncKernelError(.blobStoreFailed, "cannot publish a blob (errno \(errno))")
+                throw SnapshotTransferError(.blobStoreFailed, "cannot publish a blob (errno \(errno))")
             }
         } catch {
             close(file)
@@ -94,42 +94,42 @@ public struct FolderBlobStore: BlobStore {
     }
 
     /// Opens blob `id`, removing it instead when it expired (`blobNotFound`).
-    public func open(_ id: BlobID) throws(SyncKernelError) -> any BlobReader {
+    public func open(_ id: BlobID) throws -> any BlobReader {
         let file = Glibc.open(path(of: id), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard file >= 0 else {
-            if errno == ENOENT { throw SyncKernelError(.blobNotFound, "no such blob") }
-            throw SyncKernelError(.blobStoreFailed, "cannot open a blob (errno \(errno))")
+            if errno == ENOENT { throw SnapshotTransferError(.blobNotFound, "no such blob") }
+            throw SnapshotTransferError(.blobStoreFailed, "cannot open a blob (errno \(errno))")
         }
-        do throws(SyncKernelError) {
+        do {
             var info = stat()
             guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size >= FolderBlobStore.headerBytes else {
-                throw SyncKernelError(.blobStoreFailed, "a blob file that is not a blob")
+                throw SnapshotTransferError(.blobStoreFailed, "a blob file that is not a blob")
             }
             let storedAt = try FolderBlobStore.storedAt(header: FolderBlobStore.read(FolderBlobStore.headerBytes, from: file))
             guard !isExpired(storedAt: storedAt) else {
                 close(file)
                 unlink(path(of: id))
-                throw SyncKernelError(.blobNotFound, "the blob expired")
+                throw SnapshotTransferError(.blobNotFound, "the blob expired")
             }
             return FolderBlobReader(file: file, size: Int64(info.st_size) - Int64(FolderBlobStore.headerBytes),
                                     pieceBytes: FolderBlobStore.pieceBytes)
         } catch {
-            if error.code != .blobNotFound { close(file) }
+            if (error as? SnapshotTransferError)?.code != .blobNotFound { close(file) }
             throw error
         }
     }
 
     /// Removes blob `id`'s file, if any.
-    public func delete(_ id: BlobID) throws(SyncKernelError) {
+    public func delete(_ id: BlobID) throws {
         guard unlink(path(of: id)) == 0 || errno == ENOENT else {
-            throw SyncKernelError(.blobStoreFailed, "cannot delete a blob (errno \(errno))")
+            throw SnapshotTransferError(.blobStoreFailed, "cannot delete a blob (errno \(errno))")
         }
     }
 
     @discardableResult
     /// Removes every expired blob and stale temporary file; returns the blobs removed.
-    public func removeExpired() throws(SyncKernelError) -> Int {
-        guard let folder = opendir(directory) else { throw SyncKernelError(.blobStoreFailed, "cannot list the blob folder (errno \(errno))") }
+    public func removeExpired() throws -> Int {
+        guard let folder = opendir(directory) else { throw SnapshotTransferError(.blobStoreFailed, "cannot list the blob folder (errno \(errno))") }
         var names: [String] = []
         while let entry = readdir(folder) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -147,7 +147,7 @@ public struct FolderBlobStore: BlobStore {
 
     /// Whether a file of the folder expired: a blob by its header's time, a temporary file (or a
     /// blob whose header does not read) by its modification time.
-    private func isExpired(file path: String, partial: Bool) throws(SyncKernelError) -> Bool {
+    private func isExpired(file path: String, partial: Bool) throws -> Bool {
         if !partial {
             let file = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             if file >= 0 {
@@ -179,35 +179,35 @@ public struct FolderBlobStore: BlobStore {
     }
 
     /// The storing time a store header names.
-    private static func storedAt(header: [UInt8]) throws(SyncKernelError) -> Int64 {
+    private static func storedAt(header: [UInt8]) throws -> Int64 {
         guard Array(header.prefix(4)) == magic, header[4] == 1, header[5] == 0, header[6] == 0, header[7] == 0 else {
-            throw SyncKernelError(.blobStoreFailed, "a blob file without the store's header")
+            throw SnapshotTransferError(.blobStoreFailed, "a blob file without the store's header")
         }
         return Int64(bitPattern: header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
     }
 
     /// Writes all of `bytes` to `file`.
-    static func write(_ bytes: [UInt8], to file: Int32) throws(SyncKernelError) {
+    static func write(_ bytes: [UInt8], to file: Int32) throws {
         var offset = 0
         while offset < bytes.count {
             let count = bytes[offset...].withUnsafeBytes { Glibc.write(file, $0.baseAddress, $0.count) }
             guard count > 0 else {
                 if count < 0, errno == EINTR { continue }
-                throw SyncKernelError(.blobStoreFailed, "cannot write a blob (errno \(errno))")
+                throw SnapshotTransferError(.blobStoreFailed, "cannot write a blob (errno \(errno))")
             }
             offset += count
         }
     }
 
     /// Reads exactly `count` bytes from `file`; `blobStoreFailed` when it ends first.
-    static func read(_ count: Int, from file: Int32) throws(SyncKernelError) -> [UInt8] {
+    static func read(_ count: Int, from file: Int32) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var offset = 0
         while offset < count {
             let got = bytes[offset...].withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
             guard got > 0 else {
                 if got < 0, errno == EINTR { continue }
-                throw SyncKernelError(.blobStoreFailed, "a blob file ends early")
+                throw SnapshotTransferError(.blobStoreFailed, "a blob file ends early")
             }
             offset += got
         }

@@ -20,7 +20,7 @@ struct MeteredSource: ByteSource {
         self.shouldStop = shouldStop
     }
 
-    mutating func next() throws(SyncKernelError) -> [UInt8]? {
+    mutating func next() throws -> [UInt8]? {
         guard !shouldStop() else { throw SyncKernelError(.snapshotStopped, "the export stopped with its device") }
         guard let piece = try sealer.next() else { return nil }
         progress(SnapshotProgress(phase: .exporting, bytes: sealer.size, totalBytes: nil, rows: sealer.source.rows))

@@ -47,14 +47,14 @@ package enum SealedBlobFormat {
     /// algorithm is `algorithm` (the offer's); `snapshotUnauthentic` otherwise (a header is
     /// authenticated with every chunk, so one that differs from what the sealer wrote cannot open
     /// them anyway).
-    static func chunkBytes(ofHeader header: [UInt8], algorithm: SealingAlgorithm) throws(SyncKernelError) -> Int {
+    static func chunkBytes(ofHeader header: [UInt8], algorithm: SealingAlgorithm) throws -> Int {
         guard header.count == headerBytes, Array(header.prefix(4)) == magic, header[4] == version,
               header[5] == algorithm.rawValue, header[6] == 0, header[7] == 0 else {
-            throw SyncKernelError(.snapshotUnauthentic, "not a sealed snapshot header for the offer's algorithm")
+            throw SnapshotTransferError(.snapshotUnauthentic, "not a sealed snapshot header for the offer's algorithm")
         }
         let chunk = header[8..<12].reduce(0) { $0 << 8 | Int($1) }
         guard chunk >= minChunkBytes, chunk <= maxChunkBytes else {
-            throw SyncKernelError(.snapshotUnauthentic, "a chunk size out of bounds")
+            throw SnapshotTransferError(.snapshotUnauthentic, "a chunk size out of bounds")
         }
         return chunk
     }
@@ -62,13 +62,13 @@ package enum SealedBlobFormat {
     /// The number of chunks in a blob of `size` bytes sealed in chunks of `chunkBytes`, and the
     /// ciphertext bytes (tag included) of its last chunk; `snapshotUnauthentic` when no blob the
     /// sealer writes has that size.
-    static func layout(size: Int64, chunkBytes: Int) throws(SyncKernelError) -> (chunks: Int64, lastBytes: Int) {
+    static func layout(size: Int64, chunkBytes: Int) throws -> (chunks: Int64, lastBytes: Int) {
         let body = size - Int64(headerBytes)
         let full = Int64(chunkBytes + SealingAlgorithm.tagBytes)
-        guard body > Int64(SealingAlgorithm.tagBytes) else { throw SyncKernelError(.snapshotUnauthentic, "a blob without a chunk") }
+        guard body > Int64(SealingAlgorithm.tagBytes) else { throw SnapshotTransferError(.snapshotUnauthentic, "a blob without a chunk") }
         let chunks = (body + full - 1) / full
         let last = body - (chunks - 1) * full
-        guard last > Int64(SealingAlgorithm.tagBytes) else { throw SyncKernelError(.snapshotUnauthentic, "an empty last chunk") }
+        guard last > Int64(SealingAlgorithm.tagBytes) else { throw SnapshotTransferError(.snapshotUnauthentic, "an empty last chunk") }
         return (chunks, Int(last))
     }
 

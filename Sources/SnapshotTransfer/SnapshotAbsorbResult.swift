@@ -4,11 +4,12 @@ import SyncKernel
 /// error behind a failure.
 ///
 /// Invariant: `ack.ok` exactly when `error` is nil; a failed ack's reason is `SyncAck.Reason(error)`.
-public struct SnapshotAbsorbResult: Sendable, Hashable {
+public struct SnapshotAbsorbResult: Sendable {
     /// The ack to seal back to the sibling that offered.
     public let ack: SyncAck
     /// What the absorb did.
     public let report: SnapshotAbsorbReport
-    /// The failure, if any.
-    public let error: SyncKernelError?
+    /// The failure, if any: a `SnapshotTransferError` (the blob, its checks, the format), or the
+    /// store's `SyncKernelError` (`snapshotStopped` among them).
+    public let error: (any Error)?
 }

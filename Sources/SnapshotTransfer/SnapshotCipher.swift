@@ -14,18 +14,18 @@ struct SnapshotCipher: CustomStringConvertible, CustomDebugStringConvertible, Cu
     private let nonce: [UInt8]
 
     /// A cipher under `key` and base `nonce`.
-    init(algorithm: SealingAlgorithm, key: [UInt8], nonce: [UInt8]) throws(SyncKernelError) {
+    init(algorithm: SealingAlgorithm, key: [UInt8], nonce: [UInt8]) throws {
         guard key.count == SealingAlgorithm.keyBytes, nonce.count == algorithm.nonceBytes else {
             throw SyncKernelError(.limitExceeded, "a key or nonce of the wrong size")
         }
-        guard algorithm.isAvailable else { throw SyncKernelError(.unsupportedAlgorithm, "\(algorithm) does not run here") }
+        guard algorithm.isAvailable else { throw SnapshotTransferError(.unsupportedAlgorithm, "\(algorithm) does not run here") }
         self.algorithm = algorithm
         self.key = key
         self.nonce = nonce
     }
 
     /// Chunk `index` of `plaintext` sealed (ciphertext and tag), under associated data `data`.
-    func seal(_ plaintext: ArraySlice<UInt8>, index: Int64, data: [UInt8]) throws(SyncKernelError) -> [UInt8] {
+    func seal(_ plaintext: ArraySlice<UInt8>, index: Int64, data: [UInt8]) throws -> [UInt8] {
         let chunkNonce = SealedBlobFormat.nonce(nonce, index: index)
         var out = [UInt8](repeating: 0, count: plaintext.count + SealingAlgorithm.tagBytes)
         var written: UInt64 = 0
@@ -39,7 +39,7 @@ struct SnapshotCipher: CustomStringConvertible, CustomDebugStringConvertible, Cu
                                               nil, chunkNonce, key)
             }
         }
-        guard status == 0, written == UInt64(out.count) else { throw SyncKernelError(.unsupportedAlgorithm, "sealing failed") }
+        guard status == 0, written == UInt64(out.count) else { throw SnapshotTransferError(.unsupportedAlgorithm, "sealing failed") }
         return out
     }
 

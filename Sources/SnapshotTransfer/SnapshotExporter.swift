@@ -48,7 +48,7 @@ public struct SnapshotExporter: ByteSource {
     }
 
     /// The next record: the header, then one page per call, then the trailer, then nil.
-    public mutating func next() throws(SyncKernelError) -> [UInt8]? {
+    public mutating func next() throws -> [UInt8]? {
         let started = ContinuousClock.now
         defer { exportTime += started.duration(to: .now) }
         guard headerSent else {

@@ -55,10 +55,10 @@ package enum SnapshotFormat {
     }
 
     /// The schema a header payload names, after checking its magic and version.
-    static func schema(ofHeader payload: [UInt8]) throws(SyncKernelError) -> SchemaFingerprint {
+    static func schema(ofHeader payload: [UInt8]) throws -> SchemaFingerprint {
         var reader = FixedLayoutReader(payload)
         guard try reader.read(magic.count) == magic, try reader.byte() == version else {
-            throw SyncKernelError(.malformedSnapshot, "not a snapshot header of this version")
+            throw SnapshotTransferError(.malformedSnapshot, "not a snapshot header of this version")
         }
         let schema = SchemaFingerprint(value: try reader.unsigned(width: 8))
         try reader.finish()
@@ -73,7 +73,7 @@ package enum SnapshotFormat {
     }
 
     /// The counts a trailer payload names.
-    static func counts(ofTrailer payload: [UInt8]) throws(SyncKernelError) -> (pages: UInt64, rows: UInt64, deletes: UInt64) {
+    static func counts(ofTrailer payload: [UInt8]) throws -> (pages: UInt64, rows: UInt64, deletes: UInt64) {
         var reader = FixedLayoutReader(payload)
         let counts = (try reader.unsigned(width: 8), try reader.unsigned(width: 8), try reader.unsigned(width: 8))
         try reader.finish()

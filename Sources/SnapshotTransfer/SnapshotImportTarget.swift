@@ -14,7 +14,7 @@ package protocol SnapshotImportTarget {
     var namespaces: NamespaceSet { get }
 
     /// Imports `pages` insert-if-absent in one transaction.
-    func importAbsent(_ pages: [ReconcileResponse], shouldStop: () -> Bool) throws(SyncKernelError) -> SnapshotImportOutcome
+    func importAbsent(_ pages: [ReconcileResponse], shouldStop: () -> Bool) throws -> SnapshotImportOutcome
 }
 
 extension KernelStore: SnapshotImportTarget {}

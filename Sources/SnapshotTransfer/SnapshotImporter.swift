@@ -55,28 +55,28 @@ public struct SnapshotImporter {
 
     /// Reads the next piece of plaintext, importing every page it completes once enough are
     /// pending.
-    public mutating func consume(_ piece: [UInt8]) throws(SyncKernelError) {
+    public mutating func consume(_ piece: [UInt8]) throws {
         let started = ContinuousClock.now
         defer { importTime += started.duration(to: .now) }
         parser.feed(piece)
         while let record = try parser.nextRecord() {
             guard !shouldStop() else { throw SyncKernelError(.snapshotStopped, "the import stopped with its device") }
-            guard !trailerSeen else { throw SyncKernelError(.malformedSnapshot, "a record after the trailer") }
+            guard !trailerSeen else { throw SnapshotTransferError(.malformedSnapshot, "a record after the trailer") }
             switch record.type {
             case .header:
-                guard !headerSeen else { throw SyncKernelError(.malformedSnapshot, "a second header") }
+                guard !headerSeen else { throw SnapshotTransferError(.malformedSnapshot, "a second header") }
                 guard try SnapshotFormat.schema(ofHeader: record.payload) == store.namespaces.schema else {
                     throw SyncKernelError(.schemaMismatch, "a snapshot of another schema")
                 }
                 headerSeen = true
             case .page:
-                guard headerSeen else { throw SyncKernelError(.malformedSnapshot, "a page before the header") }
+                guard headerSeen else { throw SnapshotTransferError(.malformedSnapshot, "a page before the header") }
                 try read(page: record.payload)
             case .trailer:
-                guard headerSeen else { throw SyncKernelError(.malformedSnapshot, "a trailer before the header") }
+                guard headerSeen else { throw SnapshotTransferError(.malformedSnapshot, "a trailer before the header") }
                 let counts = try SnapshotFormat.counts(ofTrailer: record.payload)
                 guard counts == (UInt64(pages), UInt64(rows), UInt64(deletes)) else {
-                    throw SyncKernelError(.malformedSnapshot, "the trailer's counts differ from the pages read")
+                    throw SnapshotTransferError(.malformedSnapshot, "the trailer's counts differ from the pages read")
                 }
                 trailerSeen = true
             }
@@ -85,21 +85,21 @@ public struct SnapshotImporter {
 
     /// Imports what is pending and checks the snapshot ended with its trailer; returns what the
     /// whole import changed.
-    public mutating func finish() throws(SyncKernelError) -> SnapshotImportOutcome {
+    public mutating func finish() throws -> SnapshotImportOutcome {
         let started = ContinuousClock.now
         defer { importTime += started.duration(to: .now) }
-        guard trailerSeen, !parser.holdsPartialRecord else { throw SyncKernelError(.malformedSnapshot, "the snapshot has no trailer") }
+        guard trailerSeen, !parser.holdsPartialRecord else { throw SnapshotTransferError(.malformedSnapshot, "the snapshot has no trailer") }
         try flush()
         return outcome
     }
 
     /// Decodes a page, checks it, and imports the pending pages once they hold enough.
-    private mutating func read(page payload: [UInt8]) throws(SyncKernelError) {
+    private mutating func read(page payload: [UInt8]) throws {
         let frame = try SyncFrame(decoding: payload, account: account)
         guard frame.schema == store.namespaces.schema else { throw SyncKernelError(.schemaMismatch, "a page of another schema") }
         guard case .reconcileResponse(let response) = frame.body, response.listings.isEmpty, response.want.isEmpty,
               !response.isFinal, store.namespaces.names.contains(response.namespace) else {
-            throw SyncKernelError(.malformedSnapshot, "a page that is not rows and deletes of this store's namespaces")
+            throw SnapshotTransferError(.malformedSnapshot, "a page that is not rows and deletes of this store's namespaces")
         }
         pages += 1
         rows += Int64(response.rows.count)
@@ -110,7 +110,7 @@ public struct SnapshotImporter {
     }
 
     /// Imports the pending pages in one transaction.
-    private mutating func flush() throws(SyncKernelError) {
+    private mutating func flush() throws {
         guard !pending.isEmpty else { return }
         outcome = outcome.combined(with: try store.importAbsent(pending, shouldStop: shouldStop))
         pending.removeAll(keepingCapacity: true)

@@ -26,7 +26,7 @@ struct SnapshotOpener<Sealed: ByteSource>: ByteSource {
         self.cipher = cipher
     }
 
-    mutating func next() throws(SyncKernelError) -> [UInt8]? {
+    mutating func next() throws -> [UInt8]? {
         guard !finished else { return nil }
         if header == nil {
             try fill(SealedBlobFormat.headerBytes)
@@ -43,12 +43,12 @@ struct SnapshotOpener<Sealed: ByteSource>: ByteSource {
         try fill(want)
         let data = SealedBlobFormat.associatedData(header: header, index: index, last: last)
         guard let plaintext = cipher.open(buffer[..<want], index: index, data: data) else {
-            throw SyncKernelError(.snapshotUnauthentic, "a chunk does not authenticate")
+            throw SnapshotTransferError(.snapshotUnauthentic, "a chunk does not authenticate")
         }
         buffer.removeFirst(want)
         index += 1
         if last {
-            guard buffer.isEmpty, try sealed.next() == nil else { throw SyncKernelError(.snapshotUnauthentic, "bytes after the last chunk") }
+            guard buffer.isEmpty, try sealed.next() == nil else { throw SnapshotTransferError(.snapshotUnauthentic, "bytes after the last chunk") }
             finished = true
         }
         return plaintext
@@ -56,11 +56,11 @@ struct SnapshotOpener<Sealed: ByteSource>: ByteSource {
 
     /// Reads until the buffer holds `count` bytes; `snapshotUnauthentic` when the source ends
     /// first or yields more than `size` in all.
-    private mutating func fill(_ count: Int) throws(SyncKernelError) {
+    private mutating func fill(_ count: Int) throws {
         while buffer.count < count {
-            guard let piece = try sealed.next() else { throw SyncKernelError(.snapshotUnauthentic, "the blob ends early") }
+            guard let piece = try sealed.next() else { throw SnapshotTransferError(.snapshotUnauthentic, "the blob ends early") }
             bytesRead += Int64(piece.count)
-            guard bytesRead <= size else { throw SyncKernelError(.snapshotUnauthentic, "the blob is longer than its size") }
+            guard bytesRead <= size else { throw SnapshotTransferError(.snapshotUnauthentic, "the blob is longer than its size") }
             buffer += piece
         }
     }

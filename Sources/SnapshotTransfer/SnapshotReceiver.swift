@@ -58,11 +58,11 @@ public struct SnapshotReceiver: Sendable {
                         shouldStop: () -> Bool = { false }) -> SnapshotAbsorbResult {
         let started = ContinuousClock.now
         var report = SnapshotAbsorbReport()
-        do throws(SyncKernelError) {
+        do {
             guard offer.size <= maxBlobBytes else { throw SyncKernelError(.limitExceeded, "an offered blob above this device's bound") }
             let cipher = try SnapshotCipher(algorithm: offer.algorithm, key: offer.key, nonce: offer.nonce)
             let spool = try SpoolFile(directory: spoolDirectory)
-            func stopping() throws(SyncKernelError) {
+            func stopping() throws {
                 guard !shouldStop() else { throw SyncKernelError(.snapshotStopped, "the absorb stopped with its device") }
             }
             try fetch(offer, into: spool, report: &report, progress: progress, stopping: stopping)
@@ -74,7 +74,7 @@ public struct SnapshotReceiver: Sendable {
             }
             report.verifyTime = verifying.duration(to: .now)
             let opener = SnapshotOpener(sealed: try spool.reader(), size: offer.size, cipher: cipher)
-            try withoutActuallyEscaping(shouldStop) { shouldStop throws(SyncKernelError) in
+            try withoutActuallyEscaping(shouldStop) { shouldStop throws in
                 try importAll(opener, size: offer.size, into: target, account: account, report: &report,
                               progress: progress, shouldStop: shouldStop)
             }
@@ -90,7 +90,7 @@ public struct SnapshotReceiver: Sendable {
     /// whether it ends or fails.
     private func importAll(_ opener: SnapshotOpener<FolderBlobReader>, size: Int64, into target: any SnapshotImportTarget, account: [UInt8],
                            report: inout SnapshotAbsorbReport, progress: (SnapshotProgress) -> Void,
-                           shouldStop: @escaping () -> Bool) throws(SyncKernelError) {
+                           shouldStop: @escaping () -> Bool) throws {
         let importing = ContinuousClock.now
         var opener = opener
         var importer = SnapshotImporter(target: target, account: account, rowsPerTransaction: rowsPerTransaction,
@@ -112,16 +112,16 @@ public struct SnapshotReceiver: Sendable {
     /// Fetches the offered blob into `spool`, hashing it, and checks its size and SHA-256 against
     /// the offer's.
     private func fetch(_ offer: SyncOffer, into spool: SpoolFile, report: inout SnapshotAbsorbReport,
-                       progress: (SnapshotProgress) -> Void, stopping: () throws(SyncKernelError) -> Void) throws(SyncKernelError) {
+                       progress: (SnapshotProgress) -> Void, stopping: () throws -> Void) throws {
         let started = ContinuousClock.now
         defer { report.downloadTime = started.duration(to: .now) }
         var reader = try blobStore.open(offer.blobID)
-        guard reader.size == offer.size else { throw SyncKernelError(.snapshotHashMismatch, "the stored blob's size is not the offer's") }
+        guard reader.size == offer.size else { throw SnapshotTransferError(.snapshotHashMismatch, "the stored blob's size is not the offer's") }
         var hash = StreamingSHA256()
         while let piece = try reader.next() {
             try stopping()
             guard hash.count + Int64(piece.count) <= offer.size else {
-                throw SyncKernelError(.snapshotHashMismatch, "the blob is longer than the offer's size")
+                throw SnapshotTransferError(.snapshotHashMismatch, "the blob is longer than the offer's size")
             }
             hash.update(piece)
             try spool.append(piece)
@@ -129,7 +129,7 @@ public struct SnapshotReceiver: Sendable {
             progress(SnapshotProgress(phase: .downloading, bytes: hash.count, totalBytes: offer.size, rows: 0))
         }
         guard hash.count == offer.size, Sodium.constantTimeEqual(hash.finish(), offer.sha256) else {
-            throw SyncKernelError(.snapshotHashMismatch, "the blob's SHA-256 or size is not the offer's")
+            throw SnapshotTransferError(.snapshotHashMismatch, "the blob's SHA-256 or size is not the offer's")
         }
     }
 }

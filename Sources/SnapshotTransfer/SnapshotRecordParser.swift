@@ -22,13 +22,13 @@ struct SnapshotRecordParser {
     }
 
     /// The next whole record, nil until its bytes are all in.
-    mutating func nextRecord() throws(SyncKernelError) -> (type: SnapshotFormat.RecordType, payload: [UInt8])? {
+    mutating func nextRecord() throws -> (type: SnapshotFormat.RecordType, payload: [UInt8])? {
         guard buffer.count - start >= SnapshotFormat.recordHeadBytes else { return nil }
         guard let type = SnapshotFormat.RecordType(rawValue: buffer[start]) else {
-            throw SyncKernelError(.malformedSnapshot, "an unknown record type")
+            throw SnapshotTransferError(.malformedSnapshot, "an unknown record type")
         }
         let length = buffer[start + 1 ..< start + 5].reduce(0) { $0 << 8 | Int($1) }
-        guard SnapshotFormat.accepts(type, length: length) else { throw SyncKernelError(.malformedSnapshot, "a record length out of bounds") }
+        guard SnapshotFormat.accepts(type, length: length) else { throw SnapshotTransferError(.malformedSnapshot, "a record length out of bounds") }
         let begin = start + SnapshotFormat.recordHeadBytes
         guard buffer.count - begin >= length else { return nil }
         start = begin + length

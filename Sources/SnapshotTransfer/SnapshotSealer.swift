@@ -25,14 +25,14 @@ struct SnapshotSealer<Plaintext: ByteSource>: ByteSource {
     /// Bytes yielded so far.
     private(set) var size: Int64 = 0
     /// The plaintext source's error, if it threw.
-    private(set) var sourceFailure: SyncKernelError?
+    private(set) var sourceFailure: (any Error)?
     /// The sealing's own error, if it threw.
-    private(set) var sealFailure: SyncKernelError?
+    private(set) var sealFailure: (any Error)?
     /// Time spent sealing and hashing (not reading the plaintext).
     private(set) var sealTime: Duration = .zero
 
     /// A sealer of `plaintext` under `cipher`, in chunks of `chunkBytes` (within the format's bounds).
-    init(plaintext: Plaintext, cipher: SnapshotCipher, chunkBytes: Int) throws(SyncKernelError) {
+    init(plaintext: Plaintext, cipher: SnapshotCipher, chunkBytes: Int) throws {
         guard chunkBytes >= SealedBlobFormat.minChunkBytes, chunkBytes <= SealedBlobFormat.maxChunkBytes else {
             throw SyncKernelError(.limitExceeded, "a chunk size out of bounds")
         }
@@ -45,14 +45,14 @@ struct SnapshotSealer<Plaintext: ByteSource>: ByteSource {
     /// The source being sealed (its counters, once the blob ended).
     var source: Plaintext { plaintext }
 
-    mutating func next() throws(SyncKernelError) -> [UInt8]? {
+    mutating func next() throws -> [UInt8]? {
         guard !finished else { return nil }
         guard headerSent else {
             headerSent = true
             return emit(header)
         }
         while !sourceEnded && buffer.count <= chunkBytes {
-            do throws(SyncKernelError) {
+            do {
                 if let piece = try plaintext.next() { buffer += piece } else { sourceEnded = true }
             } catch {
                 sourceFailure = error
@@ -64,8 +64,8 @@ struct SnapshotSealer<Plaintext: ByteSource>: ByteSource {
         let last = sourceEnded && buffer.count <= chunkBytes
         let take = min(chunkBytes, buffer.count)
         let sealed: [UInt8]
-        do throws(SyncKernelError) {
-            guard take > 0 else { throw SyncKernelError(.malformedSnapshot, "an empty snapshot") }
+        do {
+            guard take > 0 else { throw SnapshotTransferError(.malformedSnapshot, "an empty snapshot") }
             let data = SealedBlobFormat.associatedData(header: header, index: index, last: last)
             sealed = try cipher.seal(buffer[..<take], index: index, data: data)
         } catch {

@@ -5,11 +5,11 @@ import SyncKernel
 ///
 /// Invariant: `message` is `.offer` exactly when `error` is nil, `.broken` otherwise (the stage
 /// named where the error arose).
-public struct SnapshotSendResult: Sendable, Hashable {
+public struct SnapshotSendResult: Sendable {
     /// The answer to send: an offer, or the report of a failure.
     public let message: TransferMessage
     /// What the export did.
     public let report: SnapshotSendReport
     /// The failure, if any (for the sibling's own log; only its code travels).
-    public let error: SyncKernelError?
+    public let error: (any Error)?
 }

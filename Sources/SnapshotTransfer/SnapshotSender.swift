@@ -53,24 +53,24 @@ public struct SnapshotSender {
         report.algorithm = algorithm
         let key = entropy.bytes(SealingAlgorithm.keyBytes)
         let nonce = entropy.bytes(algorithm.nonceBytes)
-        func broken(_ stage: SyncBroken.Stage, _ error: SyncKernelError) -> SnapshotSendResult {
+        func broken(_ stage: SyncBroken.Stage, _ error: any Error) -> SnapshotSendResult {
             report.totalTime = started.duration(to: .now)
             return SnapshotSendResult(message: .broken(SyncBroken(requestID: request.requestID, stage: stage, error: error)),
                                       report: report, error: error)
         }
         let exporter = SnapshotExporter(source: source, account: account, pageKeys: pageKeys, pageBytes: pageBytes)
         let sealer: SnapshotSealer<SnapshotExporter>
-        do throws(SyncKernelError) {
+        do {
             sealer = try SnapshotSealer(plaintext: exporter, cipher: SnapshotCipher(algorithm: algorithm, key: key, nonce: nonce),
                                         chunkBytes: chunkBytes)
         } catch {
             return broken(.seal, error)
         }
-        typealias Stored = (Result<BlobID, SyncKernelError>, SnapshotSealer<SnapshotExporter>)
+        typealias Stored = (Result<BlobID, any Error>, SnapshotSealer<SnapshotExporter>)
         let (stored, finished) = withoutActuallyEscaping(progress) { progress -> Stored in
             withoutActuallyEscaping(shouldStop) { shouldStop -> Stored in
                 var source = MeteredSource(sealer: sealer, progress: progress, shouldStop: shouldStop)
-                do throws(SyncKernelError) {
+                do {
                     let id = try blobStore.put(&source)
                     return (.success(id), source.sealer)
                 } catch {
@@ -93,9 +93,9 @@ public struct SnapshotSender {
         case .failure(let error):
             return broken(finished.sourceFailure != nil ? .export : finished.sealFailure != nil ? .seal : .upload, error)
         case .success(let id):
-            do throws(SyncKernelError) {
+            do {
                 guard let sha256 = finished.sha256 else {
-                    throw SyncKernelError(.blobStoreFailed, "the blob store stopped reading before the end")
+                    throw SnapshotTransferError(.blobStoreFailed, "the blob store stopped reading before the end")
                 }
                 let offer = try SyncOffer(requestID: request.requestID, blobID: id, algorithm: algorithm, key: key, nonce: nonce,
                                           sha256: sha256, size: finished.size)

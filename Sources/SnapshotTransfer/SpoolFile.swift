@@ -14,10 +14,10 @@ final class SpoolFile {
     private var length: Int64 = 0
 
     /// A new spool file in `directory`; `blobStoreFailed` when it cannot be created.
-    init(directory: String) throws(SyncKernelError) {
+    init(directory: String) throws {
         path = directory + "/snapshot-" + BlobID.random().hex + ".spool"
         file = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard file >= 0 else { throw SyncKernelError(.blobStoreFailed, "cannot create a spool file (errno \(errno))") }
+        guard file >= 0 else { throw SnapshotTransferError(.blobStoreFailed, "cannot create a spool file (errno \(errno))") }
     }
 
     deinit {
@@ -26,15 +26,15 @@ final class SpoolFile {
     }
 
     /// Appends `bytes`.
-    func append(_ bytes: [UInt8]) throws(SyncKernelError) {
+    func append(_ bytes: [UInt8]) throws {
         try FolderBlobStore.write(bytes, to: file)
         length += Int64(bytes.count)
     }
 
     /// A reader of everything appended, from the start.
-    func reader() throws(SyncKernelError) -> FolderBlobReader {
+    func reader() throws -> FolderBlobReader {
         let copy = open(path, O_RDONLY | O_CLOEXEC)
-        guard copy >= 0 else { throw SyncKernelError(.blobStoreFailed, "cannot read the spool file (errno \(errno))") }
+        guard copy >= 0 else { throw SnapshotTransferError(.blobStoreFailed, "cannot read the spool file (errno \(errno))") }
         return FolderBlobReader(file: copy, size: length, pieceBytes: 1 << 20)
     }
 }

@@ -30,19 +30,27 @@ public struct SyncAck: Sendable, Hashable {
         /// Writing the rows failed (the store).
         case importFailed = 9
 
-        /// The reason an absorb that failed with `error` acks with.
-        public init(_ error: SyncKernelError) {
-            switch error.code {
-            case .snapshotHashMismatch: self = .hashMismatch
-            case .snapshotUnauthentic: self = .unauthentic
-            case .blobNotFound: self = .blobUnavailable
-            case .blobStoreFailed: self = .downloadFailed
-            case .schemaMismatch, .foreignAccount: self = .schemaMismatch
-            case .limitExceeded: self = .tooLarge
-            case .unsupportedAlgorithm: self = .unsupportedAlgorithm
-            case .malformedSnapshot, .malformedFrame, .truncatedInput, .nonCanonicalEncoding, .unsupportedEncoding,
-                 .trailingBytes, .invalidText, .unexpectedType, .missingField, .duplicateMapKey, .unknownFrameKind,
-                 .unsupportedPayload, .unknownNamespace, .counterOutOfRange:
+        /// The reason an absorb that failed with `error` acks with: the transfer's own reasons
+        /// by their code, the kernel's decoding faults as a malformed snapshot, a schema or
+        /// account mismatch and a bound passed as theirs, anything else (the store) `importFailed`.
+        public init(_ error: any Error) {
+            if let error = error as? SnapshotTransferError {
+                switch error.code {
+                case .snapshotHashMismatch: self = .hashMismatch
+                case .snapshotUnauthentic: self = .unauthentic
+                case .blobNotFound: self = .blobUnavailable
+                case .blobStoreFailed: self = .downloadFailed
+                case .unsupportedAlgorithm: self = .unsupportedAlgorithm
+                default: self = .malformedSnapshot
+                }
+                return
+            }
+            switch (error as? SyncKernelError)?.code {
+            case .schemaMismatch?, .foreignAccount?: self = .schemaMismatch
+            case .limitExceeded?: self = .tooLarge
+            case .malformedFrame?, .truncatedInput?, .nonCanonicalEncoding?, .unsupportedEncoding?, .trailingBytes?, .invalidText?,
+                 .unexpectedType?, .missingField?, .duplicateMapKey?, .unknownFrameKind?, .unsupportedPayload?, .unknownNamespace?,
+                 .counterOutOfRange?:
                 self = .malformedSnapshot
             default: self = .importFailed
             }
@@ -84,7 +92,7 @@ public struct SyncAck: Sendable, Hashable {
     /// `unsupportedTransferMessage` (magic, version, kind), `truncatedInput`, `trailingBytes`,
     /// `limitExceeded` (too long), `nonCanonicalEncoding` (an ok byte other than 0 or 1, a reason
     /// with ok, none without, an unknown reason).
-    public init(decoding bytes: [UInt8]) throws(SyncKernelError) {
+    public init(decoding bytes: [UInt8]) throws {
         var (reader, id) = try TransferFormat.open(bytes, expecting: .ack)
         let okByte = try reader.byte()
         let reasonByte = try reader.byte()

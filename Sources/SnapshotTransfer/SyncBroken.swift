@@ -31,7 +31,7 @@ public struct SyncBroken: Sendable, Hashable {
 
     /// A report that `stage` failed with `code`; a code that is not "SK" and three digits throws
     /// `nonCanonicalEncoding`.
-    public init(requestID: SyncRequestID, stage: Stage, code: String) throws(SyncKernelError) {
+    public init(requestID: SyncRequestID, stage: Stage, code: String) throws {
         guard code.utf8.count == 5, code.hasPrefix("SK"), code.utf8.dropFirst(2).allSatisfy({ (0x30...0x39).contains($0) }) else {
             throw SyncKernelError(.nonCanonicalEncoding, "a failure code is SK and three digits")
         }
@@ -40,11 +40,13 @@ public struct SyncBroken: Sendable, Hashable {
         self.code = code
     }
 
-    /// A report that `stage` failed with `error` (its code only).
-    public init(requestID: SyncRequestID, stage: Stage, error: SyncKernelError) {
+    /// A report that `stage` failed with `error`: its stable code only (`StableError`); an error
+    /// of no stable code, which no module of this package throws, is reported as SK501.
+    public init(requestID: SyncRequestID, stage: Stage, error: any Error) {
         self.requestID = requestID
         self.stage = stage
-        code = error.code.rawValue
+        let report = ErrorReport(error)
+        code = report.code.utf8.count == 5 && report.code.hasPrefix("SK") ? report.code : SyncKernelError.Code.sqlite.rawValue
     }
 
     /// The canonical encoding.
@@ -55,7 +57,7 @@ public struct SyncBroken: Sendable, Hashable {
     /// Decodes untrusted bytes, refusing anything but the canonical encoding of a failure report:
     /// `unsupportedTransferMessage` (magic, version, kind), `truncatedInput`, `trailingBytes`,
     /// `limitExceeded` (too long), `nonCanonicalEncoding` (an unknown stage, a malformed code).
-    public init(decoding bytes: [UInt8]) throws(SyncKernelError) {
+    public init(decoding bytes: [UInt8]) throws {
         var (reader, id) = try TransferFormat.open(bytes, expecting: .broken)
         let stageByte = try reader.byte()
         let code = try reader.read(5)

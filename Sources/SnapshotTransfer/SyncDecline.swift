@@ -37,7 +37,7 @@ public struct SyncDecline: Sendable, Hashable {
     /// Decodes untrusted bytes, refusing anything but the canonical encoding of a decline:
     /// `unsupportedTransferMessage` (magic, version, kind), `truncatedInput`, `trailingBytes`,
     /// `limitExceeded` (too long), `nonCanonicalEncoding` (an unknown reason).
-    public init(decoding bytes: [UInt8]) throws(SyncKernelError) {
+    public init(decoding bytes: [UInt8]) throws {
         var (reader, id) = try TransferFormat.open(bytes, expecting: .decline)
         let byte = try reader.byte()
         try reader.finish()

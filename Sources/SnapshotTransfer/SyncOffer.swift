@@ -36,7 +36,7 @@ public struct SyncOffer: Sendable, Hashable, CustomStringConvertible, CustomDebu
     /// An offer; throws `limitExceeded` when the key, nonce or hash has the wrong length or the
     /// size is out of range.
     public init(requestID: SyncRequestID, blobID: BlobID, algorithm: SealingAlgorithm, key: [UInt8], nonce: [UInt8],
-                sha256: [UInt8], size: Int64) throws(SyncKernelError) {
+                sha256: [UInt8], size: Int64) throws {
         guard key.count == SealingAlgorithm.keyBytes, nonce.count == algorithm.nonceBytes, sha256.count == SHA256.byteCount,
               size >= Int64(SealedBlobFormat.minimumBytes) else {
             throw SyncKernelError(.limitExceeded, "an offer's key, nonce, hash or size")
@@ -62,11 +62,11 @@ public struct SyncOffer: Sendable, Hashable, CustomStringConvertible, CustomDebu
     /// Decodes untrusted bytes, refusing anything but the canonical encoding of an offer:
     /// `unsupportedTransferMessage` (magic, version, kind), `unsupportedAlgorithm`,
     /// `truncatedInput`, `trailingBytes`, `limitExceeded` (too long, a size out of range).
-    public init(decoding bytes: [UInt8]) throws(SyncKernelError) {
+    public init(decoding bytes: [UInt8]) throws {
         var (reader, id) = try TransferFormat.open(bytes, expecting: .offer)
         let blob = try reader.read(BlobID.byteCount)
         guard let algorithm = SealingAlgorithm(rawValue: try reader.byte()) else {
-            throw SyncKernelError(.unsupportedAlgorithm, "an offer's algorithm")
+            throw SnapshotTransferError(.unsupportedAlgorithm, "an offer's algorithm")
         }
         let key = try reader.read(SealingAlgorithm.keyBytes)
         let nonce = try reader.read(algorithm.nonceBytes)

@@ -32,7 +32,7 @@ public struct SyncRequest: Sendable, Hashable {
     /// timestamp, `nonCanonicalEncoding` for an all-zero key. `accepts` always gains
     /// XChaCha20-Poly1305.
     public init(requestID: SyncRequestID, replyKey: [UInt8], timestamp: Int64,
-                accepts: Set<SealingAlgorithm> = SealingAlgorithm.openable) throws(SyncKernelError) {
+                accepts: Set<SealingAlgorithm> = SealingAlgorithm.openable) throws {
         guard replyKey.count == 32, timestamp >= 0 else { throw SyncKernelError(.limitExceeded, "a request's reply key or timestamp") }
         guard replyKey.contains(where: { $0 != 0 }) else { throw SyncKernelError(.nonCanonicalEncoding, "an all-zero reply key") }
         self.requestID = requestID
@@ -53,7 +53,7 @@ public struct SyncRequest: Sendable, Hashable {
     /// `limitExceeded` (too long, a timestamp above `Int64.max`), `unsupportedTransferMessage`
     /// (magic, version, kind), `truncatedInput`, `trailingBytes`, `nonCanonicalEncoding` (an
     /// all-zero key, an unknown or missing algorithm bit).
-    public init(decoding bytes: [UInt8]) throws(SyncKernelError) {
+    public init(decoding bytes: [UInt8]) throws {
         var (reader, id) = try TransferFormat.open(bytes, expecting: .request)
         let key = try reader.read(32)
         let stamp = try reader.unsigned(width: 8)

@@ -10,7 +10,7 @@ public struct SyncRequestID: Sendable, Hashable, CustomStringConvertible {
     public let bytes: [UInt8]
 
     /// An id of `bytes`, which must be exactly 16 long (`limitExceeded` otherwise).
-    public init(bytes: [UInt8]) throws(SyncKernelError) {
+    public init(bytes: [UInt8]) throws {
         guard bytes.count == TransferFormat.requestIDBytes else { throw SyncKernelError(.limitExceeded, "a request id is 16 bytes") }
         self.bytes = bytes
     }

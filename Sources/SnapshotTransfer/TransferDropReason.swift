@@ -11,6 +11,8 @@ public enum TransferDropReason: Sendable, Hashable {
     case envelope(EnvelopeDropReason)
     /// The envelope was accepted but its certificate names another account than this device's.
     case foreignAccount
-    /// The frame is not a transfer message this build reads; the decoding error's code.
-    case malformed(SyncKernelError.Code)
+    /// The frame is not a transfer message this build reads; the decoding error's stable code
+    /// string (`SnapshotTransferError`'s "SK214" for another magic, version or kind, the kernel's
+    /// "SK101" for bytes cut short, ...).
+    case malformed(code: String)
 }

@@ -50,13 +50,13 @@ package enum TransferFormat {
     /// Reads the head of `bytes`, refusing oversized input, another magic or version
     /// (`unsupportedTransferMessage`) and a kind other than `expected`; returns the reader past
     /// the request id and the id.
-    static func open(_ bytes: [UInt8], expecting expected: Kind) throws(SyncKernelError) -> (FixedLayoutReader, requestID: [UInt8]) {
+    static func open(_ bytes: [UInt8], expecting expected: Kind) throws -> (FixedLayoutReader, requestID: [UInt8]) {
         guard bytes.count <= maxMessageBytes else { throw SyncKernelError(.limitExceeded, "a transfer message too long") }
         var reader = FixedLayoutReader(bytes)
         guard try reader.read(magic.count) == magic, try reader.byte() == version else {
-            throw SyncKernelError(.unsupportedTransferMessage, "another magic or version")
+            throw SnapshotTransferError(.unsupportedTransferMessage, "another magic or version")
         }
-        guard try reader.byte() == expected.rawValue else { throw SyncKernelError(.unsupportedTransferMessage, "another kind") }
+        guard try reader.byte() == expected.rawValue else { throw SnapshotTransferError(.unsupportedTransferMessage, "another kind") }
         let requestID = try reader.read(requestIDBytes)
         return (reader, requestID)
     }

@@ -44,10 +44,10 @@ public enum TransferMessage: Sendable, Hashable {
 
     /// Decodes untrusted bytes as the kind their head names; `unsupportedTransferMessage` when
     /// they are not a transfer message of this build, otherwise that kind's refusals.
-    public init(decoding bytes: [UInt8]) throws(SyncKernelError) {
+    public init(decoding bytes: [UInt8]) throws {
         guard let kind = TransferFormat.kind(of: bytes) else {
             if bytes.count > TransferFormat.maxMessageBytes { throw SyncKernelError(.limitExceeded, "a transfer message too long") }
-            throw SyncKernelError(.unsupportedTransferMessage, "not a transfer message")
+            throw SnapshotTransferError(.unsupportedTransferMessage, "not a transfer message")
         }
         switch kind {
         case .request: self = .request(try SyncRequest(decoding: bytes))
@@ -79,7 +79,7 @@ public enum TransferMessage: Sendable, Hashable {
         do {
             return .accepted(sender: opened.sender, message: try TransferMessage(decoding: opened.frame))
         } catch {
-            return .dropped(.malformed(error.code))
+            return .dropped(.malformed(code: ErrorReport(error).code))
         }
     }
 }

@@ -254,7 +254,8 @@ public actor SyncDevice {
     /// `snapshotAbandoned`, and `snapshotFailed` on a throw. Throws `SyncDeviceError`:
     /// `deviceNotRunning` (also while another `absorbSnapshot()` of this run is under way),
     /// `snapshotTimedOut`, `snapshotDeclined`, `snapshotSiblingFailed` (declined and broken stay
-    /// apart); or the absorb's `SyncKernelError` (`snapshotHashMismatch`, ...) when every offer
+    /// apart); or the absorb's `SnapshotTransferError` (`snapshotHashMismatch`, ...) or store
+    /// `SyncKernelError` when every offer
     /// failed its checks; then nothing of the offered blobs was imported. Whatever happens, the device stays a
     /// running member and the digest loop backfills (also the writes made during the transfer).
     public func absorbSnapshot() async throws -> SnapshotAbsorbReport {

@@ -25,17 +25,23 @@ public enum SyncDeviceBlobs: Sendable, Hashable {
 
     /// Opens the store: throws `blobStoreFailed` when the folder cannot be made, no server answers,
     /// or the client refuses the NATS options (the detail then names the `RelayError`'s code).
-    func open() throws(SyncKernelError) -> any BlobStore {
+    func open() throws(SnapshotTransferError) -> any BlobStore {
         switch self {
         case .folder(let path):
-            return try FolderBlobStore(directory: path)
+            do {
+                return try FolderBlobStore(directory: path)
+            } catch let error as SnapshotTransferError {
+                throw error
+            } catch {
+                throw SnapshotTransferError(.blobStoreFailed, "the blob folder could not be opened: \(ErrorReport(error).code)")
+            }
         case .jetStream(let options):
             do {
                 return try JetStreamBlobStore(relay: options)
-            } catch let error as SyncKernelError {
+            } catch let error as SnapshotTransferError {
                 throw error
             } catch {
-                throw SyncKernelError(.blobStoreFailed, "the relay options were refused: \(ErrorReport(error).code)")
+                throw SnapshotTransferError(.blobStoreFailed, "the relay options were refused: \(ErrorReport(error).code)")
             }
         }
     }

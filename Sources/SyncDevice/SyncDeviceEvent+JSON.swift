@@ -196,7 +196,7 @@ extension SyncDeviceEvent {
         switch reason {
         case .envelope(let reason): reason.name
         case .foreignAccount: "foreignAccount"
-        case .malformed(let code): "malformed \(code.rawValue)"
+        case .malformed(let code): "malformed \(code)"
         }
     }
 

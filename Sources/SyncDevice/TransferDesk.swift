@@ -77,7 +77,7 @@ actor TransferDesk {
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// The blob store, opened on first use.
-    private func blobs() throws(SyncKernelError) -> any BlobStore {
+    private func blobs() throws(SnapshotTransferError) -> any BlobStore {
         if let blobStore { return blobStore }
         let opened = try blobChoice.open()
         blobStore = opened
@@ -115,7 +115,7 @@ actor TransferDesk {
     private func export(_ request: SyncRequest, for sibling: DeviceID) async {
         defer { exporting = nil }
         let message: TransferMessage
-        do throws(SyncKernelError) {
+        do throws(SnapshotTransferError) {
             let store = try blobs()
             let (account, path, namespaces, shutdown) = (account, storePath, namespaces, shutdown)
             let cancelled = ShutdownFlag()
@@ -158,7 +158,8 @@ actor TransferDesk {
     /// sibling's export or upload failed and none offered), `snapshotDeclined` (every sibling
     /// declined), or the last absorb's error (`snapshotHashMismatch`, ...) when every offer failed
     /// its checks; each also reported as `snapshotFailed`. `deviceNotRunning` when a request is
-    /// under way already. The device's codes are `SyncDeviceError`s, the absorb's `SyncKernelError`s.
+    /// under way already. The device's codes are `SyncDeviceError`s, the absorb's
+    /// `SnapshotTransferError`s (the blob, its checks) or `SyncKernelError`s (the store).
     func absorb(keys: EnvelopeKeys, siblings: [DeviceID], interval: Duration, maxSends: Int) async throws
         -> SnapshotAbsorbReport {
         guard session == nil else { throw SyncDeviceError(.deviceNotRunning, "a snapshot request is under way") }
@@ -178,7 +179,7 @@ actor TransferDesk {
         let request = try SyncRequest(requestID: .random(), replyKey: keys.certificate.envelopeKey, timestamp: clock.millisecondsSince1970)
         session = SnapshotRequestSession(request: request, siblings: siblings, now: clock.millisecondsSince1970, interval: interval,
                                          maxSends: maxSends)
-        var lastAbsorbError: SyncKernelError?
+        var lastAbsorbError: (any Error)?
         while let current = session {
             guard !shutdown.isRaised else { throw SyncKernelError(.snapshotStopped, "the request stopped with its device") }
             let now = clock.millisecondsSince1970
@@ -199,7 +200,7 @@ actor TransferDesk {
                 throw Self.refusal(session?.answers ?? [:], lastAbsorbError: lastAbsorbError)
             case .offered(let sibling, let offer):
                 let result = try await absorbOffer(offer)
-                if result.error?.code == .snapshotStopped, let error = result.error { throw error }
+                if let error = result.error as? SyncKernelError, error.code == .snapshotStopped { throw error }
                 await transport.sendMessage(TransferMessage.ack(result.ack).encoded(), to: sibling, wake: .silent)
                 if let error = result.error, let reason = result.ack.reason {
                     session?.abandon(offerFrom: sibling, reason: reason)
@@ -226,7 +227,7 @@ actor TransferDesk {
     /// run on `absorber`, each import transaction on the replica host (`HostImportTarget`), which
     /// holds its siblings' frames and its timers from `beginImport` to `endImport` and goes on
     /// taking writes and answering reads between the transactions.
-    private func absorbOffer(_ offer: SyncOffer) async throws(SyncKernelError) -> SnapshotAbsorbResult {
+    private func absorbOffer(_ offer: SyncOffer) async throws(SnapshotTransferError) -> SnapshotAbsorbResult {
         let store = try blobs()
         var configured = SnapshotReceiver(blobStore: store, spoolDirectory: spoolDirectory)
         configured.rowsPerTransaction = Self.importRowsPerTransaction
@@ -257,7 +258,7 @@ actor TransferDesk {
 
     /// The error of a request every sibling refused: the last absorb's error when an offer failed
     /// its checks, otherwise a sibling's failure, otherwise a decline.
-    private static func refusal(_ answers: [DeviceID: SnapshotRequestSession.Answer], lastAbsorbError: SyncKernelError?) -> any Error {
+    private static func refusal(_ answers: [DeviceID: SnapshotRequestSession.Answer], lastAbsorbError: (any Error)?) -> any Error {
         if let lastAbsorbError { return lastAbsorbError }
         for (_, answer) in answers.sorted(by: { $0.key < $1.key }) {
             if case .broken(let broken) = answer {

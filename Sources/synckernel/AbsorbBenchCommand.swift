@@ -153,7 +153,7 @@ enum AbsorbBenchCommand {
         let senderSeconds = ProcessMemory.cpuSeconds - senderCPU
         source.close()
         guard case .offer(let offer) = answer.message else {
-            throw answer.error ?? SyncKernelError(.blobStoreFailed, "no offer")
+            throw answer.error ?? SnapshotTransferError(.blobStoreFailed, "no offer")
         }
         let targetPath = directory + "/absorbed-\(kind).sqlite"
         let target = try KernelStore(path: targetPath, namespaces: namespaces)

@@ -103,11 +103,11 @@ final class JetStreamBlobStoreTests: XCTestCase {
     func testAnUnknownOrDeletedBlobIsNotFound() async throws {
         let server = try await startNatsServer(jetStream: true)
         let store = try store(server)
-        XCTAssertThrowsError(try store.open(BlobID.random())) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobNotFound) }
+        XCTAssertThrowsError(try store.open(BlobID.random())) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
         var source = Pieces(pieces: [Self.bytes(5_000)])
         let id = try store.put(&source)
         try store.delete(id)
-        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobNotFound) }
+        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
         XCTAssertEqual(try store.streamSettings().messages, 0)
     }
 
@@ -118,9 +118,9 @@ final class JetStreamBlobStoreTests: XCTestCase {
         let id = try store.put(&source)
         try store.publish(Self.bytes(store.chunkBytes, salt: 9), subject: store.subject(id, chunk: 1), messageID: "forged")
         var reader = try store.open(id)
-        XCTAssertThrowsError(try Self.drain(&reader)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobStoreFailed) }
+        XCTAssertThrowsError(try Self.drain(&reader)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
         try store.publish([1, 2, 3], subject: store.manifestSubject(id), messageID: "forged-manifest")
-        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobStoreFailed) }
+        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
     }
 
     func testAFailedPutLeavesNothingInTheStream() async throws {

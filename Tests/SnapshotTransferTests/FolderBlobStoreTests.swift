@@ -35,12 +35,12 @@ final class FolderBlobStoreTests: XCTestCase {
         XCTAssertEqual((file[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         try store.delete(id)
         try store.delete(id)
-        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobNotFound) }
+        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
     }
 
     func testAnUnknownIdIsNotFound() throws {
         let store = try FolderBlobStore(directory: directory, clock: VirtualWallClock())
-        XCTAssertThrowsError(try store.open(BlobID.random())) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobNotFound) }
+        XCTAssertThrowsError(try store.open(BlobID.random())) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
     }
 
     func testABlobExpiresAfterItsTimeToLiveAndIsRemoved() throws {
@@ -54,7 +54,7 @@ final class FolderBlobStoreTests: XCTestCase {
         var second = PieceSource([[4, 5]])
         let young = try store.put(&second)
         clock.advance(by: .seconds(1))
-        XCTAssertThrowsError(try store.open(old)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobNotFound) }
+        XCTAssertThrowsError(try store.open(old)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
         XCTAssertEqual(try files(), [young.hex + ".blob"], "opening an expired blob removed it")
         clock.advance(by: .seconds(86_399))
         XCTAssertEqual(try store.removeExpired(), 1)
@@ -87,16 +87,16 @@ final class FolderBlobStoreTests: XCTestCase {
         let store = try FolderBlobStore(directory: directory, clock: VirtualWallClock())
         let id = BlobID.random()
         _ = FileManager.default.createFile(atPath: store.path(of: id), contents: Data("not a blob at all".utf8))
-        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobStoreFailed) }
+        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
         let short = BlobID.random()
         _ = FileManager.default.createFile(atPath: store.path(of: short), contents: Data([1, 2, 3]))
-        XCTAssertThrowsError(try store.open(short)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .blobStoreFailed) }
+        XCTAssertThrowsError(try store.open(short)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
     }
 
     func testRejectAFolderThatIsAFile() throws {
         _ = FileManager.default.createFile(atPath: directory, contents: Data([1]))
         XCTAssertThrowsError(try FolderBlobStore(directory: directory)) { error in
-            XCTAssertEqual((error as? SyncKernelError)?.code, .blobStoreFailed)
+            XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed)
         }
         XCTAssertThrowsError(try FolderBlobStore(directory: directory + "-x", timeToLive: .zero))
     }

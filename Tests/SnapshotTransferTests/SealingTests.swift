@@ -59,7 +59,7 @@ final class SealingTests: XCTestCase {
                 var altered = sealed
                 altered[index] ^= 0x01
                 XCTAssertThrowsError(try Self.open(altered, algorithm), "\(algorithm) byte \(index)") { error in
-                    XCTAssertEqual((error as? SyncKernelError)?.code, .snapshotUnauthentic, "\(algorithm) byte \(index)")
+                    XCTAssertEqual((error as? SnapshotTransferError)?.code, .snapshotUnauthentic, "\(algorithm) byte \(index)")
                 }
             }
         }
@@ -83,7 +83,7 @@ final class SealingTests: XCTestCase {
         ]
         for (name, bytes, size) in cases {
             XCTAssertThrowsError(try Self.open(bytes, algorithm, size: size), name) { error in
-                XCTAssertEqual((error as? SyncKernelError)?.code, .snapshotUnauthentic, name)
+                XCTAssertEqual((error as? SnapshotTransferError)?.code, .snapshotUnauthentic, name)
             }
         }
         XCTAssertThrowsError(try Self.open(sealed, .aes256GCM), "opened with the other algorithm")

@@ -172,7 +172,7 @@ final class SnapshotStreamTests: XCTestCase {
         for (name, stream) in cases {
             let target = try world.store("target-\(name.hashValue & 0xffff)", device: 2)
             XCTAssertThrowsError(try SnapshotWorld.importPlaintext(stream, into: target), name) { error in
-                XCTAssertEqual((error as? SyncKernelError)?.code, .malformedSnapshot, name)
+                XCTAssertEqual((error as? SnapshotTransferError)?.code, .malformedSnapshot, name)
             }
         }
     }

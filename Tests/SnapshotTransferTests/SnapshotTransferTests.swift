@@ -34,7 +34,7 @@ final class SnapshotTransferTests: XCTestCase {
         let result = sender.answer(try request(accepts: accepts), store: store, account: SnapshotWorld.account)
         guard case .offer(let offer) = result.message else {
             XCTFail("no offer: \(String(describing: result.error))")
-            throw result.error ?? SyncKernelError(.blobStoreFailed)
+            throw result.error ?? SnapshotTransferError(.blobStoreFailed)
         }
         return offer
     }
@@ -105,7 +105,7 @@ final class SnapshotTransferTests: XCTestCase {
         let empty = target.stateDigest()
         let result = receiver().absorb(offer, into: target, account: SnapshotWorld.account)
         XCTAssertEqual(result.ack, .failed(offer.requestID, .hashMismatch))
-        XCTAssertEqual(result.error?.code, .snapshotHashMismatch)
+        XCTAssertEqual((result.error as? SnapshotTransferError)?.code, .snapshotHashMismatch)
         XCTAssertEqual(result.report.verifyTime, .zero, "nothing was decrypted")
         XCTAssertEqual(target.stateDigest(), empty)
         XCTAssertEqual(target.itemCounts(), [0])
@@ -162,7 +162,7 @@ final class SnapshotTransferTests: XCTestCase {
         let target = try world.store("target", device: 2)
         let result = receiver().absorb(offer, into: target, account: SnapshotWorld.account)
         XCTAssertEqual(result.ack, .failed(offer.requestID, .blobUnavailable))
-        XCTAssertEqual(result.error?.code, .blobNotFound)
+        XCTAssertEqual((result.error as? SnapshotTransferError)?.code, .blobNotFound)
         XCTAssertFalse(FileManager.default.fileExists(atPath: blobs.path(of: offer.blobID)), "the expired blob was removed")
         XCTAssertEqual(target.itemCounts(), [0])
     }
@@ -203,7 +203,7 @@ final class SnapshotTransferTests: XCTestCase {
         let request = try request()
         let result = SnapshotSender(blobStore: blobs, entropy: .seeded(world.seed)).answer(request, store: source, account: SnapshotWorld.account)
         XCTAssertEqual(result.message, .broken(try SyncBroken(requestID: request.requestID, stage: .export, code: "SK503")))
-        XCTAssertEqual(result.error?.code, .storeClosed)
+        XCTAssertEqual((result.error as? SyncKernelError)?.code, .storeClosed)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs.directory), [], "no blob left behind")
         let encoded = result.message.encoded()
         guard case .broken(let broken) = try TransferMessage(decoding: encoded) else { return XCTFail("not a failure report") }

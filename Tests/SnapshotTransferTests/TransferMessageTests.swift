@@ -52,7 +52,7 @@ final class TransferMessageTests: XCTestCase {
         let frame = SyncFrame(account: SnapshotWorld.account, schema: SchemaFingerprint(value: 1), body: .heartbeat).encoded()
         XCTAssertFalse(TransferMessage.isTransferMessage(frame))
         XCTAssertThrowsError(try TransferMessage(decoding: frame)) { error in
-            XCTAssertEqual((error as? SyncKernelError)?.code, .unsupportedTransferMessage)
+            XCTAssertEqual((error as? SnapshotTransferError)?.code, .unsupportedTransferMessage)
         }
     }
 
@@ -61,8 +61,8 @@ final class TransferMessageTests: XCTestCase {
             let bytes = message.encoded()
             for length in 0..<bytes.count {
                 XCTAssertThrowsError(try TransferMessage(decoding: Array(bytes.prefix(length))), "\(name) cut at \(length)") { error in
-                    let code = (error as? SyncKernelError)?.code
-                    XCTAssertTrue(code == .truncatedInput || code == .unsupportedTransferMessage, "\(name) at \(length): \(String(describing: code))")
+                    let code = ErrorReport(error).name
+                    XCTAssertTrue(code == "truncatedInput" || code == "unsupportedTransferMessage", "\(name) at \(length): \(code)")
                 }
             }
         }
@@ -86,7 +86,7 @@ final class TransferMessageTests: XCTestCase {
             var bytes = ack
             bytes[index] = value
             XCTAssertThrowsError(try TransferMessage(decoding: bytes), "byte \(index) = \(value)") { error in
-                XCTAssertEqual((error as? SyncKernelError)?.code, .unsupportedTransferMessage)
+                XCTAssertEqual((error as? SnapshotTransferError)?.code, .unsupportedTransferMessage)
             }
         }
         var offerAsAck = ack
@@ -96,33 +96,33 @@ final class TransferMessageTests: XCTestCase {
 
     func testRejectNonCanonicalFields() throws {
         let messages = Dictionary(uniqueKeysWithValues: try Self.messages())
-        func rejects(_ name: String, at index: Int, _ value: UInt8, _ code: SyncKernelError.Code, line: UInt = #line) throws {
+        func rejects(_ name: String, at index: Int, _ value: UInt8, _ code: String, line: UInt = #line) throws {
             var bytes = try XCTUnwrap(messages[name]).encoded()
             bytes[index] = value
             XCTAssertThrowsError(try TransferMessage(decoding: bytes), "\(name)[\(index)] = \(value)", line: line) { error in
-                XCTAssertEqual((error as? SyncKernelError)?.code, code, "\(name)[\(index)] = \(value)", line: line)
+                XCTAssertEqual(ErrorReport(error).name, code, "\(name)[\(index)] = \(value)", line: line)
             }
         }
-        try rejects("request_both", at: 62, 0b10, .nonCanonicalEncoding)
-        try rejects("request_both", at: 62, 0b111, .nonCanonicalEncoding)
-        try rejects("request_both", at: 62, 0, .nonCanonicalEncoding)
-        try rejects("request_both", at: 54, 0x80, .limitExceeded)
-        try rejects("offer_aes", at: 38, 3, .unsupportedAlgorithm)
-        try rejects("offer_aes", at: 38, 0, .unsupportedAlgorithm)
-        try rejects("offer_aes", at: 38, 1, .truncatedInput)
-        try rejects("offer_xchacha", at: 38, 2, .trailingBytes)
-        try rejects("offer_aes", at: 115, 0x80, .limitExceeded)
-        try rejects("decline_busy", at: 22, 0, .nonCanonicalEncoding)
-        try rejects("decline_busy", at: 22, 3, .nonCanonicalEncoding)
-        try rejects("broken_upload", at: 22, 0, .nonCanonicalEncoding)
-        try rejects("broken_upload", at: 22, 4, .nonCanonicalEncoding)
-        try rejects("broken_upload", at: 23, UInt8(ascii: "X"), .nonCanonicalEncoding)
-        try rejects("broken_upload", at: 27, UInt8(ascii: "a"), .nonCanonicalEncoding)
-        try rejects("broken_upload", at: 27, 0xff, .nonCanonicalEncoding)
-        try rejects("ack_ok", at: 23, 1, .nonCanonicalEncoding)
-        try rejects("ack_ok", at: 22, 2, .nonCanonicalEncoding)
-        try rejects("ack_hash_mismatch", at: 23, 0, .nonCanonicalEncoding)
-        try rejects("ack_hash_mismatch", at: 23, 10, .nonCanonicalEncoding)
+        try rejects("request_both", at: 62, 0b10, "nonCanonicalEncoding")
+        try rejects("request_both", at: 62, 0b111, "nonCanonicalEncoding")
+        try rejects("request_both", at: 62, 0, "nonCanonicalEncoding")
+        try rejects("request_both", at: 54, 0x80, "limitExceeded")
+        try rejects("offer_aes", at: 38, 3, "unsupportedAlgorithm")
+        try rejects("offer_aes", at: 38, 0, "unsupportedAlgorithm")
+        try rejects("offer_aes", at: 38, 1, "truncatedInput")
+        try rejects("offer_xchacha", at: 38, 2, "trailingBytes")
+        try rejects("offer_aes", at: 115, 0x80, "limitExceeded")
+        try rejects("decline_busy", at: 22, 0, "nonCanonicalEncoding")
+        try rejects("decline_busy", at: 22, 3, "nonCanonicalEncoding")
+        try rejects("broken_upload", at: 22, 0, "nonCanonicalEncoding")
+        try rejects("broken_upload", at: 22, 4, "nonCanonicalEncoding")
+        try rejects("broken_upload", at: 23, UInt8(ascii: "X"), "nonCanonicalEncoding")
+        try rejects("broken_upload", at: 27, UInt8(ascii: "a"), "nonCanonicalEncoding")
+        try rejects("broken_upload", at: 27, 0xff, "nonCanonicalEncoding")
+        try rejects("ack_ok", at: 23, 1, "nonCanonicalEncoding")
+        try rejects("ack_ok", at: 22, 2, "nonCanonicalEncoding")
+        try rejects("ack_hash_mismatch", at: 23, 0, "nonCanonicalEncoding")
+        try rejects("ack_hash_mismatch", at: 23, 10, "nonCanonicalEncoding")
         var small = try XCTUnwrap(messages["offer_xchacha"]).encoded()
         small[small.count - 1] = 28
         XCTAssertThrowsError(try TransferMessage(decoding: small)) { error in
@@ -198,7 +198,7 @@ final class TransferMessageTests: XCTestCase {
         let garbage = OpenedEnvelope(sender: try world.device(1), account: SnapshotWorld.account, frame: [1, 2, 3],
                                      frameID: Array(repeating: 1, count: 16), timestamp: 0)
         XCTAssertEqual(TransferMessage.accept(.accepted(garbage), account: SnapshotWorld.account),
-                       .dropped(.malformed(.unsupportedTransferMessage)))
+                       .dropped(.malformed(code: "SK214")))
         XCTAssertEqual(TransferMessage.accept(.dropped(.replayed), account: SnapshotWorld.account), .dropped(.envelope(.replayed)))
     }
 }

@@ -11,6 +11,7 @@ final class StableCodeRegistryTests: XCTestCase {
             + RelayError.Code.all.map { ("RelayError", $0.rawValue, $0.name) }
             + SyncDeviceError.Code.all.map { ("SyncDeviceError", $0.rawValue, $0.name) }
             + JoinError.Code.all.map { ("JoinError", $0.rawValue, $0.name) }
+            + SnapshotTransferError.Code.all.map { ("SnapshotTransferError", $0.rawValue, $0.name) }
     }
 
     /// The codes that moved out of the kernel, with the name each shipped under and its new type.
@@ -19,6 +20,10 @@ final class StableCodeRegistryTests: XCTestCase {
         "SK603": ("relayConnectionFailed", "RelayError"), "SK604": ("relayNotConnected", "RelayError"),
         "SK605": ("relayClosed", "RelayError"), "SK606": ("relayPayloadTooLarge", "RelayError"),
         "SK607": ("relayPublishFailed", "RelayError"),
+        "SK211": ("snapshotHashMismatch", "SnapshotTransferError"), "SK212": ("snapshotUnauthentic", "SnapshotTransferError"),
+        "SK213": ("malformedSnapshot", "SnapshotTransferError"), "SK214": ("unsupportedTransferMessage", "SnapshotTransferError"),
+        "SK215": ("unsupportedAlgorithm", "SnapshotTransferError"), "SK608": ("blobNotFound", "SnapshotTransferError"),
+        "SK609": ("blobStoreFailed", "SnapshotTransferError"),
         "SK310": ("joinRejected", "JoinError"), "SK311": ("joinTimedOut", "JoinError"),
         "SK312": ("approvalNotPending", "JoinError"), "SK314": ("joinRefused", "JoinError"),
         "SK701": ("deviceNotRunning", "SyncDeviceError"), "SK702": ("snapshotDeclined", "SyncDeviceError"),
@@ -33,7 +38,7 @@ final class StableCodeRegistryTests: XCTestCase {
             XCTAssertNotNil(code.rawValue.wholeMatch(of: #/SK[1-7][0-9][0-9]/#), "\(code)")
         }
         for list in [SyncKernelError.Code.all.map(\.rawValue), RelayError.Code.all.map(\.rawValue), SyncDeviceError.Code.all.map(\.rawValue),
-                     JoinError.Code.all.map(\.rawValue)] {
+                     JoinError.Code.all.map(\.rawValue), SnapshotTransferError.Code.all.map(\.rawValue)] {
             XCTAssertEqual(list, list.sorted(), "each list is in code order")
         }
     }

@@ -9,7 +9,8 @@ extension SyncKernelError {
     /// envelopes, 3 merge, clock and device identity (keys, their files and joining an account
     /// included), 4 namespaces, 5 store, 6 relay and blob store, 7 the embedded device that runs them all).
     /// Codes of other modules use the same strings and the same layer digits: SK601 to SK607
-    /// moved to `RelayError` (SyncRelay), SK310 to SK312 and SK314 to `JoinError` (SyncJoin), and
+    /// moved to `RelayError` (SyncRelay), SK310 to SK312 and SK314 to `JoinError` (SyncJoin),
+    /// SK211 to SK215, SK608 and SK609 to `SnapshotTransferError` (SnapshotTransfer), and
     /// SK701 to SK704 to `SyncDeviceError` (SyncDevice),
     /// with their strings; the kernel never reuses them. SK402 (a
     /// merge rule and a causal membership that disagreed) is retired: causal tracking is now read off the rule, so the mistake cannot be
@@ -73,22 +74,7 @@ extension SyncKernelError {
         /// account or other keys than the device presenting it, or has expired (a device does not
         /// seal under an expired certificate of its own).
         public static let invalidCertificate = Code("SK210", "invalidCertificate")
-        /// A snapshot blob whose bytes do not match the SHA-256 or the size its offer carries:
-        /// checked before anything is decrypted, so nothing of it was imported.
-        public static let snapshotHashMismatch = Code("SK211", "snapshotHashMismatch")
-        /// A sealed snapshot that does not authenticate under its offer's key: a chunk altered,
-        /// missing, reordered or cut short, a header that is not the sealed format. Every chunk is
-        /// checked before anything is imported.
-        public static let snapshotUnauthentic = Code("SK212", "snapshotUnauthentic")
-        /// A snapshot that authenticates but whose records are not the snapshot format: a record
-        /// out of place or of an unknown type, a length out of bounds, a page that is not a
-        /// `reconcile_resp` of rows and deletes, a trailer whose counts disagree.
-        public static let malformedSnapshot = Code("SK213", "malformedSnapshot")
-        /// Bytes that are not a transfer message this build reads: another magic, version or kind.
-        public static let unsupportedTransferMessage = Code("SK214", "unsupportedTransferMessage")
-        /// A sealing algorithm this build does not know, or that this machine cannot run
-        /// (AES-256-GCM without the CPU's AES instructions).
-        public static let unsupportedAlgorithm = Code("SK215", "unsupportedAlgorithm")
+        // SK211 to SK215 are `SnapshotTransferError`'s, in the SnapshotTransfer module.
 
         // MARK: Merge and clock (3xx)
 
@@ -176,14 +162,8 @@ extension SyncKernelError {
         /// permissions): the transaction was rolled back whole and nothing of it is stored.
         public static let storeReadOnly = Code("SK509", "storeReadOnly")
 
-        // MARK: Blob store (6xx; SK601 to SK607 are `RelayError`'s, in the SyncRelay module)
-
-        /// No blob under that id in the blob store: never stored, deleted, or expired (an expired
-        /// blob is removed when it is asked for).
-        public static let blobNotFound = Code("SK608", "blobNotFound")
-        /// The blob store failed: a file or server operation did not complete, or what it holds
-        /// under a blob id is not a whole blob. A partly written blob is removed.
-        public static let blobStoreFailed = Code("SK609", "blobStoreFailed")
+        // SK601 to SK607 are `RelayError`'s (SyncRelay), SK608 and SK609 `SnapshotTransferError`'s
+        // (SnapshotTransfer).
 
         // MARK: Device (7xx; SK701 to SK704 are `SyncDeviceError`'s, in the SyncDevice module)
 
@@ -197,15 +177,13 @@ extension SyncKernelError {
             truncatedInput, nonCanonicalEncoding, unsupportedEncoding, limitExceeded, trailingBytes, invalidText,
             unexpectedType, missingField, duplicateMapKey,
             malformedDigest, schemaMismatch, unsupportedLayout, unknownFrameKind, unsupportedPayload, foreignAccount,
-            unknownNamespace, unknownSibling, malformedFrame, invalidCertificate, snapshotHashMismatch, snapshotUnauthentic,
-            malformedSnapshot, unsupportedTransferMessage, unsupportedAlgorithm,
+            unknownNamespace, unknownSibling, malformedFrame, invalidCertificate,
             deviceIdentityNotConfigured, deviceIdentityAlreadyConfigured, invalidDeviceIdentity, counterOutOfRange,
             deviceEpochUnavailable, keyMaterialMissing, keyFileExposed, malformedKeyFile, keyFileUnavailable,
             conflictChanged,
             duplicateNamespace, invalidNamespaceName, operationNotSupportedByRule, namespaceRefused, invalidDeclaration,
             rowRejected, notTheAuthor,
             sqlite, corruptBookkeeping, storeClosed, rowFormatChanged, notAStore, foreignDatabase, storeInUse, storageFull, storeReadOnly,
-            blobNotFound, blobStoreFailed,
             snapshotStopped,
         ]
     }

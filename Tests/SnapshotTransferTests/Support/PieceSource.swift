@@ -10,9 +10,9 @@ struct PieceSource: ByteSource {
     private let pieces: [[UInt8]]
     private var index = 0
     private let failAfter: Int?
-    private let failure: SyncKernelError
+    private let failure: any Error
 
-    init(_ pieces: [[UInt8]], failAfter: Int? = nil, failure: SyncKernelError = SyncKernelError(.storeClosed)) {
+    init(_ pieces: [[UInt8]], failAfter: Int? = nil, failure: any Error = SyncKernelError(.storeClosed)) {
         self.pieces = pieces.filter { !$0.isEmpty }
         self.failAfter = failAfter
         self.failure = failure
@@ -23,7 +23,7 @@ struct PieceSource: ByteSource {
         self.init(stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) })
     }
 
-    mutating func next() throws(SyncKernelError) -> [UInt8]? {
+    mutating func next() throws -> [UInt8]? {
         if let failAfter, index == failAfter { throw failure }
         guard index < pieces.count else { return nil }
         defer { index += 1 }
@@ -56,8 +56,8 @@ final class PieceSourceSelfTests: XCTestCase {
         XCTAssertEqual(try pieces.next()?.count, 4)
         XCTAssertEqual(try pieces.next()?.count, 2, "the last piece holds the rest")
 
-        var failing = PieceSource([[1], [2], [3]], failAfter: 1, failure: SyncKernelError(.blobStoreFailed))
+        var failing = PieceSource([[1], [2], [3]], failAfter: 1, failure: SnapshotTransferError(.blobStoreFailed))
         XCTAssertEqual(try failing.next(), [1])
-        XCTAssertThrowsError(try failing.next()) { XCTAssertEqual(($0 as? SyncKernelError)?.code, .blobStoreFailed) }
+        XCTAssertThrowsError(try failing.next()) { XCTAssertEqual(($0 as? SnapshotTransferError)?.code, .blobStoreFailed) }
     }
 }
