@@ -1,4 +1,3 @@
-import SyncRelay
 import Synchronization
 import SyncKernel
 

@@ -1,4 +1,3 @@
-import SyncRelay
 import SyncKernel
 
 /// A pub/sub relay a device reaches: it opens connections that listen on one inbox subject each

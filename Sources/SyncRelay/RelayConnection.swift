@@ -1,4 +1,3 @@
-import SyncRelay
 import SyncKernel
 
 /// One open connection to a `Relay`: it listens on its inbox subject and publishes opaque

@@ -92,8 +92,9 @@ public final class KernelStore {
     /// CBOR at all, otherwise the migration is at fault and the store refuses with
     /// `rowFormatChanged`); any other damaged row is found and quarantined where it is next read,
     /// shipped or merged, or by `checkIntegrity`/`repair`. A store from before the change log
-    /// gets one, in one transaction, with an entry for every row it holds (origin `local`).
-    /// `entropy` is where fresh device epochs and leases draw their nonces (the system's random
+    /// gets one, in one transaction, with an entry for every row it holds (origin `local`). These
+    /// steps are `StoreMigrator`'s; registering first-seen rows is the store's own (it writes
+    /// bookkeeping through the `RowWriter`). `entropy` is where fresh device epochs and leases draw their nonces (the system's random
     /// bytes unless a test or a simulation injects a seeded source).
     public init(path: String, namespaces: NamespaceSet, entropy: EntropySource = .system) throws(SyncKernelError) {
         self.namespaces = namespaces
@@ -101,59 +102,16 @@ public final class KernelStore {
         (db, lock) = try StoreFile.open(path)
         books = Bookkeeping(db: db)
         ledger = EpochLedger(db: db, path: path == ":memory:" || path.isEmpty ? nil : Self.resolvedPath(path))
-        try db.execute(Bookkeeping.schema)
-        try books.upgradeKernelTables()
-        try db.execute(EpochLedger.schema)
-        try db.execute(Self.changeMarkSchema)
-        try db.execute(Self.pushBaseSchema)
-        if try !books.hasChangeLog() {
-            let tables = Set(try db.tableNames())
-            let stored = namespaces.names.filter { tables.contains(Bookkeeping.rowTable($0)) }
-            try db.transaction { () throws(SyncKernelError) in try books.createChangeLog(covering: stored) }
-        }
+        var migrator = StoreMigrator(db: db, books: books, namespaces: namespaces)
+        try migrator.prepareTables()
         for driver in namespaces.drivers {
-            try books.createRowTable(driver.name)
-            try db.transaction { () throws(SyncKernelError) in try books.adoptLegacyVersions(driver.name) }
-            let migrated = try migrateRowFormat(driver)
-            let filled = try storeMissingVersionLeaves(driver)
-            let loaded = migrated || filled ? nil : try loadStructure(driver.name)
-            if let loaded {
-                structures[driver.name] = loaded
-            } else {
-                try storeMissingLeaves(driver)
-                structures[driver.name] = try rebuiltStructure(driver.name)
-            }
+            structures[driver.name] = try migrator.migrate(driver)
+            pendingQuarantined += migrator.takeQuarantined()
             if driver.isCausal, try !books.hasVersions(driver.name), try !books.isEmpty(driver.name) {
                 try registerFirstSeen(driver)
             }
         }
         quarantinedAtOpen = pendingQuarantined
-    }
-
-    /// A namespace's persisted structure, nil when none is stored, it has another format, or it
-    /// no longer reads (a damaged symbol, bucket or header): then it is rebuilt from the leaves.
-    private func loadStructure(_ namespace: String) throws(SyncKernelError) -> NamespaceStructure? {
-        do {
-            return try NamespaceStructure.load(namespace, from: books)
-        } catch where error.code == .corruptBookkeeping {
-            return nil
-        }
-    }
-
-    /// Builds a namespace's structure from its stored leaves and persists it, in one transaction.
-    /// The leaves are streamed into the structure one at a time: memory holds the structure and
-    /// one row, never a list of every row.
-    private func rebuiltStructure(_ namespace: String) throws(SyncKernelError) -> NamespaceStructure {
-        let changes = try books.structure(namespace)?.changes ?? 0
-        let driver = try namespaces.driver(named: namespace)
-        var structure = try NamespaceStructure.building(changes: changes) { add throws(SyncKernelError) in
-            try StructureItems.forEachItem(driver, books: books, add)
-        }
-        try db.transaction { () throws(SyncKernelError) in
-            try books.clearStructure(namespace)
-            try structure.persist(namespace, into: books)
-        }
-        return structure
     }
 
     /// The layout of the persisted structures this build writes (`NamespaceStructure.format`);
@@ -167,7 +125,7 @@ public final class KernelStore {
     /// Rebuilds a namespace's structure from its stored leaves, persists it and adopts it,
     /// dropping the cached digests (`repair`).
     func rebuildStructure(_ namespace: String) throws(SyncKernelError) {
-        structures[namespace] = try rebuiltStructure(namespace)
+        structures[namespace] = try StoreMigrator(db: db, books: books, namespaces: namespaces).rebuiltStructure(namespace)
         merkleRoots[namespace] = nil
         cachedDigest = nil
     }
@@ -193,112 +151,6 @@ public final class KernelStore {
             try persist(writer)
         }
         adopt(writer)
-    }
-
-    /// Stores the leaf of every kept live version that has none yet (a store from before kept
-    /// versions carried theirs), in one transaction that also quarantines the versions that no
-    /// longer decode (or decode to another key); returns whether it stored any, since the
-    /// namespace's structure, built when kept versions were not part of its items, must then be
-    /// rebuilt.
-    private func storeMissingVersionLeaves(_ driver: NamespaceDriver) throws(SyncKernelError) -> Bool {
-        let missing = try books.liveVersionsWithoutLeaf(driver.name)
-        guard !missing.isEmpty else { return false }
-        let quarantined = try db.transaction { () throws(SyncKernelError) -> [QuarantinedRow] in
-            var quarantined: [QuarantinedRow] = []
-            for version in missing {
-                switch StoredRowCheck.kept(version.key, vector: version.vector, row: version.row, driver: driver) {
-                case .usable:
-                    try books.setVersionLeaf(driver.name, key: version.key, vector: version.vector,
-                                             leaf: try driver.inspect(version.row).leaf.hash)
-                case .damaged(let reason):
-                    let damage = DamagedRow(namespace: driver.name, key: version.key, row: version.row, vector: version.vector,
-                                            reason: reason)
-                    if let entry = try books.quarantine(damage, site: .open) { quarantined.append(entry) }
-                }
-            }
-            return quarantined
-        }
-        pendingQuarantined += quarantined
-        return true
-    }
-
-    /// Stores the leaf of every row that has none yet (a store from before rows kept their
-    /// leaves), in one transaction that also quarantines the rows that no longer decode (or
-    /// decode to another key); afterwards the store opens without decoding a row.
-    private func storeMissingLeaves(_ driver: NamespaceDriver) throws(SyncKernelError) {
-        let missing = try books.rowsWithoutLeaf(driver.name)
-        guard !missing.isEmpty else { return }
-        let quarantined = try db.transaction { () throws(SyncKernelError) -> [QuarantinedRow] in
-            var quarantined: [QuarantinedRow] = []
-            for (key, bytes) in missing {
-                let reason: QuarantineReason
-                switch StoredRowCheck.decoded(key, bytes, driver: driver) {
-                case .usable(let row):
-                    try books.putRow(driver.name, key, bytes, leaf: row.isDeviceDerived ? nil : row.leaf.hash)
-                    continue
-                case .damaged(let found):
-                    reason = found
-                }
-                let damage = DamagedRow(namespace: driver.name, key: key, row: bytes, reason: reason)
-                if let entry = try books.quarantine(damage, site: .open) { quarantined.append(entry) }
-            }
-            return quarantined
-        }
-        pendingQuarantined += quarantined
-    }
-
-    /// Brings a namespace's stored rows (and kept concurrent versions) to the current row format;
-    /// returns whether stored rows were rewritten. A stored row whose bytes are not CBOR at all
-    /// is damage, not the migration's fault: it is quarantined in the migration's transaction.
-    private func migrateRowFormat(_ driver: NamespaceDriver) throws(SyncKernelError) -> Bool {
-        let stored = try books.rowFormat(driver.name)
-        guard stored != driver.rowFormatID else { return false }
-        let quarantined = try db.transaction { () throws(SyncKernelError) -> [QuarantinedRow] in
-            var quarantined: [QuarantinedRow] = []
-            if let stored {
-                /// The row in the current format; nil for bytes that are not CBOR (damage).
-                func migrated(_ key: [UInt8], _ bytes: [UInt8]) throws(SyncKernelError) -> [UInt8]? {
-                    let rewritten: [UInt8]?
-                    do {
-                        rewritten = try driver.migrate(stored, bytes)
-                    } catch {
-                        if (try? CBORReader.decode(bytes)) == nil { return nil }
-                        throw SyncKernelError(.rowFormatChanged, "\(driver.name): a stored row does not read under the migration from \(stored)")
-                    }
-                    guard let rewritten else {
-                        throw SyncKernelError(.rowFormatChanged, "\(driver.name): stored rows are in format \(stored); declare a RowMigration from it")
-                    }
-                    guard try driver.inspect(rewritten).key == key else {
-                        throw SyncKernelError(.rowFormatChanged, "\(driver.name): the migration from \(stored) changed a row's key")
-                    }
-                    return rewritten
-                }
-                func setAside(_ damage: DamagedRow) throws(SyncKernelError) {
-                    if let entry = try books.quarantine(damage, site: .open) { quarantined.append(entry) }
-                }
-                for (key, bytes) in try books.keyedRows(driver.name) {
-                    guard let rewritten = try migrated(key, bytes) else {
-                        try setAside(DamagedRow(namespace: driver.name, key: key, row: bytes, reason: .undecodable))
-                        continue
-                    }
-                    let row = try driver.inspect(rewritten)
-                    try books.putRow(driver.name, key, rewritten, leaf: row.isDeviceDerived ? nil : row.leaf.hash)
-                }
-                for version in try books.liveVersionRows(driver.name) {
-                    guard let rewritten = try migrated(version.key, version.row) else {
-                        try setAside(DamagedRow(namespace: driver.name, key: version.key, row: version.row, vector: version.vector,
-                                                reason: .undecodable))
-                        continue
-                    }
-                    try books.replaceVersionRow(driver.name, key: version.key, vector: version.vector, row: rewritten,
-                                                leaf: try driver.inspect(rewritten).leaf.hash)
-                }
-            }
-            try books.setRowFormat(driver.name, driver.rowFormatID)
-            return quarantined
-        }
-        pendingQuarantined += quarantined
-        return stored != nil
     }
 
     deinit {
