@@ -43,6 +43,17 @@ actor MailboxTransport: FrameTransport {
     }
 }
 
+/// The events a host reported, in order.
+final class EventLog: Sendable {
+    private let events = Mutex<[ReplicaEvent]>([])
+
+    func append(_ event: ReplicaEvent) {
+        events.withLock { $0.append(event) }
+    }
+
+    var all: [ReplicaEvent] { events.withLock { $0 } }
+}
+
 final class ReplicaHostTests: XCTestCase {
     private func host(_ index: Int, world: TestWorld, clock: ManualLoopClock) throws -> (ReplicaHost, MailboxTransport) {
         let devices = [TestWorld.device(0), TestWorld.device(1)]
@@ -124,6 +135,27 @@ final class ReplicaHostTests: XCTestCase {
         XCTAssertEqual(digestA, digestB, "the pair converges once the import ended")
         let dropped = await b.framesDroppedWhileImporting
         XCTAssertEqual(dropped, 0)
+    }
+
+    func testFramesBeyondTheHeldBoundAreDroppedAndCountedAndTheRestHandledAfterTheImport() async throws {
+        let world = try TestWorld()
+        let clock = ManualLoopClock(limit: 60_000)
+        let events = EventLog()
+        let devices = [TestWorld.device(0), TestWorld.device(1)]
+        let replica = try Replica(device: devices[1], account: world.account, siblings: devices,
+                                  store: try KernelStore(path: world.path(), namespaces: NamespaceSet([RecordNamespace.self])))
+        let watched = ReplicaHost(replica: replica, transport: MailboxTransport(sender: devices[1]), clock: clock,
+                                  onEvent: { event in events.append(event) })
+        await watched.beginImport()
+        let frame = [UInt8](repeating: 0xAB, count: 1 << 20)
+        let sent = ReplicaHost.heldBytesLimit / frame.count + 3
+        for _ in 0..<sent { await watched.receive(frame, from: devices[0]) }
+        let dropped = await watched.framesDroppedWhileImporting
+        XCTAssertEqual(dropped, 3, "the frames beyond the bound are dropped and counted")
+        XCTAssertTrue(events.all.isEmpty, "no frame reached the replica during the import")
+        await watched.endImport()
+        let refused = events.all.filter { if case .frameRefused = $0 { true } else { false } }.count
+        XCTAssertEqual(refused, sent - 3, "every held frame reached the replica after the import (and was refused: it is junk)")
     }
 
     func testTheSnapshotShowsASiblingInSyncOnlyWhileItsLastDigestMatchesOurs() async throws {
