@@ -22,7 +22,7 @@ final class JetStreamBlobReader: BlobReader {
         size = manifest.size
     }
 
-    func next() throws -> [UInt8]? {
+    nonisolated(nonsending) func nextPiece() async throws -> [UInt8]? {
         guard index < manifest.chunkHashes.count else { return nil }
         guard let chunk = try store.lastMessage(on: store.subject(id, chunk: index)) else {
             throw SnapshotTransferError(.blobNotFound, "a chunk of the blob is gone")

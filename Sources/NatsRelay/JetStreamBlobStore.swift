@@ -165,7 +165,7 @@ public final class JetStreamBlobStore: BlobStore {
     // MARK: BlobStore
 
     /// Publishes everything `source` yields as chunks of a fresh blob, then its manifest; purges it on failure.
-    public func put<Source: ByteSource>(_ source: inout Source) throws -> BlobID {
+    public nonisolated(nonsending) func put<Source: ByteSource>(_ source: inout Source) async throws -> BlobID {
         let id = BlobID.random()
         let maxChunks = BlobManifest.maxChunks(messageBytes: chunkBytes)
         var hashes: [[UInt8]] = []
@@ -190,14 +190,14 @@ public final class JetStreamBlobStore: BlobStore {
             let manifest = BlobManifest(size: size, chunkBytes: chunkBytes, chunkHashes: hashes)
             try publish(manifest.encoded(), subject: manifestSubject(id), messageID: "\(id.hex).m")
         } catch {
-            try? delete(id)
+            try? await delete(id)
             throw error
         }
         return id
     }
 
     /// Reads blob `id`'s manifest (`blobNotFound` without one) and returns a reader that checks each chunk against it.
-    public func open(_ id: BlobID) throws -> any BlobReader {
+    public nonisolated(nonsending) func open(_ id: BlobID) async throws -> any BlobReader {
         guard let bytes = try lastMessage(on: manifestSubject(id)) else { throw SnapshotTransferError(.blobNotFound, "no such blob") }
         let manifest = try BlobManifest(decoding: bytes)
         guard manifest.size <= options.maxBlobBytes else { throw SyncKernelError(.limitExceeded, "a stored blob above the store's bound") }
@@ -205,7 +205,7 @@ public final class JetStreamBlobStore: BlobStore {
     }
 
     /// Purges every message of blob `id` from the stream.
-    public func delete(_ id: BlobID) throws {
+    public nonisolated(nonsending) func delete(_ id: BlobID) async throws {
         let (status, code) = try handles.withLock { handles throws -> (natsStatus, jsErrCode) in
             guard let context = handles.context else { throw JetStreamBlobStore.closed }
             let filter = strdup(options.subjectPrefix + "." + id.hex + ".>")
@@ -219,9 +219,9 @@ public final class JetStreamBlobStore: BlobStore {
         guard status == NATS_OK else { throw JetStreamBlobStore.failure(status, "deleting a blob", code: code) }
     }
 
-    @discardableResult
     /// Removes nothing: the server expires messages itself (MaxAge).
-    public func removeExpired() throws -> Int { 0 }
+    @discardableResult
+    public nonisolated(nonsending) func removeExpired() async throws -> Int { 0 }
 
     // MARK: messages
 

@@ -12,22 +12,25 @@ import SyncKernel
 ///   throws `blobNotFound`. An expired blob is never returned.
 /// - Blobs expire `timeToLive` after they were stored; `removeExpired` removes those that did
 ///   (a store whose server expires them itself may remove none). `delete` is idempotent.
-/// - Every call blocks until done (files, a server): a host calls them off its own loop.
+/// - Every call is `async` and `nonisolated(nonsending)`: it runs on its caller's executor (a
+///   device calls it from a snapshot worker on a thread of its own, never from the cooperative
+///   pool), so an implementation over blocking calls (files, nats.c) blocks that thread only, and
+///   one over an asynchronous client (an HTTP session) awaits it.
 /// - Store failures throw `blobStoreFailed`; nothing is printed, and errors carry no blob bytes.
 public protocol BlobStore: Sendable {
     /// How long a blob is kept after it is stored.
     var timeToLive: Duration { get }
 
     /// Stores everything `source` yields under a fresh id and returns it.
-    func put<Source: ByteSource>(_ source: inout Source) throws -> BlobID
+    nonisolated(nonsending) func put<Source: ByteSource>(_ source: inout Source) async throws -> BlobID
 
     /// Opens the blob stored under `id` for reading.
-    func open(_ id: BlobID) throws -> any BlobReader
+    nonisolated(nonsending) func open(_ id: BlobID) async throws -> any BlobReader
 
     /// Removes the blob stored under `id`, if any.
-    func delete(_ id: BlobID) throws
+    nonisolated(nonsending) func delete(_ id: BlobID) async throws
 
     /// Removes every blob whose time to live ran out; returns how many it removed.
     @discardableResult
-    func removeExpired() throws -> Int
+    nonisolated(nonsending) func removeExpired() async throws -> Int
 }

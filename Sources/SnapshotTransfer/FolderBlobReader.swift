@@ -8,7 +8,7 @@ import SyncKernel
 /// Invariants: yields exactly `size` bytes (the file's length when opened, less the header) or
 /// throws `blobStoreFailed`; the file is closed when the reader ends, fails or is released. A
 /// class, so the descriptor has one owner however the reader is passed around.
-final class FolderBlobReader: BlobReader {
+final class FolderBlobReader: BlobReader, ByteSource {
     let size: Int64
     private var file: Int32
     private let pieceBytes: Int
@@ -39,6 +39,10 @@ final class FolderBlobReader: BlobReader {
             closeFile()
             throw error
         }
+    }
+
+    nonisolated(nonsending) func nextPiece() async throws -> [UInt8]? {
+        try next()
     }
 
     /// Closes the file once.

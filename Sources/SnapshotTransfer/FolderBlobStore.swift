@@ -63,8 +63,8 @@ public struct FolderBlobStore: BlobStore {
     }
 
     /// Stores everything `source` yields as one blob file under a fresh id (whole or not at all).
-    public func put<Source: ByteSource>(_ source: inout Source) throws -> BlobID {
-        try removeExpired()
+    public nonisolated(nonsending) func put<Source: ByteSource>(_ source: inout Source) async throws -> BlobID {
+        try sweep()
         let id = BlobID.random()
         let partial = directory + "/" + id.hex + ".partial"
         let file = Glibc.open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -94,7 +94,7 @@ public struct FolderBlobStore: BlobStore {
     }
 
     /// Opens blob `id`, removing it instead when it expired (`blobNotFound`).
-    public func open(_ id: BlobID) throws -> any BlobReader {
+    public nonisolated(nonsending) func open(_ id: BlobID) async throws -> any BlobReader {
         let file = Glibc.open(path(of: id), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard file >= 0 else {
             if errno == ENOENT { throw SnapshotTransferError(.blobNotFound, "no such blob") }
@@ -120,15 +120,21 @@ public struct FolderBlobStore: BlobStore {
     }
 
     /// Removes blob `id`'s file, if any.
-    public func delete(_ id: BlobID) throws {
+    public nonisolated(nonsending) func delete(_ id: BlobID) async throws {
         guard unlink(path(of: id)) == 0 || errno == ENOENT else {
             throw SnapshotTransferError(.blobStoreFailed, "cannot delete a blob (errno \(errno))")
         }
     }
 
-    @discardableResult
     /// Removes every expired blob and stale temporary file; returns the blobs removed.
-    public func removeExpired() throws -> Int {
+    @discardableResult
+    public nonisolated(nonsending) func removeExpired() async throws -> Int {
+        try sweep()
+    }
+
+    /// Removes every expired blob and stale temporary file; returns how many blobs it removed.
+    @discardableResult
+    private func sweep() throws -> Int {
         guard let folder = opendir(directory) else { throw SnapshotTransferError(.blobStoreFailed, "cannot list the blob folder (errno \(errno))") }
         var names: [String] = []
         while let entry = readdir(folder) {

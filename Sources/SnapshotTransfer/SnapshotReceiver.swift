@@ -21,7 +21,8 @@ import SyncKernel
 ///
 /// Invariants: memory is bounded by one chunk, one page and one transaction's rows, whatever the
 /// snapshot's size; a blob that fails steps 1 to 5 leaves the store exactly as it was; a
-/// re-import of the same snapshot changes nothing. Blocks until done.
+/// re-import of the same snapshot changes nothing. `nonisolated(nonsending)`: the fetch, checks,
+/// decryption and import run on the caller's executor (a device: an actor on a thread of its own).
 public struct SnapshotReceiver: Sendable {
     /// Where offered blobs are fetched from.
     public let blobStore: any BlobStore
@@ -44,18 +45,18 @@ public struct SnapshotReceiver: Sendable {
     /// it answers true the absorb ends with `snapshotStopped`: the transaction under way rolls back,
     /// the transactions the import committed stay (an import only inserts what is absent, so a
     /// later import or the digest loop completes it), nothing else is written.
-    public func absorb(_ offer: SyncOffer, into store: KernelStore, account: [UInt8],
-                       progress: (SnapshotProgress) -> Void = { _ in },
-                       shouldStop: () -> Bool = { false }) -> SnapshotAbsorbResult {
-        absorb(offer, into: store as any SnapshotImportTarget, account: account, progress: progress, shouldStop: shouldStop)
+    public nonisolated(nonsending) func absorb(_ offer: SyncOffer, into store: KernelStore, account: [UInt8],
+                                               progress: @escaping (SnapshotProgress) -> Void = { _ in },
+                                               shouldStop: @escaping () -> Bool = { false }) async -> SnapshotAbsorbResult {
+        await absorb(offer, into: store as any SnapshotImportTarget, account: account, progress: progress, shouldStop: shouldStop)
     }
 
     /// Absorbs `offer` into `target`, as `absorb(_:into:account:progress:shouldStop:)`: a host
     /// passes a target that runs each import transaction on the actor owning its store, and
     /// runs this call (its fetch, checks and decryption) on a thread of its own.
-    package func absorb(_ offer: SyncOffer, into target: any SnapshotImportTarget, account: [UInt8],
-                        progress: (SnapshotProgress) -> Void = { _ in },
-                        shouldStop: () -> Bool = { false }) -> SnapshotAbsorbResult {
+    package nonisolated(nonsending) func absorb(_ offer: SyncOffer, into target: any SnapshotImportTarget, account: [UInt8],
+                                                progress: @escaping (SnapshotProgress) -> Void = { _ in },
+                                                shouldStop: @escaping () -> Bool = { false }) async -> SnapshotAbsorbResult {
         let started = ContinuousClock.now
         var report = SnapshotAbsorbReport()
         do {
@@ -65,7 +66,7 @@ public struct SnapshotReceiver: Sendable {
             func stopping() throws {
                 guard !shouldStop() else { throw SyncKernelError(.snapshotStopped, "the absorb stopped with its device") }
             }
-            try fetch(offer, into: spool, report: &report, progress: progress, stopping: stopping)
+            try await fetch(offer, into: spool, report: &report, progress: progress, stopping: stopping)
             let verifying = ContinuousClock.now
             var check = SnapshotOpener(sealed: try spool.reader(), size: offer.size, cipher: cipher)
             while try check.next() != nil {
@@ -74,10 +75,8 @@ public struct SnapshotReceiver: Sendable {
             }
             report.verifyTime = verifying.duration(to: .now)
             let opener = SnapshotOpener(sealed: try spool.reader(), size: offer.size, cipher: cipher)
-            try withoutActuallyEscaping(shouldStop) { shouldStop throws in
-                try importAll(opener, size: offer.size, into: target, account: account, report: &report,
-                              progress: progress, shouldStop: shouldStop)
-            }
+            try importAll(opener, size: offer.size, into: target, account: account, report: &report,
+                          progress: progress, shouldStop: shouldStop)
         } catch {
             report.totalTime = started.duration(to: .now)
             return SnapshotAbsorbResult(ack: .failed(offer.requestID, SyncAck.Reason(error)), report: report, error: error)
@@ -111,14 +110,14 @@ public struct SnapshotReceiver: Sendable {
 
     /// Fetches the offered blob into `spool`, hashing it, and checks its size and SHA-256 against
     /// the offer's.
-    private func fetch(_ offer: SyncOffer, into spool: SpoolFile, report: inout SnapshotAbsorbReport,
-                       progress: (SnapshotProgress) -> Void, stopping: () throws -> Void) throws {
+    private nonisolated(nonsending) func fetch(_ offer: SyncOffer, into spool: SpoolFile, report: inout SnapshotAbsorbReport,
+                                               progress: (SnapshotProgress) -> Void, stopping: () throws -> Void) async throws {
         let started = ContinuousClock.now
         defer { report.downloadTime = started.duration(to: .now) }
-        var reader = try blobStore.open(offer.blobID)
+        var reader = try await blobStore.open(offer.blobID)
         guard reader.size == offer.size else { throw SnapshotTransferError(.snapshotHashMismatch, "the stored blob's size is not the offer's") }
         var hash = StreamingSHA256()
-        while let piece = try reader.next() {
+        while let piece = try await reader.nextPiece() {
             try stopping()
             guard hash.count + Int64(piece.count) <= offer.size else {
                 throw SnapshotTransferError(.snapshotHashMismatch, "the blob is longer than the offer's size")

@@ -10,8 +10,9 @@ import SyncKernel
 /// by one page and one chunk); a failure is answered with `SyncBroken` naming the step that
 /// threw (export, seal, upload) and its code, never with a decline, and leaves no blob behind
 /// (the blob store removes a failed put). The key, nonce and hash leave only inside the offer,
-/// which the caller seals to the requester. Blocks until the blob is stored: a host runs it
-/// where blocking its store is acceptable. Not `Sendable`: its entropy source belongs to it.
+/// which the caller seals to the requester. `nonisolated(nonsending)`: the export, sealing and
+/// store calls run on the caller's executor, so a host runs it on a thread where blocking on its
+/// store is acceptable (a device: an actor on an executor of its own). Not `Sendable`: its entropy source belongs to it.
 public struct SnapshotSender {
     /// Where sealed blobs go.
     public let blobStore: any BlobStore
@@ -35,18 +36,18 @@ public struct SnapshotSender {
     /// an offer, or a `SyncBroken` when a step failed. `progress` hears every sealed piece stored;
     /// `shouldStop` is asked before each piece is read, and once it answers true the export ends
     /// with `snapshotStopped` (the partly stored blob removed, as for any failed upload).
-    public func answer(_ request: SyncRequest, store: KernelStore, account: [UInt8],
-                       progress: (SnapshotProgress) -> Void = { _ in },
-                       shouldStop: () -> Bool = { false }) -> SnapshotSendResult {
-        answer(request, source: store, account: account, progress: progress, shouldStop: shouldStop)
+    public nonisolated(nonsending) func answer(_ request: SyncRequest, store: KernelStore, account: [UInt8],
+                                               progress: @escaping (SnapshotProgress) -> Void = { _ in },
+                                               shouldStop: @escaping () -> Bool = { false }) async -> SnapshotSendResult {
+        await answer(request, source: store, account: account, progress: progress, shouldStop: shouldStop)
     }
 
     /// Answers `request` as `answer(_:store:account:progress:shouldStop:)` does, with the snapshot
     /// paged from `source` (a read-only connection beside the device's store, so the export holds
     /// no connection the device syncs through).
-    package func answer(_ request: SyncRequest, source: any SnapshotPageSource, account: [UInt8],
-                        progress: (SnapshotProgress) -> Void = { _ in },
-                        shouldStop: () -> Bool = { false }) -> SnapshotSendResult {
+    package nonisolated(nonsending) func answer(_ request: SyncRequest, source: any SnapshotPageSource, account: [UInt8],
+                                                progress: @escaping (SnapshotProgress) -> Void = { _ in },
+                                                shouldStop: @escaping () -> Bool = { false }) async -> SnapshotSendResult {
         let started = ContinuousClock.now
         var report = SnapshotSendReport()
         let algorithm = SealingAlgorithm.choose(accepted: request.accepts, aesAvailable: aesAvailable)
@@ -66,18 +67,14 @@ public struct SnapshotSender {
         } catch {
             return broken(.seal, error)
         }
-        typealias Stored = (Result<BlobID, any Error>, SnapshotSealer<SnapshotExporter>)
-        let (stored, finished) = withoutActuallyEscaping(progress) { progress -> Stored in
-            withoutActuallyEscaping(shouldStop) { shouldStop -> Stored in
-                var source = MeteredSource(sealer: sealer, progress: progress, shouldStop: shouldStop)
-                do {
-                    let id = try blobStore.put(&source)
-                    return (.success(id), source.sealer)
-                } catch {
-                    return (.failure(error), source.sealer)
-                }
-            }
+        var metered = MeteredSource(sealer: sealer, progress: progress, shouldStop: shouldStop)
+        let stored: Result<BlobID, any Error>
+        do {
+            stored = .success(try await blobStore.put(&metered))
+        } catch {
+            stored = .failure(error)
         }
+        let finished = metered.sealer
         let exported = finished.source
         report.pages = exported.pages
         report.rows = exported.rows
@@ -102,7 +99,7 @@ public struct SnapshotSender {
                 report.totalTime = started.duration(to: .now)
                 return SnapshotSendResult(message: .offer(offer), report: report, error: nil)
             } catch {
-                try? blobStore.delete(id)
+                try? await blobStore.delete(id)
                 return broken(.upload, error)
             }
         }

@@ -40,9 +40,9 @@ actor TransferDesk {
     /// The desk's own thread: blob store calls block.
     private let executor = SerialThreadExecutor(name: "synckernel.transfer")
     /// Where an export reads, seals and uploads, beside the desk and the replica host.
-    private let exporter = SerialThreadExecutor(name: "synckernel.snapshot-export")
+    private let exporter = SnapshotWorker(name: "synckernel.snapshot-export")
     /// Where an absorb fetches, checks and decrypts a snapshot, beside the desk and the host.
-    private let absorber = SerialThreadExecutor(name: "synckernel.snapshot-absorb")
+    private let absorber = SnapshotWorker(name: "synckernel.snapshot-absorb")
     private let transport: SealedTransport
     private let account: [UInt8]
     private let blobChoice: SyncDeviceBlobs
@@ -102,7 +102,7 @@ actor TransferDesk {
             }
         case .ack(let ack):
             guard let done = answered[ack.requestID], done.sibling == sender else { return }
-            if case .offer(let offer) = done.message, let blobStore { try? blobStore.delete(offer.blobID) }
+            if case .offer(let offer) = done.message, let blobStore { try? await blobStore.delete(offer.blobID) }
             monitor.emit(.snapshotAcknowledged(peer: sender, refusal: ack.reason.map(SnapshotAnswer.Refusal.init)))
         case .offer, .decline, .broken:
             guard session?.receive(message, from: sender) == true, let answer = session?.answers[sender] else { return }
@@ -120,17 +120,8 @@ actor TransferDesk {
             let (account, path, namespaces, shutdown) = (account, storePath, namespaces, shutdown)
             let cancelled = ShutdownFlag()
             message = await withTaskCancellationHandler {
-                await exporter.run { () -> TransferMessage in
-                    let reader: StoreReadConnection
-                    do throws(SyncKernelError) {
-                        reader = try StoreReadConnection(path: path, namespaces: namespaces)
-                    } catch {
-                        return .broken(SyncBroken(requestID: request.requestID, stage: .export, error: error))
-                    }
-                    defer { reader.close() }
-                    return SnapshotSender(blobStore: store).answer(request, source: reader, account: account,
-                                                                   shouldStop: { shutdown.isRaised || cancelled.isRaised }).message
-                }
+                await exporter.export(request, storePath: path, namespaces: namespaces, blobStore: store, account: account,
+                                      shouldStop: { shutdown.isRaised || cancelled.isRaised })
             } onCancel: {
                 cancelled.raise()
             }
@@ -238,14 +229,12 @@ actor TransferDesk {
         let target = HostImportTarget(host: host, namespaces: namespaces, stopping: stopping)
         await host.beginImport()
         let result = await withTaskCancellationHandler {
-            await absorber.run { () -> SnapshotAbsorbResult in
-                receiver.absorb(offer, into: target, account: account,
-                                progress: { progress in monitor.emit(.snapshotProgress(progress)) }, shouldStop: stopping)
-            }
+            await absorber.absorb(offer, receiver: receiver, into: target, account: account,
+                                  progress: { progress in monitor.emit(.snapshotProgress(progress)) }, shouldStop: stopping)
         } onCancel: {
             cancelled.raise()
         }
-        await host.endImport()
+        await host.endImport(handlingHeld: !stopping())
         return result
     }
 

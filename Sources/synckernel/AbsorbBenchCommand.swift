@@ -90,7 +90,7 @@ enum AbsorbBenchCommand {
                     }
                     blobStore = try JetStreamBlobStore(relay: NatsRelayOptions(servers: [url]))
                 }
-                let result = try transfer(store: kind, blobStore: blobStore, rows: rows, sourcePath: sourcePath, namespaces: namespaces,
+                let result = try await transfer(store: kind, blobStore: blobStore, rows: rows, sourcePath: sourcePath, namespaces: namespaces,
                                           digest: digest, directory: directory, chunkBytes: chunkBytes)
                 progress("\(kind): \(String(format: "%.1f", result.totalSeconds)) s")
                 results.append(result)
@@ -139,7 +139,7 @@ enum AbsorbBenchCommand {
     /// One transfer through `blobStore`: the source answers a request, then a fresh store absorbs
     /// the offer; both sides measured, the blob and the absorbed store removed afterwards.
     private static func transfer(store kind: String, blobStore: any BlobStore, rows: Int, sourcePath: String, namespaces: NamespaceSet,
-                                 digest: StateDigest, directory: String, chunkBytes: Int) throws -> AbsorbBenchResult {
+                                 digest: StateDigest, directory: String, chunkBytes: Int) async throws -> AbsorbBenchResult {
         let account = SHA256.hash(domain: Array("synckernel.bench-absorb.account".utf8))
         let request = try SyncRequest(requestID: SyncRequestID.random(), replyKey: Array(repeating: 1, count: 32),
                                       timestamp: Int64(Date().timeIntervalSince1970 * 1_000))
@@ -148,7 +148,7 @@ enum AbsorbBenchCommand {
         let source = try KernelStore(path: sourcePath, namespaces: namespaces)
         ProcessMemory.resetPeak()
         let senderCPU = ProcessMemory.cpuSeconds
-        let answer = sender.answer(request, store: source, account: account)
+        let answer = await sender.answer(request, store: source, account: account)
         let senderPeak = ProcessMemory.peakMebibytes
         let senderSeconds = ProcessMemory.cpuSeconds - senderCPU
         source.close()
@@ -161,13 +161,13 @@ enum AbsorbBenchCommand {
         let receiver = SnapshotReceiver(blobStore: blobStore, spoolDirectory: directory)
         ProcessMemory.resetPeak()
         let receiverCPU = ProcessMemory.cpuSeconds
-        let absorbed = receiver.absorb(offer, into: target, account: account)
+        let absorbed = await receiver.absorb(offer, into: target, account: account)
         let receiverPeak = ProcessMemory.peakMebibytes
         let receiverSeconds = ProcessMemory.cpuSeconds - receiverCPU
         let matches = absorbed.ack.ok && target.stateDigest() == digest
         target.close()
         for suffix in ["", "-wal", "-shm", ".lease"] { try? FileManager.default.removeItem(atPath: targetPath + suffix) }
-        try? blobStore.delete(offer.blobID)
+        try? await blobStore.delete(offer.blobID)
         if let error = absorbed.error { progress("\(kind): absorb failed: \(error)") }
         return AbsorbBenchResult(store: kind, rows: rows, algorithm: offer.algorithm.description, sealedBytes: offer.size,
                                  send: answer.report, absorb: absorbed.report, senderPeakMebibytes: senderPeak,

@@ -49,9 +49,9 @@ final class JetStreamBlobStoreTests: XCTestCase {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ salt) }
     }
 
-    private static func drain(_ reader: inout any BlobReader) throws -> [UInt8] {
+    private static func drain(_ reader: inout any BlobReader) async throws -> [UInt8] {
         var out: [UInt8] = []
-        while let piece = try reader.next() { out += piece }
+        while let piece = try await reader.nextPiece() { out += piece }
         return out
     }
 
@@ -77,15 +77,16 @@ final class JetStreamBlobStoreTests: XCTestCase {
         XCTAssertEqual(store.chunkBytes, 65_536 - 4_096)
         let blob = Self.bytes(1_000_000)
         var source = Pieces(pieces: stride(from: 0, to: blob.count, by: 100_000).map { Array(blob[$0..<min($0 + 100_000, blob.count)]) })
-        let id = try store.put(&source)
+        let id = try await store.put(&source)
         let chunks = (blob.count + store.chunkBytes - 1) / store.chunkBytes
         XCTAssertEqual(try store.streamSettings().messages, UInt64(chunks + 1), "every chunk and the manifest")
         XCTAssertNotNil(try store.lastMessage(on: store.subject(id, chunk: chunks - 1)))
         XCTAssertNil(try store.lastMessage(on: store.subject(id, chunk: chunks)))
         let stranger = try self.store(server)
-        var reader = try stranger.open(id)
+        var reader = try await stranger.open(id)
         XCTAssertEqual(reader.size, Int64(blob.count))
-        XCTAssertEqual(try Self.drain(&reader), blob)
+        let read = try await Self.drain(&reader)
+        XCTAssertEqual(read, blob)
     }
 
     func testABlobSurvivesAServerRestart() async throws {
@@ -93,21 +94,22 @@ final class JetStreamBlobStoreTests: XCTestCase {
         let blob = Self.bytes(300_000, salt: 5)
         let first = try store(server)
         var source = Pieces(pieces: [blob])
-        let id = try first.put(&source)
+        let id = try await first.put(&source)
         first.close()
         try await server.restart()
-        var reader = try store(server).open(id)
-        XCTAssertEqual(try Self.drain(&reader), blob, "file storage kept it")
+        var reader = try await store(server).open(id)
+        let kept = try await Self.drain(&reader)
+        XCTAssertEqual(kept, blob, "file storage kept it")
     }
 
     func testAnUnknownOrDeletedBlobIsNotFound() async throws {
         let server = try await startNatsServer(jetStream: true)
         let store = try store(server)
-        XCTAssertThrowsError(try store.open(BlobID.random())) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
+        await assertThrowsAsync({ try await store.open(BlobID.random()) }) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
         var source = Pieces(pieces: [Self.bytes(5_000)])
-        let id = try store.put(&source)
-        try store.delete(id)
-        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
+        let id = try await store.put(&source)
+        try await store.delete(id)
+        await assertThrowsAsync({ try await store.open(id) }) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
         XCTAssertEqual(try store.streamSettings().messages, 0)
     }
 
@@ -115,29 +117,29 @@ final class JetStreamBlobStoreTests: XCTestCase {
         let server = try await startNatsServer(config: "max_payload: 65536", jetStream: true)
         let store = try store(server)
         var source = Pieces(pieces: [Self.bytes(150_000)])
-        let id = try store.put(&source)
+        let id = try await store.put(&source)
         try store.publish(Self.bytes(store.chunkBytes, salt: 9), subject: store.subject(id, chunk: 1), messageID: "forged")
-        var reader = try store.open(id)
-        XCTAssertThrowsError(try Self.drain(&reader)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
+        var reader = try await store.open(id)
+        await assertThrowsAsync({ try await Self.drain(&reader) }) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
         try store.publish([1, 2, 3], subject: store.manifestSubject(id), messageID: "forged-manifest")
-        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
+        await assertThrowsAsync({ try await store.open(id) }) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
     }
 
     func testAFailedPutLeavesNothingInTheStream() async throws {
         let server = try await startNatsServer(config: "max_payload: 65536", jetStream: true)
         let store = try store(server)
         var failing = Pieces(pieces: Array(repeating: Self.bytes(70_000), count: 4), failAt: 3)
-        XCTAssertThrowsError(try store.put(&failing)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .storeClosed) }
+        await assertThrowsAsync({ try await store.put(&failing) }) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .storeClosed) }
         XCTAssertEqual(try store.streamSettings().messages, 0, "the chunks it published were purged")
         var options = JetStreamBlobOptions()
         options.maxBlobBytes = 100_000
         let bounded = try self.store(server, options: options)
         var large = Pieces(pieces: Array(repeating: Self.bytes(60_000), count: 2))
-        XCTAssertThrowsError(try bounded.put(&large)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .limitExceeded) }
+        await assertThrowsAsync({ try await bounded.put(&large) }) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .limitExceeded) }
         XCTAssertEqual(try store.streamSettings().messages, 0)
     }
 
-    func testRejectOptionsTheServerWouldNotTake() throws {
+    func testRejectOptionsTheServerWouldNotTake() async throws {
         for change: (inout JetStreamBlobOptions) -> Void in [{ $0.streamName = "" }, { $0.streamName = "a.b" }, { $0.subjectPrefix = "a.*" },
                                                              { $0.timeToLive = .zero }, { $0.duplicateWindow = .seconds(90_000) },
                                                              { $0.chunkBytes = 10 }, { $0.publishAttempts = 0 }] {
@@ -168,20 +170,20 @@ final class JetStreamBlobStoreTests: XCTestCase {
         let request = try SyncRequest(requestID: SyncRequestID.random(), replyKey: Array(repeating: 3, count: 32), timestamp: 0)
         var sender = SnapshotSender(blobStore: sending, entropy: .seeded(2))
         sender.chunkBytes = 64 << 10
-        let answer = sender.answer(request, store: source, account: account)
+        let answer = await sender.answer(request, store: source, account: account)
         guard case .offer(let offer) = answer.message else { return XCTFail("no offer: \(String(describing: answer.error))") }
         let target = try KernelStore(path: directory + "/target.sqlite", namespaces: namespaces, entropy: .seeded(3))
         defer { target.close() }
         try target.configureDevice(try DeviceKeyPair(seed: Array(repeating: 2, count: 32)).deviceID)
         let receiver = SnapshotReceiver(blobStore: try store(server), spoolDirectory: directory)
-        let result = receiver.absorb(offer, into: target, account: account)
+        let result = await receiver.absorb(offer, into: target, account: account)
         XCTAssertEqual(result.ack, .absorbed(offer.requestID), "\(String(describing: result.error))")
         XCTAssertEqual(target.stateDigest(), source.stateDigest())
         XCTAssertEqual(target.itemCounts(), [2_900])
         XCTAssertEqual(try target.tombstones(namespace: NotebookNamespace.name).count, 100)
         try target.verifyStructures()
-        try sending.delete(offer.blobID)
-        let gone = receiver.absorb(offer, into: target, account: account)
+        try await sending.delete(offer.blobID)
+        let gone = await receiver.absorb(offer, into: target, account: account)
         XCTAssertEqual(gone.ack, .failed(offer.requestID, .blobUnavailable))
     }
 }

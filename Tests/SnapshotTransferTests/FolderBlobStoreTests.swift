@@ -20,80 +20,83 @@ final class FolderBlobStoreTests: XCTestCase {
         try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
     }
 
-    func testABlobIsStoredWholeAndReadBack() throws {
+    func testABlobIsStoredWholeAndReadBack() async throws {
         let store = try FolderBlobStore(directory: directory, clock: VirtualWallClock())
         let bytes = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
         var source = PieceSource(bytes, pieceBytes: 65_536)
-        let id = try store.put(&source)
+        let id = try await store.put(&source)
         XCTAssertEqual(try files(), [id.hex + ".blob"])
-        var reader = try store.open(id)
+        var reader = try await store.open(id)
         XCTAssertEqual(reader.size, Int64(bytes.count))
-        XCTAssertEqual(try PieceSource.drain(&reader), bytes)
+        let read = try await PieceSource.drain(blob: &reader)
+        XCTAssertEqual(read, bytes)
         let folder = try FileManager.default.attributesOfItem(atPath: directory)
         let file = try FileManager.default.attributesOfItem(atPath: store.path(of: id))
         XCTAssertEqual((folder[.posixPermissions] as? NSNumber)?.intValue, 0o700)
         XCTAssertEqual((file[.posixPermissions] as? NSNumber)?.intValue, 0o600)
-        try store.delete(id)
-        try store.delete(id)
-        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
+        try await store.delete(id)
+        try await store.delete(id)
+        await assertThrowsAsync({ try await store.open(id) }) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
     }
 
-    func testAnUnknownIdIsNotFound() throws {
+    func testAnUnknownIdIsNotFound() async throws {
         let store = try FolderBlobStore(directory: directory, clock: VirtualWallClock())
-        XCTAssertThrowsError(try store.open(BlobID.random())) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
+        await assertThrowsAsync({ try await store.open(BlobID.random()) }) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
     }
 
-    func testABlobExpiresAfterItsTimeToLiveAndIsRemoved() throws {
+    func testABlobExpiresAfterItsTimeToLiveAndIsRemoved() async throws {
         let clock = VirtualWallClock()
         let store = try FolderBlobStore(directory: directory, clock: clock)
         XCTAssertEqual(store.timeToLive, .seconds(86_400))
         var first = PieceSource([[1, 2, 3]])
-        let old = try store.put(&first)
+        let old = try await store.put(&first)
         clock.advance(by: .seconds(86_399))
-        XCTAssertEqual(try store.open(old).size, 3, "a second before its time it is still there")
+        let kept = try await store.open(old)
+        XCTAssertEqual(kept.size, 3, "a second before its time it is still there")
         var second = PieceSource([[4, 5]])
-        let young = try store.put(&second)
+        let young = try await store.put(&second)
         clock.advance(by: .seconds(1))
-        XCTAssertThrowsError(try store.open(old)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
+        await assertThrowsAsync({ try await store.open(old) }) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobNotFound) }
         XCTAssertEqual(try files(), [young.hex + ".blob"], "opening an expired blob removed it")
         clock.advance(by: .seconds(86_399))
-        XCTAssertEqual(try store.removeExpired(), 1)
+        let removed = try await store.removeExpired()
+        XCTAssertEqual(removed, 1)
         XCTAssertEqual(try files(), [])
     }
 
-    func testAPutSweepsExpiredBlobs() throws {
+    func testAPutSweepsExpiredBlobs() async throws {
         let clock = VirtualWallClock()
         let store = try FolderBlobStore(directory: directory, timeToLive: .seconds(60), clock: clock)
         for _ in 0..<3 {
             var source = PieceSource([[9]])
-            _ = try store.put(&source)
+            _ = try await store.put(&source)
         }
         clock.advance(by: .seconds(60))
         var source = PieceSource([[7]])
-        let kept = try store.put(&source)
+        let kept = try await store.put(&source)
         XCTAssertEqual(try files(), [kept.hex + ".blob"])
     }
 
-    func testAFailedPutLeavesNothing() throws {
+    func testAFailedPutLeavesNothing() async throws {
         let store = try FolderBlobStore(directory: directory, clock: VirtualWallClock(), maxBlobBytes: 10)
         var failing = PieceSource([[1, 2], [3, 4], [5]], failAfter: 2)
-        XCTAssertThrowsError(try store.put(&failing)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .storeClosed) }
+        await assertThrowsAsync({ try await store.put(&failing) }) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .storeClosed) }
         var large = PieceSource([[UInt8](repeating: 1, count: 8), [UInt8](repeating: 2, count: 8)])
-        XCTAssertThrowsError(try store.put(&large)) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .limitExceeded) }
+        await assertThrowsAsync({ try await store.put(&large) }) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .limitExceeded) }
         XCTAssertEqual(try files(), [])
     }
 
-    func testRejectAFileThatIsNotABlob() throws {
+    func testRejectAFileThatIsNotABlob() async throws {
         let store = try FolderBlobStore(directory: directory, clock: VirtualWallClock())
         let id = BlobID.random()
         _ = FileManager.default.createFile(atPath: store.path(of: id), contents: Data("not a blob at all".utf8))
-        XCTAssertThrowsError(try store.open(id)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
+        await assertThrowsAsync({ try await store.open(id) }) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
         let short = BlobID.random()
         _ = FileManager.default.createFile(atPath: store.path(of: short), contents: Data([1, 2, 3]))
-        XCTAssertThrowsError(try store.open(short)) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
+        await assertThrowsAsync({ try await store.open(short) }) { error in XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed) }
     }
 
-    func testRejectAFolderThatIsAFile() throws {
+    func testRejectAFolderThatIsAFile() async throws {
         _ = FileManager.default.createFile(atPath: directory, contents: Data([1]))
         XCTAssertThrowsError(try FolderBlobStore(directory: directory)) { error in
             XCTAssertEqual((error as? SnapshotTransferError)?.code, .blobStoreFailed)

@@ -28,10 +28,10 @@ final class SnapshotTransferTests: XCTestCase {
     }
 
     private func offer(from store: KernelStore, accepts: Set<SealingAlgorithm> = SealingAlgorithm.openable,
-                       chunkBytes: Int = 64 << 10) throws -> SyncOffer {
+                       chunkBytes: Int = 64 << 10) async throws -> SyncOffer {
         var sender = SnapshotSender(blobStore: blobs, entropy: .seeded(world.seed))
         sender.chunkBytes = chunkBytes
-        let result = sender.answer(try request(accepts: accepts), store: store, account: SnapshotWorld.account)
+        let result = await sender.answer(try request(accepts: accepts), store: store, account: SnapshotWorld.account)
         guard case .offer(let offer) = result.message else {
             XCTFail("no offer: \(String(describing: result.error))")
             throw result.error ?? SnapshotTransferError(.blobStoreFailed)
@@ -49,14 +49,14 @@ final class SnapshotTransferTests: XCTestCase {
         try FileManager.default.contentsOfDirectory(atPath: world.directory).filter { $0.hasSuffix(".spool") }
     }
 
-    func testASnapshotTravelsSealedThroughTheBlobStoreWithBothAlgorithms() throws {
+    func testASnapshotTravelsSealedThroughTheBlobStoreWithBothAlgorithms() async throws {
         let source = try world.richNotebook("source", rows: 600)
         for accepts: Set<SealingAlgorithm> in [[.xChaCha20Poly1305], [.xChaCha20Poly1305, .aes256GCM]] {
-            let offer = try offer(from: source, accepts: accepts)
+            let offer = try await offer(from: source, accepts: accepts)
             XCTAssertEqual(offer.algorithm, accepts.contains(.aes256GCM) ? .aes256GCM : .xChaCha20Poly1305)
             let target = try world.store("target-\(offer.algorithm.rawValue)", device: 2)
             var phases: [SnapshotProgress] = []
-            let result = receiver().absorb(offer, into: target, account: SnapshotWorld.account) { phases.append($0) }
+            let result = await receiver().absorb(offer, into: target, account: SnapshotWorld.account) { phases.append($0) }
             XCTAssertEqual(result.ack, .absorbed(offer.requestID), "\(String(describing: result.error))")
             XCTAssertNil(result.error)
             XCTAssertEqual(target.stateDigest(), source.stateDigest())
@@ -75,13 +75,13 @@ final class SnapshotTransferTests: XCTestCase {
         }
     }
 
-    func testTheSenderReportsProgressAndEveryOfferHasItsOwnKey() throws {
+    func testTheSenderReportsProgressAndEveryOfferHasItsOwnKey() async throws {
         let source = try world.richNotebook("source", rows: 200)
         var sender = SnapshotSender(blobStore: blobs, entropy: .seeded(world.seed))
         sender.chunkBytes = 4_096
         var progress: [SnapshotProgress] = []
-        let first = sender.answer(try request(), store: source, account: SnapshotWorld.account) { progress.append($0) }
-        let second = sender.answer(try request(), store: source, account: SnapshotWorld.account)
+        let first = await sender.answer(try request(), store: source, account: SnapshotWorld.account) { progress.append($0) }
+        let second = await sender.answer(try request(), store: source, account: SnapshotWorld.account)
         guard case .offer(let one) = first.message, case .offer(let two) = second.message else { return XCTFail("no offers") }
         XCTAssertNotEqual(one.key, two.key)
         XCTAssertNotEqual(one.nonce, two.nonce)
@@ -94,16 +94,16 @@ final class SnapshotTransferTests: XCTestCase {
         XCTAssertEqual(first.report.sealedBytes, one.size)
     }
 
-    func testRejectATamperedBlobBeforeDecryptingAndImportNothing() throws {
+    func testRejectATamperedBlobBeforeDecryptingAndImportNothing() async throws {
         let source = try world.richNotebook("source", rows: 300)
-        let offer = try offer(from: source)
+        let offer = try await offer(from: source)
         let path = blobs.path(of: offer.blobID)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         bytes[FolderBlobStore.headerBytes + 5_000] ^= 0x40
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let target = try world.store("target", device: 2)
         let empty = target.stateDigest()
-        let result = receiver().absorb(offer, into: target, account: SnapshotWorld.account)
+        let result = await receiver().absorb(offer, into: target, account: SnapshotWorld.account)
         XCTAssertEqual(result.ack, .failed(offer.requestID, .hashMismatch))
         XCTAssertEqual((result.error as? SnapshotTransferError)?.code, .snapshotHashMismatch)
         XCTAssertEqual(result.report.verifyTime, .zero, "nothing was decrypted")
@@ -113,82 +113,83 @@ final class SnapshotTransferTests: XCTestCase {
         XCTAssertEqual(try spoolFiles(), [])
     }
 
-    func testRejectAnOfferWhoseHashIsNotTheBlobs() throws {
+    func testRejectAnOfferWhoseHashIsNotTheBlobs() async throws {
         let source = try world.richNotebook("source", rows: 100)
-        let genuine = try offer(from: source)
+        let genuine = try await offer(from: source)
         let forged = try SyncOffer(requestID: genuine.requestID, blobID: genuine.blobID, algorithm: genuine.algorithm, key: genuine.key,
                                    nonce: genuine.nonce, sha256: genuine.sha256.map { $0 ^ 1 }, size: genuine.size)
         let target = try world.store("target", device: 2)
-        XCTAssertEqual(receiver().absorb(forged, into: target, account: SnapshotWorld.account).ack, .failed(forged.requestID, .hashMismatch))
+        let refused = await receiver().absorb(forged, into: target, account: SnapshotWorld.account)
+        XCTAssertEqual(refused.ack, .failed(forged.requestID, .hashMismatch))
         XCTAssertEqual(target.itemCounts(), [0])
     }
 
-    func testRejectATruncatedBlobAndImportNothing() throws {
+    func testRejectATruncatedBlobAndImportNothing() async throws {
         let source = try world.richNotebook("source", rows: 300)
-        let offer = try offer(from: source)
+        let offer = try await offer(from: source)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: blobs.path(of: offer.blobID)))
         try handle.truncate(atOffset: UInt64(FolderBlobStore.headerBytes) + UInt64(offer.size) - 1_000)
         try handle.close()
         let target = try world.store("target", device: 2)
-        let result = receiver().absorb(offer, into: target, account: SnapshotWorld.account)
+        let result = await receiver().absorb(offer, into: target, account: SnapshotWorld.account)
         XCTAssertEqual(result.ack, .failed(offer.requestID, .hashMismatch))
         XCTAssertEqual(result.report.sealedBytes, 0, "a stored size that is not the offer's is refused before fetching")
         XCTAssertEqual(target.itemCounts(), [0])
     }
 
-    func testRejectABlobThatMatchesItsHashButWasSealedWrong() throws {
+    func testRejectABlobThatMatchesItsHashButWasSealedWrong() async throws {
         let source = try world.richNotebook("source", rows: 100)
-        let genuine = try offer(from: source)
-        var reader = try blobs.open(genuine.blobID)
-        var sealed = try PieceSource.drain(&reader)
+        let genuine = try await offer(from: source)
+        var reader = try await blobs.open(genuine.blobID)
+        var sealed = try await PieceSource.drain(blob: &reader)
         sealed[SealedBlobFormat.headerBytes + 10] ^= 1
         var altered = PieceSource([sealed])
-        let id = try blobs.put(&altered)
+        let id = try await blobs.put(&altered)
         var hash = StreamingSHA256()
         hash.update(sealed)
         let offer = try SyncOffer(requestID: genuine.requestID, blobID: id, algorithm: genuine.algorithm, key: genuine.key,
                                   nonce: genuine.nonce, sha256: hash.finish(), size: genuine.size)
         let target = try world.store("target", device: 2)
-        let result = receiver().absorb(offer, into: target, account: SnapshotWorld.account)
+        let result = await receiver().absorb(offer, into: target, account: SnapshotWorld.account)
         XCTAssertEqual(result.ack, .failed(offer.requestID, .unauthentic))
         XCTAssertEqual(result.report.importTime, .zero, "every chunk is checked before anything is imported")
         XCTAssertEqual(target.itemCounts(), [0])
     }
 
-    func testRejectAnExpiredBlob() throws {
+    func testRejectAnExpiredBlob() async throws {
         let source = try world.richNotebook("source", rows: 100)
-        let offer = try offer(from: source)
+        let offer = try await offer(from: source)
         clock.advance(by: .seconds(24 * 3_600))
         let target = try world.store("target", device: 2)
-        let result = receiver().absorb(offer, into: target, account: SnapshotWorld.account)
+        let result = await receiver().absorb(offer, into: target, account: SnapshotWorld.account)
         XCTAssertEqual(result.ack, .failed(offer.requestID, .blobUnavailable))
         XCTAssertEqual((result.error as? SnapshotTransferError)?.code, .blobNotFound)
         XCTAssertFalse(FileManager.default.fileExists(atPath: blobs.path(of: offer.blobID)), "the expired blob was removed")
         XCTAssertEqual(target.itemCounts(), [0])
     }
 
-    func testRejectAnOfferAboveTheSizeThisDeviceAccepts() throws {
+    func testRejectAnOfferAboveTheSizeThisDeviceAccepts() async throws {
         let source = try world.richNotebook("source", rows: 100)
-        let offer = try offer(from: source)
+        let offer = try await offer(from: source)
         var small = receiver()
         small.maxBlobBytes = offer.size - 1
         let target = try world.store("target", device: 2)
-        let result = small.absorb(offer, into: target, account: SnapshotWorld.account)
+        let result = await small.absorb(offer, into: target, account: SnapshotWorld.account)
         XCTAssertEqual(result.ack, .failed(offer.requestID, .tooLarge))
         XCTAssertEqual(result.report.sealedBytes, 0)
         XCTAssertEqual(try spoolFiles(), [], "nothing was fetched")
     }
 
-    func testAReImportOfTheSameOfferChangesNothing() throws {
+    func testAReImportOfTheSameOfferChangesNothing() async throws {
         let source = try world.richNotebook("source", rows: 300)
-        let offer = try offer(from: source)
+        let offer = try await offer(from: source)
         let target = try world.store("target", device: 2)
-        let first = receiver().absorb(offer, into: target, account: SnapshotWorld.account)
+        let first = await receiver().absorb(offer, into: target, account: SnapshotWorld.account)
         XCTAssertEqual(first.ack, .absorbed(offer.requestID))
         let digest = target.stateDigest()
         let counters = target.changeCounters()
         let books = try SnapshotWorld.bookkeeping(of: target)
-        let second = receiver().absorb(offer, into: target, account: SnapshotWorld.account)
+        let second = await receiver().absorb(offer, into: target, account: SnapshotWorld.account)
         XCTAssertEqual(second.ack, .absorbed(offer.requestID))
         XCTAssertEqual(second.report.outcome.keysImported, 0)
         XCTAssertEqual(second.report.outcome.keysPresent, first.report.outcome.keysImported)
@@ -197,11 +198,11 @@ final class SnapshotTransferTests: XCTestCase {
         XCTAssertEqual(try SnapshotWorld.bookkeeping(of: target), books)
     }
 
-    func testAnExportFailureIsReportedBrokenNotDeclined() throws {
+    func testAnExportFailureIsReportedBrokenNotDeclined() async throws {
         let source = try world.richNotebook("source", rows: 50)
         source.close()
         let request = try request()
-        let result = SnapshotSender(blobStore: blobs, entropy: .seeded(world.seed)).answer(request, store: source, account: SnapshotWorld.account)
+        let result = await SnapshotSender(blobStore: blobs, entropy: .seeded(world.seed)).answer(request, store: source, account: SnapshotWorld.account)
         XCTAssertEqual(result.message, .broken(try SyncBroken(requestID: request.requestID, stage: .export, code: "SK503")))
         XCTAssertEqual((result.error as? SyncKernelError)?.code, .storeClosed)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs.directory), [], "no blob left behind")
@@ -211,18 +212,18 @@ final class SnapshotTransferTests: XCTestCase {
         XCTAssertNotEqual(try TransferMessage(decoding: encoded), .decline(SyncDecline(requestID: request.requestID, reason: .busy)))
     }
 
-    func testAnUploadFailureIsReportedBrokenAtItsStage() throws {
+    func testAnUploadFailureIsReportedBrokenAtItsStage() async throws {
         let source = try world.richNotebook("source", rows: 200)
         let full = try FolderBlobStore(directory: world.directory + "/small", clock: clock, maxBlobBytes: 10_000)
         let request = try request()
         var sender = SnapshotSender(blobStore: full, entropy: .seeded(world.seed))
         sender.chunkBytes = 4_096
-        let result = sender.answer(request, store: source, account: SnapshotWorld.account)
+        let result = await sender.answer(request, store: source, account: SnapshotWorld.account)
         XCTAssertEqual(result.message, .broken(try SyncBroken(requestID: request.requestID, stage: .upload, code: "SK104")))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: full.directory), [])
     }
 
-    func testAtScaleAFiftyThousandRowStoreOfEveryNamespaceArrivesWithTheSameDigest() throws {
+    func testAtScaleAFiftyThousandRowStoreOfEveryNamespaceArrivesWithTheSameDigest() async throws {
         var config = SimulationConfig()
         config.devices = 2
         config.rows = 54_000
@@ -242,14 +243,14 @@ final class SnapshotTransferTests: XCTestCase {
         XCTAssertGreaterThan(tombstones, 0, "the fleet deleted rows")
         var sender = SnapshotSender(blobStore: blobs, entropy: .seeded(world.seed))
         sender.chunkBytes = 256 << 10
-        let answer = sender.answer(try request(), store: source, account: SnapshotWorld.account)
+        let answer = await sender.answer(try request(), store: source, account: SnapshotWorld.account)
         guard case .offer(let offer) = answer.message else { return XCTFail("no offer: \(String(describing: answer.error))") }
         let target = try KernelStore(path: world.directory + "/absorbed.sqlite", namespaces: namespaces)
         defer { target.close() }
         try target.configureDevice(try world.device(9))
         var receiver = SnapshotReceiver(blobStore: blobs, spoolDirectory: world.directory)
         receiver.rowsPerTransaction = 5_000
-        let result = receiver.absorb(offer, into: target, account: SnapshotWorld.account)
+        let result = await receiver.absorb(offer, into: target, account: SnapshotWorld.account)
         XCTAssertEqual(result.ack, .absorbed(offer.requestID), "\(String(describing: result.error))")
         XCTAssertEqual(target.stateDigest(), source.stateDigest())
         XCTAssertEqual(target.itemCounts(), source.itemCounts())

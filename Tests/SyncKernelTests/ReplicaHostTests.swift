@@ -158,6 +158,27 @@ final class ReplicaHostTests: XCTestCase {
         XCTAssertEqual(refused, sent - 3, "every held frame reached the replica after the import (and was refused: it is junk)")
     }
 
+    func testAnImportEndedByAStopDropsTheHeldFramesAndAnnouncesNothing() async throws {
+        let world = try TestWorld()
+        let clock = ManualLoopClock(limit: 60_000)
+        let (a, mailA) = try host(0, world: world, clock: clock)
+        let (b, mailB) = try host(1, world: world, clock: clock)
+        try await a.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(.init(id: "x", value: "from a", updatedAt: 1)) }
+        clock.advance(to: 400)
+        await a.tick()
+        await b.beginImport()
+        for sent in await mailA.take() { await b.receive(sent.frame, from: TestWorld.device(0)) }
+        await b.endImport(handlingHeld: false)
+        let quiet = await mailB.take()
+        XCTAssertTrue(quiet.isEmpty, "a stopping device neither answers the held frames nor announces itself")
+        let after = await b.snapshot
+        XCTAssertEqual(after.siblings.map(\.hasShownDigest), [false], "the held digest was dropped")
+        await a.announce()
+        _ = await pump((a, mailA), (b, mailB))
+        let (digestA, digestB) = (await a.stateDigest, await b.stateDigest)
+        XCTAssertEqual(digestA, digestB, "frames after the import reach the replica again, and the pair converges")
+    }
+
     func testTheSnapshotShowsASiblingInSyncOnlyWhileItsLastDigestMatchesOurs() async throws {
         let world = try TestWorld()
         let clock = ManualLoopClock(limit: 60_000)

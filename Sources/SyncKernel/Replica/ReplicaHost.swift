@@ -135,8 +135,16 @@ public actor ReplicaHost {
 
     /// Ends the import: the frames held meanwhile reach the replica in their order (frames that
     /// arrive while they do wait behind them), then the device announces itself so its siblings
-    /// compare digests with the filled store.
-    package func endImport() async {
+    /// compare digests with the filled store. With `handlingHeld` false (the device is stopping)
+    /// the held frames are dropped instead and nothing is announced: a stop never waits for them,
+    /// and the next run's announcement and digests bring what they carried.
+    package func endImport(handlingHeld: Bool = true) async {
+        guard handlingHeld else {
+            held.removeAll()
+            heldBytes = 0
+            importing = false
+            return
+        }
         while !held.isEmpty {
             let (frame, sender) = held.removeFirst()
             heldBytes -= frame.count

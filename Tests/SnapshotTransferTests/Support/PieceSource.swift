@@ -30,6 +30,13 @@ struct PieceSource: ByteSource {
         return pieces[index]
     }
 
+    /// Everything a blob reader yields, joined.
+    static func drain(blob reader: inout any BlobReader) async throws -> [UInt8] {
+        var out: [UInt8] = []
+        while let piece = try await reader.nextPiece() { out += piece }
+        return out
+    }
+
     /// Everything a source yields, joined.
     static func drain<Source: ByteSource>(_ source: inout Source) throws -> [UInt8] {
         var out: [UInt8] = []
