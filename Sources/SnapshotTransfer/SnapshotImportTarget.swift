@@ -9,12 +9,15 @@ import SyncKernel
 ///   `snapshotStopped` (rolling back) once `shouldStop` answers true.
 /// - `namespaces` is the store's own set: the importer checks the snapshot's schema and pages
 ///   against it before any page is imported.
+/// - `importAbsent` is `nonisolated(nonsending)`: it runs on the importer's executor, and an
+///   implementation that hands the transaction to the actor owning the store awaits it there.
 package protocol SnapshotImportTarget {
     /// The namespaces the store syncs, and so their schema.
     var namespaces: NamespaceSet { get }
 
     /// Imports `pages` insert-if-absent in one transaction.
-    func importAbsent(_ pages: [ReconcileResponse], shouldStop: () -> Bool) throws -> SnapshotImportOutcome
+    nonisolated(nonsending) func importAbsent(_ pages: [ReconcileResponse], shouldStop: () -> Bool) async throws
+        -> SnapshotImportOutcome
 }
 
 extension KernelStore: SnapshotImportTarget {}

@@ -55,7 +55,7 @@ public struct SnapshotImporter {
 
     /// Reads the next piece of plaintext, importing every page it completes once enough are
     /// pending.
-    public mutating func consume(_ piece: [UInt8]) throws {
+    public nonisolated(nonsending) mutating func consume(_ piece: [UInt8]) async throws {
         let started = ContinuousClock.now
         defer { importTime += started.duration(to: .now) }
         parser.feed(piece)
@@ -71,7 +71,7 @@ public struct SnapshotImporter {
                 headerSeen = true
             case .page:
                 guard headerSeen else { throw SnapshotTransferError(.malformedSnapshot, "a page before the header") }
-                try read(page: record.payload)
+                try await read(page: record.payload)
             case .trailer:
                 guard headerSeen else { throw SnapshotTransferError(.malformedSnapshot, "a trailer before the header") }
                 let counts = try SnapshotFormat.counts(ofTrailer: record.payload)
@@ -85,16 +85,16 @@ public struct SnapshotImporter {
 
     /// Imports what is pending and checks the snapshot ended with its trailer; returns what the
     /// whole import changed.
-    public mutating func finish() throws -> SnapshotImportOutcome {
+    public nonisolated(nonsending) mutating func finish() async throws -> SnapshotImportOutcome {
         let started = ContinuousClock.now
         defer { importTime += started.duration(to: .now) }
         guard trailerSeen, !parser.holdsPartialRecord else { throw SnapshotTransferError(.malformedSnapshot, "the snapshot has no trailer") }
-        try flush()
+        try await flush()
         return outcome
     }
 
     /// Decodes a page, checks it, and imports the pending pages once they hold enough.
-    private mutating func read(page payload: [UInt8]) throws {
+    private nonisolated(nonsending) mutating func read(page payload: [UInt8]) async throws {
         let frame = try SyncFrame(decoding: payload, account: account)
         guard frame.schema == store.namespaces.schema else { throw SyncKernelError(.schemaMismatch, "a page of another schema") }
         guard case .reconcileResponse(let response) = frame.body, response.listings.isEmpty, response.want.isEmpty,
@@ -106,13 +106,13 @@ public struct SnapshotImporter {
         deletes += Int64(response.tombstones.count)
         pending.append(response)
         pendingItems += response.rows.count + response.tombstones.count
-        if pendingItems >= rowsPerTransaction { try flush() }
+        if pendingItems >= rowsPerTransaction { try await flush() }
     }
 
     /// Imports the pending pages in one transaction.
-    private mutating func flush() throws {
+    private nonisolated(nonsending) mutating func flush() async throws {
         guard !pending.isEmpty else { return }
-        outcome = outcome.combined(with: try store.importAbsent(pending, shouldStop: shouldStop))
+        outcome = outcome.combined(with: try await store.importAbsent(pending, shouldStop: shouldStop))
         pending.removeAll(keepingCapacity: true)
         pendingItems = 0
     }

@@ -75,8 +75,8 @@ public struct SnapshotReceiver: Sendable {
             }
             report.verifyTime = verifying.duration(to: .now)
             let opener = SnapshotOpener(sealed: try spool.reader(), size: offer.size, cipher: cipher)
-            try importAll(opener, size: offer.size, into: target, account: account, report: &report,
-                          progress: progress, shouldStop: shouldStop)
+            try await importAll(opener, size: offer.size, into: target, account: account, report: &report,
+                                progress: progress, shouldStop: shouldStop)
         } catch {
             report.totalTime = started.duration(to: .now)
             return SnapshotAbsorbResult(ack: .failed(offer.requestID, SyncAck.Reason(error)), report: report, error: error)
@@ -87,9 +87,10 @@ public struct SnapshotReceiver: Sendable {
 
     /// Imports every chunk `opener` yields, recording what the import read and changed in `report`
     /// whether it ends or fails.
-    private func importAll(_ opener: SnapshotOpener<FolderBlobReader>, size: Int64, into target: any SnapshotImportTarget, account: [UInt8],
-                           report: inout SnapshotAbsorbReport, progress: (SnapshotProgress) -> Void,
-                           shouldStop: @escaping () -> Bool) throws {
+    private nonisolated(nonsending) func importAll(_ opener: SnapshotOpener<FolderBlobReader>, size: Int64,
+                                                   into target: any SnapshotImportTarget, account: [UInt8],
+                                                   report: inout SnapshotAbsorbReport, progress: (SnapshotProgress) -> Void,
+                                                   shouldStop: @escaping () -> Bool) async throws {
         let importing = ContinuousClock.now
         var opener = opener
         var importer = SnapshotImporter(target: target, account: account, rowsPerTransaction: rowsPerTransaction,
@@ -102,10 +103,10 @@ public struct SnapshotReceiver: Sendable {
             report.importTime = importing.duration(to: .now)
         }
         while let plaintext = try opener.next() {
-            try importer.consume(plaintext)
+            try await importer.consume(plaintext)
             progress(SnapshotProgress(phase: .importing, bytes: opener.bytesRead, totalBytes: size, rows: importer.rows))
         }
-        _ = try importer.finish()
+        _ = try await importer.finish()
     }
 
     /// Fetches the offered blob into `spool`, hashing it, and checks its size and SHA-256 against

@@ -27,7 +27,7 @@ final class MutantTests: XCTestCase {
         return out
     }
 
-    func testMutatedMessagesAreRefusedOrCanonical() throws {
+    func testMutatedMessagesAreRefusedOrCanonical() async throws {
         let seed: UInt64 = 61
         var random = SeededGenerator(seed: seed)
         let originals = try TransferMessageTests.messages().map { $0.1.encoded() }
@@ -48,7 +48,7 @@ final class MutantTests: XCTestCase {
         XCTAssertLessThan(accepted, 5_000)
     }
 
-    func testMutatedBlobsNeverOpenToOtherBytes() throws {
+    func testMutatedBlobsNeverOpenToOtherBytes() async throws {
         let seed: UInt64 = 62
         var random = SeededGenerator(seed: seed)
         for algorithm in SealingAlgorithm.allCases {
@@ -63,7 +63,7 @@ final class MutantTests: XCTestCase {
         }
     }
 
-    func testMutatedSnapshotsLeaveAConsistentStore() throws {
+    func testMutatedSnapshotsLeaveAConsistentStore() async throws {
         let seed: UInt64 = 63
         var random = SeededGenerator(seed: seed)
         let world = try SnapshotWorld(seed: seed)
@@ -75,8 +75,8 @@ final class MutantTests: XCTestCase {
             let mutant = Self.mutate(plaintext, &random)
             var importer = SnapshotImporter(store: target, account: SnapshotWorld.account, rowsPerTransaction: 7)
             do {
-                try importer.consume(mutant)
-                _ = try importer.finish()
+                try await importer.consume(mutant)
+                _ = try await importer.finish()
             } catch {
                 XCTAssertTrue(error is any StableError, "seed \(seed) round \(round): refused with a typed error, not \(error)")
                 refused += 1
@@ -84,7 +84,7 @@ final class MutantTests: XCTestCase {
             try target.verifyStructures()
         }
         XCTAssertGreaterThan(refused, 0)
-        let outcome = try SnapshotWorld.importPlaintext([plaintext], into: target)
+        let outcome = try await SnapshotWorld.importPlaintext([plaintext], into: target)
         XCTAssertEqual(outcome.keysRefused, 0)
         try target.verifyStructures()
     }

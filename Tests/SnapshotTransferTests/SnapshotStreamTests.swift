@@ -6,7 +6,7 @@ import XCTest
 /// The plaintext snapshot: a store paged out and imported insert-if-absent, in bounded pages and
 /// transactions, with every key's bookkeeping carried whole.
 final class SnapshotStreamTests: XCTestCase {
-    func testARoundTripCarriesRowsVectorsConcurrentVersionsAndDeletes() throws {
+    func testARoundTripCarriesRowsVectorsConcurrentVersionsAndDeletes() async throws {
         let world = try SnapshotWorld(seed: 3)
         let source = try world.richNotebook("source", rows: 400)
         XCTAssertFalse(try source.tombstones(namespace: NotebookNamespace.name).isEmpty, "the source holds deletes")
@@ -14,7 +14,7 @@ final class SnapshotStreamTests: XCTestCase {
         let concurrent = try keys.filter { try !source.concurrentRows(NotebookNamespace.self, key: $0).isEmpty }
         XCTAssertFalse(concurrent.isEmpty, "the source keeps concurrent versions")
         let target = try world.store("target", device: 2)
-        let outcome = try SnapshotWorld.importPlaintext(try SnapshotWorld.plaintext(of: source, pageKeys: 37), into: target,
+        let outcome = try await SnapshotWorld.importPlaintext(try SnapshotWorld.plaintext(of: source, pageKeys: 37), into: target,
                                                          rowsPerTransaction: 50)
         XCTAssertEqual(target.stateDigest(), source.stateDigest())
         XCTAssertEqual(try target.recomputedStateDigest(), source.stateDigest())
@@ -30,16 +30,16 @@ final class SnapshotStreamTests: XCTestCase {
         XCTAssertNil(outcome.epochChange)
     }
 
-    func testAReImportChangesNothing() throws {
+    func testAReImportChangesNothing() async throws {
         let world = try SnapshotWorld(seed: 4)
         let source = try world.richNotebook("source", rows: 300)
         let records = try SnapshotWorld.plaintext(of: source)
         let target = try world.store("target", device: 2)
-        let first = try SnapshotWorld.importPlaintext(records, into: target)
+        let first = try await SnapshotWorld.importPlaintext(records, into: target)
         let digest = target.stateDigest()
         let counters = target.changeCounters()
         let books = try SnapshotWorld.bookkeeping(of: target)
-        let second = try SnapshotWorld.importPlaintext(records, into: target)
+        let second = try await SnapshotWorld.importPlaintext(records, into: target)
         XCTAssertEqual(second.keysImported, 0)
         XCTAssertEqual(second.keysPresent, first.keysImported)
         XCTAssertEqual(target.stateDigest(), digest)
@@ -47,7 +47,7 @@ final class SnapshotStreamTests: XCTestCase {
         XCTAssertEqual(try SnapshotWorld.bookkeeping(of: target), books)
     }
 
-    func testAKeyAlreadyHeldIsLeftAlone() throws {
+    func testAKeyAlreadyHeldIsLeftAlone() async throws {
         let world = try SnapshotWorld(seed: 5)
         let source = try world.store("source", device: 0)
         let notes = world.notes(20)
@@ -61,7 +61,7 @@ final class SnapshotStreamTests: XCTestCase {
             try tx.delete(key: notes[4].id)
         }
         let before = try target.version(namespace: NotebookNamespace.name, key: mine.id)
-        let outcome = try SnapshotWorld.importPlaintext(try SnapshotWorld.plaintext(of: source), into: target)
+        let outcome = try await SnapshotWorld.importPlaintext(try SnapshotWorld.plaintext(of: source), into: target)
         XCTAssertEqual(outcome.keysPresent, 2, "a row and a delete already held")
         XCTAssertEqual(outcome.keysImported, 18)
         XCTAssertEqual(try target.row(NotebookNamespace.self, key: mine.id)?.body, "the target's own version")
@@ -70,7 +70,7 @@ final class SnapshotStreamTests: XCTestCase {
         try target.verifyStructures()
     }
 
-    func testPagesStayWithinTheirBoundsAndKeepEachKeyWhole() throws {
+    func testPagesStayWithinTheirBoundsAndKeepEachKeyWhole() async throws {
         let world = try SnapshotWorld(seed: 6)
         let source = try world.richNotebook("source", rows: 500)
         let records = try SnapshotWorld.plaintext(of: source, pageKeys: 16, pageBytes: 2_000)
@@ -96,7 +96,7 @@ final class SnapshotStreamTests: XCTestCase {
         XCTAssertEqual(seen, expected, "every key once")
     }
 
-    func testAPageOfEditedRowsNeverNamesMoreDevicesThanAnImportReads() throws {
+    func testAPageOfEditedRowsNeverNamesMoreDevicesThanAnImportReads() async throws {
         let world = try SnapshotWorld(seed: 14)
         let source = try world.store("source", device: 0)
         var notes = world.notes(DeviceTable.maxDevices + 400)
@@ -105,47 +105,47 @@ final class SnapshotStreamTests: XCTestCase {
         try source.write(NotebookNamespace.self) { tx throws(SyncKernelError) in for note in notes { try tx.save(note) } }
         let records = try SnapshotWorld.plaintext(of: source, pageKeys: 2 * DeviceTable.maxDevices, pageBytes: 64 << 20)
         let target = try world.store("target", device: 2)
-        _ = try SnapshotWorld.importPlaintext(records, into: target)
+        _ = try await SnapshotWorld.importPlaintext(records, into: target)
         XCTAssertEqual(try SnapshotWorld.bookkeeping(of: target), try SnapshotWorld.bookkeeping(of: source),
                        "each edited row names its own creation dimension, and every page still reads")
     }
 
-    func testAnEmptyStoreMakesAHeaderAndATrailer() throws {
+    func testAnEmptyStoreMakesAHeaderAndATrailer() async throws {
         let world = try SnapshotWorld(seed: 7)
         let source = try world.store("source", device: 0)
         let records = try SnapshotWorld.plaintext(of: source)
         XCTAssertEqual(records.count, 2)
         let target = try world.store("target", device: 2)
-        let outcome = try SnapshotWorld.importPlaintext(records, into: target)
+        let outcome = try await SnapshotWorld.importPlaintext(records, into: target)
         XCTAssertEqual(outcome, SnapshotImportOutcome())
     }
 
-    func testRejectASnapshotOfAnotherSchemaBeforeAnyPage() throws {
+    func testRejectASnapshotOfAnotherSchemaBeforeAnyPage() async throws {
         let world = try SnapshotWorld(seed: 8)
         let source = try world.store("source", device: 0)
         try source.write(NotebookNamespace.self) { tx throws(SyncKernelError) in for note in world.notes(5) { try tx.save(note) } }
         var records = try SnapshotWorld.plaintext(of: source)
         records[0] = SnapshotFormat.record(.header, SnapshotFormat.header(schema: SchemaFingerprint(value: 42)))
         let target = try world.store("target", device: 2)
-        XCTAssertThrowsError(try SnapshotWorld.importPlaintext(records, into: target)) { error in
+        await assertThrowsAsync({ try await SnapshotWorld.importPlaintext(records, into: target) }) { error in
             XCTAssertEqual((error as? SyncKernelError)?.code, .schemaMismatch)
         }
         XCTAssertEqual(target.itemCounts(), [0])
     }
 
-    func testRejectPagesOfAnotherAccount() throws {
+    func testRejectPagesOfAnotherAccount() async throws {
         let world = try SnapshotWorld(seed: 9)
         let source = try world.store("source", device: 0)
         try source.write(NotebookNamespace.self) { tx throws(SyncKernelError) in for note in world.notes(5) { try tx.save(note) } }
         let records = try SnapshotWorld.plaintext(of: source, account: SnapshotWorld.otherAccount)
         let target = try world.store("target", device: 2)
-        XCTAssertThrowsError(try SnapshotWorld.importPlaintext(records, into: target)) { error in
+        await assertThrowsAsync({ try await SnapshotWorld.importPlaintext(records, into: target) }) { error in
             XCTAssertEqual((error as? SyncKernelError)?.code, .foreignAccount)
         }
         XCTAssertEqual(target.itemCounts(), [0])
     }
 
-    func testRejectMalformedRecordStreams() throws {
+    func testRejectMalformedRecordStreams() async throws {
         let world = try SnapshotWorld(seed: 10)
         let source = try world.store("source", device: 0)
         try source.write(NotebookNamespace.self) { tx throws(SyncKernelError) in for note in world.notes(30) { try tx.save(note) } }
@@ -171,13 +171,13 @@ final class SnapshotStreamTests: XCTestCase {
         ]
         for (name, stream) in cases {
             let target = try world.store("target-\(name.hashValue & 0xffff)", device: 2)
-            XCTAssertThrowsError(try SnapshotWorld.importPlaintext(stream, into: target), name) { error in
+            await assertThrowsAsync({ try await SnapshotWorld.importPlaintext(stream, into: target) }, name) { error in
                 XCTAssertEqual((error as? SnapshotTransferError)?.code, .malformedSnapshot, name)
             }
         }
     }
 
-    func testRejectAKeyWhoseShareDoesNotReadAndImportTheRest() throws {
+    func testRejectAKeyWhoseShareDoesNotReadAndImportTheRest() async throws {
         let world = try SnapshotWorld(seed: 11)
         let source = try world.store("source", device: 0)
         let notes = world.notes(4)
@@ -194,7 +194,7 @@ final class SnapshotStreamTests: XCTestCase {
         try target.verifyStructures()
     }
 
-    func testAnImportedVectorCountingThisDeviceTakesAFreshEpoch() throws {
+    func testAnImportedVectorCountingThisDeviceTakesAFreshEpoch() async throws {
         let world = try SnapshotWorld(seed: 12)
         let source = try world.store("source", device: 0)
         let notes = world.notes(3)
@@ -206,12 +206,12 @@ final class SnapshotStreamTests: XCTestCase {
         let records = try SnapshotWorld.plaintext(of: source)
         let restored = try world.store("restored", device: 0)
         let epoch = restored.deviceEpoch
-        let outcome = try SnapshotWorld.importPlaintext(records, into: restored)
+        let outcome = try await SnapshotWorld.importPlaintext(records, into: restored)
         XCTAssertEqual(outcome.epochChange?.reason, .peerEvidence, "a store absorbing its own device's writes lost its history")
         XCTAssertNotEqual(restored.deviceEpoch, epoch)
     }
 
-    func testAStopInsideAnImportTransactionRollsItBackAndKeepsWhatCommitted() throws {
+    func testAStopInsideAnImportTransactionRollsItBackAndKeepsWhatCommitted() async throws {
         let world = try SnapshotWorld(seed: 13)
         let source = try world.richNotebook("source", rows: 400)
         let records = try SnapshotWorld.plaintext(of: source, pageKeys: 16, pageBytes: 1 << 20)
@@ -235,15 +235,15 @@ final class SnapshotStreamTests: XCTestCase {
                 asks += 1
                 return asks > stopAfter
             }
-            XCTAssertThrowsError(try {
-                for record in records { try importer.consume(record) }
-                _ = try importer.finish()
-            }()) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .snapshotStopped, "stop after \(stopAfter)") }
+            await assertThrowsAsync({
+                for record in records { try await importer.consume(record) }
+                _ = try await importer.finish()
+            }) { error in XCTAssertEqual((error as? SyncKernelError)?.code, .snapshotStopped, "stop after \(stopAfter)") }
             XCTAssertEqual(try SnapshotWorld.bookkeeping(of: target).count, importer.outcome.keysImported,
                            "the store holds exactly what the committed transactions imported (stop after \(stopAfter))")
             XCTAssertLessThan(importer.outcome.keysImported, 400, "the stop came before the end")
             try target.verifyStructures()
-            _ = try SnapshotWorld.importPlaintext(records, into: target)
+            _ = try await SnapshotWorld.importPlaintext(records, into: target)
             XCTAssertEqual(try SnapshotWorld.bookkeeping(of: target), sourceBooks, "a later import completes it (stop after \(stopAfter))")
         }
     }

@@ -126,17 +126,17 @@ final class SnapshotWorld {
 
     /// Imports plaintext records into `store`.
     static func importPlaintext(_ records: [[UInt8]], into store: KernelStore, account: [UInt8] = SnapshotWorld.account,
-                                rowsPerTransaction: Int = 20_000) throws -> SnapshotImportOutcome {
+                                rowsPerTransaction: Int = 20_000) async throws -> SnapshotImportOutcome {
         var importer = SnapshotImporter(store: store, account: account, rowsPerTransaction: rowsPerTransaction)
-        for record in records { try importer.consume(record) }
-        return try importer.finish()
+        for record in records { try await importer.consume(record) }
+        return try await importer.finish()
     }
 }
 
 /// The helper checked against what it promises: it mints stable devices, fresh stores and a notebook that ships whole, so a broken helper fails on
 /// its own instead of making the tests that use it pass or fail for the wrong reason.
 final class SnapshotWorldSelfTests: XCTestCase {
-    func testTheWorldMintsStableDevicesFreshStoresAndARichNotebookThatShipsWhole() throws {
+    func testTheWorldMintsStableDevicesFreshStoresAndARichNotebookThatShipsWhole() async throws {
         let world = try SnapshotWorld(seed: 3)
         XCTAssertEqual(try world.device(1), try SnapshotWorld(seed: 3).device(1), "devices are fixed by the seed")
         XCTAssertNotEqual(try world.device(0), try world.device(1))
@@ -153,7 +153,7 @@ final class SnapshotWorldSelfTests: XCTestCase {
         XCTAssertNotEqual(try SnapshotWorld.bookkeeping(of: copy), lines, "a fresh store holds nothing")
         let records = try SnapshotWorld.plaintext(of: rich)
         XCTAssertFalse(records.isEmpty)
-        _ = try SnapshotWorld.importPlaintext(records, into: copy)
+        _ = try await SnapshotWorld.importPlaintext(records, into: copy)
         XCTAssertEqual(try SnapshotWorld.bookkeeping(of: copy), lines, "a snapshot carries the whole bookkeeping")
         let directory = world.directory
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory))
