@@ -88,7 +88,7 @@ let package = Package(
                     path: "Tests/CloudAnchorTests"),
         .target(name: "SnapshotTransfer", dependencies: ["SyncKernel", "SyncEnvelope", "CSodium"], path: "Sources/SnapshotTransfer"),
         .testTarget(name: "SnapshotTransferTests", dependencies: ["SnapshotTransfer", "SyncEnvelope", "SyncKernel", "SyncKernelSimulator",
-                                                                  "NotebookNamespace", "FleetSimulation"],
+                                                                  "NotebookNamespace", "FleetSimulation", "TestServerSupport"],
                     path: "Tests/SnapshotTransferTests", exclude: ["Fixtures"]),
         .target(name: "SyncRelay", dependencies: ["SyncKernel"], path: "Sources/SyncRelay"),
         .testTarget(name: "SyncRelayTests", dependencies: ["SyncRelay", "SyncKernel"], path: "Tests/SyncRelayTests"),

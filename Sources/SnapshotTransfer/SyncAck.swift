@@ -32,7 +32,9 @@ public struct SyncAck: Sendable, Hashable {
 
         /// The reason an absorb that failed with `error` acks with: the transfer's own reasons
         /// by their code, the kernel's decoding faults as a malformed snapshot, a schema or
-        /// account mismatch and a bound passed as theirs, anything else (the store) `importFailed`.
+        /// account mismatch and a bound passed as theirs, the kernel's other codes (the store)
+        /// `importFailed`, and an error of no stable code (only a host's own `BlobStore` throws
+        /// one) `downloadFailed`.
         public init(_ error: any Error) {
             if let error = error as? SnapshotTransferError {
                 switch error.code {
@@ -45,12 +47,16 @@ public struct SyncAck: Sendable, Hashable {
                 }
                 return
             }
-            switch (error as? SyncKernelError)?.code {
-            case .schemaMismatch?, .foreignAccount?: self = .schemaMismatch
-            case .limitExceeded?: self = .tooLarge
-            case .malformedFrame?, .truncatedInput?, .nonCanonicalEncoding?, .unsupportedEncoding?, .trailingBytes?, .invalidText?,
-                 .unexpectedType?, .missingField?, .duplicateMapKey?, .unknownFrameKind?, .unsupportedPayload?, .unknownNamespace?,
-                 .counterOutOfRange?:
+            guard let error = error as? SyncKernelError else {
+                self = .downloadFailed
+                return
+            }
+            switch error.code {
+            case .schemaMismatch, .foreignAccount: self = .schemaMismatch
+            case .limitExceeded: self = .tooLarge
+            case .malformedFrame, .truncatedInput, .nonCanonicalEncoding, .unsupportedEncoding, .trailingBytes, .invalidText,
+                 .unexpectedType, .missingField, .duplicateMapKey, .unknownFrameKind, .unsupportedPayload, .unknownNamespace,
+                 .counterOutOfRange:
                 self = .malformedSnapshot
             default: self = .importFailed
             }

@@ -40,13 +40,14 @@ public struct SyncBroken: Sendable, Hashable {
         self.code = code
     }
 
-    /// A report that `stage` failed with `error`: its stable code only (`StableError`); an error
-    /// of no stable code, which no module of this package throws, is reported as SK501.
+    /// A report that `stage` failed with `error`: its stable code only (`StableError`). An error
+    /// of no stable code can only come from a host's own `BlobStore` (no module of this package
+    /// throws one) and is reported as `blobStoreFailed` (SK609).
     public init(requestID: SyncRequestID, stage: Stage, error: any Error) {
         self.requestID = requestID
         self.stage = stage
         let report = ErrorReport(error)
-        code = report.code.utf8.count == 5 && report.code.hasPrefix("SK") ? report.code : SyncKernelError.Code.sqlite.rawValue
+        code = report.code.utf8.count == 5 && report.code.hasPrefix("SK") ? report.code : SnapshotTransferError.Code.blobStoreFailed.rawValue
     }
 
     /// The canonical encoding.

@@ -24,25 +24,18 @@ public enum SyncDeviceBlobs: Sendable, Hashable {
     }
 
     /// Opens the store: throws `blobStoreFailed` when the folder cannot be made, no server answers,
-    /// or the client refuses the NATS options (the detail then names the `RelayError`'s code).
+    /// or the options are refused (a bound out of range, NATS options the client refuses: the
+    /// detail then names the refusing error's code).
     func open() throws(SnapshotTransferError) -> any BlobStore {
-        switch self {
-        case .folder(let path):
-            do {
-                return try FolderBlobStore(directory: path)
-            } catch let error as SnapshotTransferError {
-                throw error
-            } catch {
-                throw SnapshotTransferError(.blobStoreFailed, "the blob folder could not be opened: \(ErrorReport(error).code)")
+        do {
+            switch self {
+            case .folder(let path): return try FolderBlobStore(directory: path)
+            case .jetStream(let options): return try JetStreamBlobStore(relay: options)
             }
-        case .jetStream(let options):
-            do {
-                return try JetStreamBlobStore(relay: options)
-            } catch let error as SnapshotTransferError {
-                throw error
-            } catch {
-                throw SnapshotTransferError(.blobStoreFailed, "the relay options were refused: \(ErrorReport(error).code)")
-            }
+        } catch let error as SnapshotTransferError {
+            throw error
+        } catch {
+            throw SnapshotTransferError(.blobStoreFailed, "the blob store's options were refused: \(ErrorReport(error).code)")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import SnapshotTransfer
 import SyncKernel
+import TestServerSupport
 import XCTest
 
 /// The embedded blob store: whole blobs or none, 0600 files in a 0700 folder, expiry on a

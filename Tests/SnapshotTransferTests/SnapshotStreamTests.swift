@@ -1,6 +1,7 @@
 import NotebookNamespace
 @testable import SnapshotTransfer
 import SyncKernel
+import TestServerSupport
 import XCTest
 
 /// The plaintext snapshot: a store paged out and imported insert-if-absent, in bounded pages and

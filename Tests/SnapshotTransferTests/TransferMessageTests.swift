@@ -201,4 +201,21 @@ final class TransferMessageTests: XCTestCase {
                        .dropped(.malformed(code: "SK214")))
         XCTAssertEqual(TransferMessage.accept(.dropped(.replayed), account: SnapshotWorld.account), .dropped(.envelope(.replayed)))
     }
+
+    /// An error a host's own blob store throws, of no stable code.
+    private struct ForeignFailure: Error {}
+
+    func testAFailureIsReportedByItsStableCodeWhateverItsModule() throws {
+        let id = SyncRequestID.random()
+        XCTAssertEqual(SyncBroken(requestID: id, stage: .export, error: SyncKernelError(.storageFull)).code, "SK508")
+        XCTAssertEqual(SyncBroken(requestID: id, stage: .upload, error: SnapshotTransferError(.blobNotFound)).code, "SK608")
+        XCTAssertEqual(SyncBroken(requestID: id, stage: .upload, error: ForeignFailure()).code, "SK609",
+                       "an error of no stable code is the blob store's failure")
+        XCTAssertEqual(SyncAck.Reason(SnapshotTransferError(.snapshotHashMismatch)), .hashMismatch)
+        XCTAssertEqual(SyncAck.Reason(SnapshotTransferError(.malformedSnapshot)), .malformedSnapshot)
+        XCTAssertEqual(SyncAck.Reason(SyncKernelError(.truncatedInput)), .malformedSnapshot)
+        XCTAssertEqual(SyncAck.Reason(SyncKernelError(.foreignAccount)), .schemaMismatch)
+        XCTAssertEqual(SyncAck.Reason(SyncKernelError(.storeClosed)), .importFailed)
+        XCTAssertEqual(SyncAck.Reason(ForeignFailure()), .downloadFailed)
+    }
 }

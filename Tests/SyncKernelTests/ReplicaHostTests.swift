@@ -105,19 +105,26 @@ final class ReplicaHostTests: XCTestCase {
         return deliveries
     }
 
-    func testFramesArrivingDuringAnImportWaitForItsEndAndTheHostStaysQuietMeanwhile() async throws {
-        let world = try TestWorld()
-        let clock = ManualLoopClock(limit: 60_000)
+    /// Two hosts: `a` wrote a row and broadcast its digest, and `b`, importing a snapshot, was
+    /// handed that broadcast; returns them and how many frames `b` holds.
+    private func pairWithAnImportUnderWay(world: TestWorld, clock: ManualLoopClock) async throws
+        -> (a: ReplicaHost, mailA: MailboxTransport, b: ReplicaHost, mailB: MailboxTransport, held: Int) {
         let (a, mailA) = try host(0, world: world, clock: clock)
         let (b, mailB) = try host(1, world: world, clock: clock)
         try await a.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(.init(id: "x", value: "from a", updatedAt: 1)) }
         clock.advance(to: 400)
         await a.tick()
         let fromA = await mailA.take()
-        XCTAssertFalse(fromA.isEmpty, "a broadcast its digest")
-
         await b.beginImport()
         for sent in fromA { await b.receive(sent.frame, from: TestWorld.device(0)) }
+        return (a, mailA, b, mailB, fromA.count)
+    }
+
+    func testFramesArrivingDuringAnImportWaitForItsEndAndTheHostStaysQuietMeanwhile() async throws {
+        let world = try TestWorld()
+        let clock = ManualLoopClock(limit: 60_000)
+        let (a, mailA, b, mailB, held) = try await pairWithAnImportUnderWay(world: world, clock: clock)
+        XCTAssertGreaterThan(held, 0, "a broadcast its digest")
         try await b.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(.init(id: "y", value: "from b", updatedAt: 1)) }
         clock.advance(to: 5_000)
         await b.tick()
@@ -161,13 +168,8 @@ final class ReplicaHostTests: XCTestCase {
     func testAnImportEndedByAStopDropsTheHeldFramesAndAnnouncesNothing() async throws {
         let world = try TestWorld()
         let clock = ManualLoopClock(limit: 60_000)
-        let (a, mailA) = try host(0, world: world, clock: clock)
-        let (b, mailB) = try host(1, world: world, clock: clock)
-        try await a.write(RecordNamespace.self) { tx throws(SyncKernelError) in try tx.save(.init(id: "x", value: "from a", updatedAt: 1)) }
-        clock.advance(to: 400)
-        await a.tick()
-        await b.beginImport()
-        for sent in await mailA.take() { await b.receive(sent.frame, from: TestWorld.device(0)) }
+        let (a, mailA, b, mailB, held) = try await pairWithAnImportUnderWay(world: world, clock: clock)
+        XCTAssertGreaterThan(held, 0, "a broadcast its digest")
         await b.endImport(handlingHeld: false)
         let quiet = await mailB.take()
         XCTAssertTrue(quiet.isEmpty, "a stopping device neither answers the held frames nor announces itself")
