@@ -48,11 +48,15 @@
 ///   acknowledgement says the sibling's own push follows, or a later push of its own is still on
 ///   its way). A lost push, part or acknowledgement leaves the re-advertisement timer set, so it
 ///   delays convergence only.
-/// - With a sibling that announced `SyncFrame.sketchCapability` (and in `.sketch` mode), digests
-///   use the set-hash layout with change counters and divergent namespaces reconcile through the
-///   sketch exchange, sized by the `ChangeMarks` of that sibling (kept in the store whenever they
-///   change, and read back when the replica starts, so a restart keeps them); with any other sibling, the
-///   spec's Merkle digests and bucketize. A `.spec` replica never announces the capability.
+/// - Each sibling has one negotiated `ReconcileExchange`: the spec's (`BucketizeExchange`, Merkle
+///   digests and bucketize) until the sibling's own frames show one this mode prefers (it
+///   announced `SyncFrame.sketchCapability` or sent a set-hash digest), then that one for good.
+///   The digests to the sibling, the first frame of each round and whether uncovered keys go back
+///   come from it; a step the sibling sends is answered by whichever exchange of this mode
+///   recognises it, and one that none recognises is refused as an unknown kind. The sketch
+///   exchange (`SketchExchange`) sizes its first sketch by the `ChangeMarks` of the sibling (kept
+///   in the store whenever they change, and read back when the replica starts, so a restart keeps
+///   them). A `.spec` replica never announces the capability.
 /// - On reaching matching roots with a sibling it was reconciling with (or that probed it), the
 ///   replica returns its digest exactly once.
 /// - While a sibling's last digest differs from ours, the replica re-advertises to it with a
@@ -107,71 +111,12 @@ public final class Replica {
     /// together, not a round trip apart, so frames sent minus these counts the sequential steps.
     public private(set) var partsAhead = 0
 
-    private var outbox: [ReplicaAction] = []
+    var outbox: [ReplicaAction] = []
     /// The store's schema and namespace names (fixed for the store's life): compact pushes and
     /// their acknowledgements name a namespace by position among them.
     package let positions: NamespacePositions
-    private var debounceDeadline: Int64?
-    private var peers: [DeviceID: PeerState]
-
-    private struct PeerState {
-        var lastDigestSeen: [UInt8]?
-        var lastBroadcast: [UInt8]?
-        var speaksSketch = false
-        /// The sibling reads compact frames: it listed `SyncFrame.compactCapability` or sent one.
-        var readsCompact = false
-        /// The sibling reads sketches past the standard capacity: it listed `SyncFrame.wideCapability`.
-        var readsWide = false
-        /// The sibling reads `push` and `push_ack`: it listed `SyncFrame.pushCapability`.
-        var readsPush = false
-        /// The keys this device wrote since it and the sibling last held equal roots and not
-        /// pushed yet, by namespace: what the next push to the sibling carries (the pushes in
-        /// flight carry the rest). A namespace absent is unknown (no equal roots seen since this
-        /// replica started, or more than `pushKeyLimit` keys written), and its changes go out as
-        /// a digest. Kept across a clean stop (`keepPushBases`), the pushes in flight included.
-        var writtenSinceEqual: [String: Set<[UInt8]>] = [:]
-        /// The pushes to the sibling not yet acknowledged, by namespace, oldest first, at most
-        /// `Replica.pushesKept`; an acknowledgement that matches a push (`PushAnswer.matched`)
-        /// names it by its counter. A push taken as lost gives its keys back to
-        /// `writtenSinceEqual` (`takePushesAsLost`).
-        var pushesInFlight: [String: [PushInFlight]] = [:]
-        /// While a push of several parts from the sibling arrives, by namespace: whether this
-        /// device's own broadcast was due when its first part came (what its acknowledgement's
-        /// `following` says, not the broadcast the parts themselves scheduled).
-        var broadcastDueAtPush: [String: Bool] = [:]
-        var knowsOurCapability = false
-        /// What this device kept of the sibling at its last clean stop goes out as pushes at the
-        /// first tick after its next announcement (`takeKeptPushBases`).
-        var pushesAtAnnouncement = false
-        /// When a heartbeat of the sibling's was last answered with pushes: at most one such
-        /// answer per `LoopTiming.retryMillis`, so a sibling that keeps announcing cannot make
-        /// this device ship its writes again and again.
-        var pushedForHeartbeatAt: Int64?
-        var pushedSinceDigest = false
-        var marks = ChangeMarks()
-        var reconciling = false
-        var awaiting: [String: Int64] = [:]
-        /// While an answer of this sibling's arrives in parts: the last part is due before this
-        /// instant, and no digest goes to the sibling meanwhile (it would start another answer).
-        var receivingUntil: Int64?
-        var retryAt: Int64?
-        /// When to repeat the announcement if the sibling still has shown no digest since it:
-        /// `Int64.min` right after `announce()` (armed at the next tick), nil once it answered.
-        var announceAt: Int64?
-        var announceDelay: Int64
-        var retryDelay: Int64
-        var storm = StormGuard()
-        var reportedSchemas: Set<SchemaFingerprint> = []
-        /// What the sibling last announced (sorted, once each), nil before it announced.
-        var announced: [String]?
-    }
-
-    /// A push sent and not acknowledged: its change counter, the root it carried, its keys.
-    private struct PushInFlight {
-        let change: UInt64
-        let root: [UInt8]
-        let keys: Set<[UInt8]>
-    }
+    var debounceDeadline: Int64?
+    var peers: [DeviceID: PeerState]
 
     /// Creates a replica over `store`, pinning the store's clock to `device`; a fresh device epoch
     /// the store took on opening (restored, copied, rolled back) is reported as the first event.
@@ -215,7 +160,7 @@ public final class Replica {
 
     /// Reports the rows the store quarantined since the last step; with `now`, schedules a
     /// digest broadcast, since their items left the digest.
-    private func reportQuarantined(now: Int64?) {
+    func reportQuarantined(now: Int64?) {
         let quarantined = store.takeNewlyQuarantined()
         guard !quarantined.isEmpty else { return }
         report(.rowsQuarantined(quarantined))
@@ -375,8 +320,9 @@ public final class Replica {
             }
             return
         }
-        if mode == .sketch, frame.capabilities.contains(SyncFrame.sketchCapability) {
-            peers[sender]?.speaksSketch = true
+        if let announced = mode.exchange(announcedIn: frame.capabilities), var peer = peers[sender] {
+            negotiate(announced, with: &peer)
+            peers[sender] = peer
         }
         if mode == .sketch, frame.compactHeader || frame.capabilities.contains(SyncFrame.compactCapability) {
             peers[sender]?.readsCompact = true
@@ -424,31 +370,10 @@ public final class Replica {
             let answersAnnouncement = peers[sender]?.announceAt != nil
             peers[sender]?.announceAt = nil
             handleDigest(digest, probe: probe, changes: changes, from: sender, now: now, answersAnnouncement: answersAnnouncement)
-        case .reconcileRequest(let request):
-            answer(from: sender, namespace: request.namespace, now: now) { () throws(SyncKernelError) in
-                try store.respond(to: request).map { .reconcileResponse($0) }
-            }
+        case .reconcileRequest, .sketch, .rangeCompare:
+            answerStep(frame.body, from: sender, now: now)
         case .reconcileResponse(let response):
             handleResponse(response, from: sender, now: now)
-        case .sketch(let request):
-            guard mode == .sketch else { return refuseUnknownKind(from: sender) }
-            peers[sender]?.awaiting[request.namespace] = nil
-            answer(from: sender, namespace: request.namespace, now: now) { () throws(SyncKernelError) in
-                switch try store.answer(request, mark: peers[sender]?.marks.myCounter(at: request.namespace),
-                                        wide: peers[sender]?.readsWide == true) {
-                case .responses(let responses): return responses.map { .reconcileResponse($0) }
-                case .sketch(let larger): return [.sketch(larger)]
-                case .ranges(let compare): return [.rangeCompare(compare)]
-                case .whole(let whole): return [.reconcileRequest(whole)]
-                }
-            }
-        case .rangeCompare(let compare):
-            guard mode == .sketch else { return refuseUnknownKind(from: sender) }
-            peers[sender]?.awaiting[compare.namespace] = nil
-            answer(from: sender, namespace: compare.namespace, now: now) { () throws(SyncKernelError) in
-                let (responses, next) = try store.answer(compare)
-                return responses.map { .reconcileResponse($0) } + next.map { .rangeCompare($0) }
-            }
         case .push(let response, let root, let change):
             guard mode == .sketch else { return refuseUnknownKind(from: sender) }
             handlePush(response, root: root, change: change, from: sender, now: now)
@@ -458,12 +383,40 @@ public final class Replica {
         }
     }
 
+    /// Answers a step of an exchange through the one of this mode that recognises it (a body
+    /// none recognises is refused as an unknown kind); a step that answers this device's own
+    /// ends the wait for its namespace first.
+    func answerStep(_ body: SyncFrame.Body, from sender: DeviceID, now: Int64) {
+        guard let (exchange, step) = mode.exchanges.lazy.compactMap({ exchange in exchange.step(of: body).map { (exchange, $0) } }).first,
+              let peer = peers[sender] else {
+            return refuseUnknownKind(from: sender)
+        }
+        if step.answersRound { peers[sender]?.awaiting[step.namespace] = nil }
+        let context = exchangePeer(peer)
+        answer(from: sender, namespace: step.namespace, now: now) { () throws(SyncKernelError) in
+            try exchange.answer(body, in: store, with: context)
+        }
+    }
+
+    /// What the exchanges may read of the sibling whose state is `peer`.
+    func exchangePeer(_ peer: PeerState) -> ExchangePeer {
+        ExchangePeer(marks: peer.marks, readsWide: peer.readsWide)
+    }
+
+    /// Takes `exchange`, which the sibling's frames showed it speaks, as the one to use with it
+    /// when this mode prefers it to the one negotiated so far; never goes back to a less
+    /// preferred one (a frame of an older layout from a sibling known to speak a newer one is
+    /// answered in the newer one).
+    func negotiate(_ exchange: any ReconcileExchange, with peer: inout PeerState) {
+        if mode.rank(of: exchange) < mode.rank(of: peer.exchange) { peer.exchange = exchange }
+    }
+
     /// Sends the frames `make` builds for a sibling's request, or reports why it could not. A
     /// response that ships rows is a push, noted until the sibling's next digest (after a ship-back
     /// the sibling's digest, sent once it applied the rows, settles the round) and by the storm
     /// guard (rows went to the sibling); a request sent on as the next step of the exchange is
     /// noted by the guard too, which matches the sibling's answers to it.
-    private func answer(from sender: DeviceID, namespace: String, now: Int64,
+    func answer(from sender: DeviceID, namespace: String, now: Int64,
                         _ make: () throws(SyncKernelError) -> [SyncFrame.Body]) {
         do {
             for body in try make() {
@@ -488,16 +441,15 @@ public final class Replica {
     }
 
     /// What a spec-only build does with a frame kind it does not know.
-    private func refuseUnknownKind(from sender: DeviceID) {
+    func refuseUnknownKind(from sender: DeviceID) {
         report(.frameRefused(from: sender, error: SyncKernelError(.unknownFrameKind)))
     }
 
     /// This store's digest in the layout `peer` reads (nil, reported, if the scan a spec digest
     /// needs fails).
-    private func digest(for peer: PeerState) -> [UInt8]? {
-        if mode == .sketch, peer.speaksSketch { return store.encodedStateDigest() }
+    func digest(for peer: PeerState) -> [UInt8]? {
         do {
-            return try store.merkleDigest().encoded()
+            return try peer.exchange.encodedDigest(of: store)
         } catch {
             report(.storeFailed(error: error))
             return nil
@@ -505,7 +457,7 @@ public final class Replica {
     }
 
     /// A `state_digest` body for `peer`: with the change counters when it reads set-hash digests.
-    private func digestBody(_ digest: [UInt8], probe: Bool, for peer: PeerState) -> SyncFrame.Body {
+    func digestBody(_ digest: [UInt8], probe: Bool, for peer: PeerState) -> SyncFrame.Body {
         let changes = StateDigest.claimedLayout(of: digest) == .setHash ? store.changeCounters() : []
         return .stateDigest(digest: digest, probe: probe, changes: changes)
     }
@@ -515,7 +467,7 @@ public final class Replica {
     /// device's announcement (`answersAnnouncement`: it started or reconnected) is answered with
     /// pushes of what this device wrote since the two last held equal roots, where it knows that,
     /// instead of an exchange (the acknowledgement settles whether the sibling then agrees).
-    private func handleDigest(_ bytes: [UInt8], probe: Bool, changes: [UInt64], from sender: DeviceID, now: Int64,
+    func handleDigest(_ bytes: [UInt8], probe: Bool, changes: [UInt64], from sender: DeviceID, now: Int64,
                               answersAnnouncement: Bool = false) {
         guard var peer = peers[sender] else { return }
         defer { peers[sender] = peer }
@@ -523,21 +475,20 @@ public final class Replica {
         let mine: StateDigest
         do throws(SyncKernelError) {
             theirs = try StateDigest(decoding: bytes, expecting: store.namespaces.schema, namespaces: store.namespaces.names)
-            switch theirs.layout {
-            case .setHash:
-                guard mode == .sketch else { throw SyncKernelError(.unsupportedLayout) }
-                peer.speaksSketch = true
-                peer.knowsOurCapability = true
-                mine = store.stateDigest()
-            case .merkle:
-                if mode == .sketch, peer.speaksSketch {
-                    peer.lastDigestSeen = bytes
-                    peer.lastBroadcast = store.encodedStateDigest()
-                    send(digestBody(store.encodedStateDigest(), probe: true, for: peer), to: sender)
-                    return
-                }
-                mine = try store.merkleDigest()
+            guard let shown = mode.exchange(comparing: theirs.layout) else { throw SyncKernelError(.unsupportedLayout) }
+            negotiate(shown, with: &peer)
+            // A digest in a layout that needs a capability went only to a replica that announced it.
+            if shown.capability != nil { peer.knowsOurCapability = true }
+            guard shown.layout == peer.exchange.layout else {
+                // The sibling does not know yet that this device speaks the exchange it announced:
+                // answer in that one's layout as a probe, so the pair switches without a scan.
+                let own = try peer.exchange.encodedDigest(of: store)
+                peer.lastDigestSeen = bytes
+                peer.lastBroadcast = own
+                send(digestBody(own, probe: true, for: peer), to: sender)
+                return
             }
+            mine = try peer.exchange.digest(of: store)
         } catch {
             report(.frameRefused(from: sender, error: error))
             return
@@ -548,7 +499,7 @@ public final class Replica {
         let divergent = mine.divergentNamespaces(from: theirs)
         let names = store.namespaces.names
         let counters = store.changeCounters()
-        if theirs.layout == .setHash {
+        if peer.exchange.countsChanges {
             let kept = peer.marks
             peer.marks.forgetRolledBack(names: names, theirs: changes)
             peer.marks.record(equal: names.filter { !divergent.contains($0) }, names: names, mine: counters, theirs: changes)
@@ -584,13 +535,8 @@ public final class Replica {
         }
         for namespace in toPull {
             do {
-                if theirs.layout == .setHash {
-                    let expected = peer.marks.expectedItems(namespace, names: names, mine: counters, theirs: changes)
-                    let root = names.firstIndex(of: namespace).map { theirs.roots[$0] }
-                    send(try store.sketchStart(for: namespace, expectedItems: expected, wide: peer.readsWide, peerRoot: root), to: sender)
-                } else {
-                    send(.reconcileRequest(try store.reconcileRequest(for: namespace)), to: sender)
-                }
+                let round = ExchangeRound(namespace: namespace, theirs: theirs, theirChanges: changes, counters: counters)
+                send(try peer.exchange.start(round, in: store, with: exchangePeer(peer)), to: sender)
                 peer.awaiting[namespace] = now + timing.requestTimeoutMillis
             } catch {
                 report(.frameRefused(from: sender, error: error))
@@ -601,7 +547,7 @@ public final class Replica {
         peer.retryAt = now + peer.retryDelay
     }
 
-    private func handleResponse(_ response: ReconcileResponse, from sender: DeviceID, now: Int64) {
+    func handleResponse(_ response: ReconcileResponse, from sender: DeviceID, now: Int64) {
         let more = response.remaining > 0
         peers[sender]?.awaiting[response.namespace] = more ? now + timing.requestTimeoutMillis : nil
         peers[sender]?.receivingUntil = more ? now + timing.requestTimeoutMillis : nil
@@ -611,7 +557,7 @@ public final class Replica {
         }
         var shipBack: [[UInt8]] = []
         if let outcome = applyReporting(response, from: sender, now: now) {
-            if mode == .sketch, peers[sender]?.speaksSketch == true, !response.isFinal { shipBack = outcome.keysToShipBack }
+            if peers[sender]?.exchange.shipsBack == true, !response.isFinal { shipBack = outcome.keysToShipBack }
             if response.isFinal, !outcome.keysToShipBack.isEmpty, var marks = peers[sender]?.marks {
                 marks.forget(response.namespace)
                 peers[sender]?.marks = marks
@@ -637,7 +583,7 @@ public final class Replica {
     /// Applies `response` from `sender` and reports what it did (conflicts, collisions, refused
     /// operations, an epoch change); schedules a broadcast when the digest moved. Nil, reported,
     /// when the store refused it.
-    private func applyReporting(_ response: ReconcileResponse, from sender: DeviceID, now: Int64) -> ApplyOutcome? {
+    func applyReporting(_ response: ReconcileResponse, from sender: DeviceID, now: Int64) -> ApplyOutcome? {
         do {
             let outcome = try store.apply(response, from: sender)
             report(.applied(peer: sender, outcome: outcome))
@@ -664,192 +610,13 @@ public final class Replica {
         }
     }
 
-    // MARK: Pushes
-
-    /// The most keys of one namespace a push carries: past it (`RowWriter.movedKeyLimit` keys
-    /// of one write, or writes adding up to more between equal roots) the change goes out as a
-    /// digest and the sketch exchange finds it. A push of more rows than one frame holds goes in
-    /// parts (`ReconcileResponse.split()`), each within the frame and table bounds a receiver of
-    /// this build reads.
-    package static let maxPushKeys = RowWriter.movedKeyLimit
-
-    /// The most unacknowledged pushes a replica remembers per sibling and namespace (the oldest
-    /// is forgotten first; an acknowledgement matching a forgotten push is taken as unknown and
-    /// the digest settles it).
-    package static let pushesKept = 8
-
     /// The most keys of one namespace this replica pushes (`maxPushKeys` unless a test lowers it
     /// to reach the limit with few rows); past it the change goes out as a digest.
     package var pushKeyLimit = Replica.maxPushKeys
 
-    /// The pushes that replace a digest broadcast to `peer`, or nil when a digest must go.
-    ///
-    /// A push goes only to a sibling that reads it (`SyncFrame.pushCapability`, set-hash
-    /// digests), with no exchange in flight with it, whose last digest differs from this
-    /// store's in namespaces where every difference may be this device's own writes since the two
-    /// last held equal roots (`writtenSinceEqual` known, not empty, of a per-key namespace), each
-    /// answer not empty, or where every such write went out in a push not yet acknowledged (the
-    /// namespace is then skipped: that push covers it). One push per namespace to push
-    /// (`pushBodies`): the keys written since the last push (or since the equal roots).
-    private func pushes(to peer: PeerState, now: Int64) -> [SyncFrame.Body]? {
-        guard mode == .sketch, peer.speaksSketch, peer.readsPush, !peer.reconciling, peer.awaiting.isEmpty,
-              peer.receivingUntil.map({ now >= $0 }) ?? true, let seen = peer.lastDigestSeen, StateDigest.claimedLayout(of: seen) == .setHash,
-              let theirs = try? StateDigest(decoding: seen, expecting: store.namespaces.schema, namespaces: store.namespaces.names)
-        else { return nil }
-        let mine = store.stateDigest()
-        let counters = store.changeCounters()
-        let divergent = mine.divergentNamespaces(from: theirs)
-        guard !divergent.isEmpty else { return nil }
-        var toPush: [String] = []
-        for namespace in divergent {
-            // Written since and all of it pushed already: the push on its way covers the namespace.
-            if peer.writtenSinceEqual[namespace]?.isEmpty == true, peer.pushesInFlight[namespace]?.isEmpty == false { continue }
-            guard pushable(namespace, for: peer) else { return nil }
-            toPush.append(namespace)
-        }
-        return pushBodies(for: toPush, of: peer, mine: mine, counters: counters)
-    }
-
-    /// Whether `namespace` can go to `peer` as a push: this device knows what it wrote since the
-    /// two last held equal roots and wrote something, and the namespace reconciles by key.
-    private func pushable(_ namespace: String, for peer: PeerState) -> Bool {
-        guard let keys = peer.writtenSinceEqual[namespace], !keys.isEmpty else { return false }
-        return (try? store.namespaces.driver(named: namespace))?.granularity != .wholeNamespace
-    }
-
-    /// The pushes of `namespaces` (each `pushable`): per namespace, in as many parts as its rows
-    /// need, the rows and delete versions of the keys written, with this store's root of it
-    /// after them (`mine`) and its change counter on every part. Nil when one has nothing to
-    /// ship or the store fails (reported): a digest goes instead.
-    private func pushBodies(for namespaces: [String], of peer: PeerState, mine: StateDigest, counters: [UInt64]) -> [SyncFrame.Body]? {
-        var pushes: [SyncFrame.Body] = []
-        for namespace in namespaces {
-            guard let position = store.namespaces.names.firstIndex(of: namespace), let keys = peer.writtenSinceEqual[namespace] else {
-                return nil
-            }
-            do {
-                let responses = try store.respond(toKeys: Array(keys), namespace: namespace)
-                guard !responses.isEmpty else { return nil }
-                for response in responses { pushes.append(.push(response, root: mine.roots[position], change: counters[position])) }
-            } catch {
-                report(.storeFailed(error: error))
-                return nil
-            }
-        }
-        return pushes
-    }
-
-    /// Applies a sibling's push and acknowledges it with this store's root of the namespace.
-    ///
-    /// The rows merge as a response's do (a key whose pushed row does not cover the version here
-    /// is shipped back); the sibling's root is taken into its last digest seen, and this store's
-    /// into the last one it received, so neither side's next broadcast repeats what the two
-    /// frames said. Equal roots record the change marks and end the round, as equal digests do.
-    /// The acknowledgement says whether a push of this device's own writes follows (one is due
-    /// at the pending broadcast), so the pusher waits for it instead of asking again. A push in
-    /// parts is merged part by part; only its last part is acknowledged, and no digest goes to
-    /// the pusher while the parts arrive (`receivingUntil`, as for a response in parts).
-    private func handlePush(_ response: ReconcileResponse, root: [UInt8], change: UInt64, from sender: DeviceID, now: Int64) {
-        guard let position = store.namespaces.names.firstIndex(of: response.namespace) else {
-            report(.applyFailed(peer: sender, namespace: response.namespace, error: SyncKernelError(.unknownNamespace)))
-            return
-        }
-        if !response.rows.isEmpty || !response.tombstones.isEmpty { peers[sender]?.storm.recordReceived(response.namespace) }
-        // Whether this device's own broadcast was already due before the push's first part
-        // (applying the push schedules one too, which is no write of this device's).
-        let more = response.remaining > 0
-        let broadcastDue = peers[sender]?.broadcastDueAtPush.removeValue(forKey: response.namespace) ?? (debounceDeadline != nil)
-        if more { peers[sender]?.broadcastDueAtPush[response.namespace] = broadcastDue }
-        peers[sender]?.receivingUntil = more ? now + timing.requestTimeoutMillis : nil
-        guard let outcome = applyReporting(response, from: sender, now: now) else { return }
-        if peers[sender]?.speaksSketch == true, !outcome.keysToShipBack.isEmpty {
-            answer(from: sender, namespace: response.namespace, now: now) { () throws(SyncKernelError) in
-                try store.respond(toKeys: outcome.keysToShipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
-            }
-        }
-        guard !more, var peer = peers[sender] else { return }
-        let mine = store.stateDigest()
-        let counters = store.changeCounters()
-        if let seen = peer.lastDigestSeen { peer.lastDigestSeen = StateDigest.replacingRoot(in: seen, at: position, with: root) ?? seen }
-        let equal = settle(&peer, namespace: response.namespace, position: position, theirRoot: root, theirChange: change, mine: mine,
-                           counters: counters, from: sender)
-        // A push of this device's own is due (its writes not pushed yet, at the pending broadcast
-        // or at the digest that answers its announcement) or already on its way.
-        let pushDue = (broadcastDue || peer.announceAt != nil) && peer.writtenSinceEqual[response.namespace]?.isEmpty == false
-        let following = !equal && (pushDue || peer.pushesInFlight[response.namespace]?.isEmpty == false)
-        // With this device's own push still due, the broadcast must not be skipped as if the
-        // sibling held what the acknowledgement's root says: it has the root, not the rows (a push
-        // already on its way carries them).
-        if !pushDue, let sent = peer.lastBroadcast {
-            peer.lastBroadcast = StateDigest.replacingRoot(in: sent, at: position, with: mine.roots[position]) ?? sent
-        }
-        peers[sender] = peer
-        let answer: PushAnswer = mine.roots[position] == root ? .matched(pushChange: change)
-            : .differs(pushChange: change, root: mine.roots[position])
-        send(.pushAck(namespace: response.namespace, answer: answer, change: counters[position], following: following), to: sender)
-    }
-
-    /// Takes a sibling's acknowledgement of a push: its root of the namespace (given, or the root
-    /// of the push it matches) goes into its last digest seen; equal to this store's, the marks
-    /// are recorded and the round ends; unequal, or matching a push this replica no longer
-    /// remembers, this device asks with its digest at once, or, when the sibling said a push of
-    /// its own follows, at the next retry if that push does not settle it; while a later push of
-    /// the namespace is on its way, its acknowledgement decides instead.
-    private func handlePushAck(namespace: String, answer: PushAnswer, change: UInt64, following: Bool, from sender: DeviceID, now: Int64) {
-        guard var peer = peers[sender], let position = store.namespaces.names.firstIndex(of: namespace) else { return }
-        defer { peers[sender] = peer }
-        let inFlight = peer.pushesInFlight[namespace] ?? []
-        let later = inFlight.filter { $0.change > answer.pushChange }
-        peer.pushesInFlight[namespace] = later
-        let theirRoot: [UInt8]? = switch answer {
-        case .differs(_, let root): root
-        case .matched(let pushChange): inFlight.last(where: { $0.change == pushChange })?.root
-        }
-        if let root = theirRoot {
-            if let seen = peer.lastDigestSeen { peer.lastDigestSeen = StateDigest.replacingRoot(in: seen, at: position, with: root) ?? seen }
-            if settle(&peer, namespace: namespace, position: position, theirRoot: root, theirChange: change, mine: store.stateDigest(),
-                      counters: store.changeCounters(), from: sender) { return }
-        }
-        // A later push of this namespace is still on its way: its acknowledgement settles it (the
-        // retry timer stays as the backstop).
-        guard later.isEmpty else {
-            if peer.retryAt == nil { peer.retryAt = now + peer.retryDelay }
-            return
-        }
-        let mine = store.stateDigest()
-        if peer.retryAt == nil { peer.retryAt = now + peer.retryDelay }
-        guard !following, !peer.storm.isBackingOff(at: now) else { return }
-        peers[sender] = peer
-        send(digestBody(mine.encoded(), probe: true, for: peer), to: sender)
-        peer = peers[sender] ?? peer
-    }
-
-    /// What equal roots of one namespace, learned from a push or its acknowledgement, settle:
-    /// the change marks (recorded, or dropped when the sibling's counter went back), the writes
-    /// a push carries (none since), and, when every namespace now agrees, the round. Returns
-    /// whether the roots were equal.
-    @discardableResult
-    private func settle(_ peer: inout PeerState, namespace: String, position: Int, theirRoot: [UInt8], theirChange: UInt64,
-                        mine: StateDigest, counters: [UInt64], from sender: DeviceID) -> Bool {
-        let kept = peer.marks
-        guard mine.roots[position] == theirRoot else {
-            peer.marks.forgetRolledBack(namespace, theirs: theirChange)
-            if peer.marks != kept { keep(peer.marks, of: sender) }
-            return false
-        }
-        peer.marks.record(namespace, mine: counters[position], theirs: theirChange)
-        if peer.marks != kept { keep(peer.marks, of: sender) }
-        peer.writtenSinceEqual[namespace] = []
-        if peer.lastDigestSeen == mine.encoded() {
-            endRound(&peer, with: sender)
-            peer.retryDelay = timing.retryMillis
-        }
-        return true
-    }
-
     /// Ends the round with `sender` at matching roots: reported as converged when one was under
     /// way, nothing left awaited, no re-advertisement due.
-    private func endRound(_ peer: inout PeerState, with sender: DeviceID) {
+    func endRound(_ peer: inout PeerState, with sender: DeviceID) {
         if peer.reconciling { report(.converged(peer: sender)) }
         peer.reconciling = false
         peer.awaiting.removeAll()
@@ -858,7 +625,7 @@ public final class Replica {
 
     /// Notes that this store equals the sibling's last digest in every namespace: nothing was
     /// written here since, so each namespace's next writes can go out as a push.
-    private func noteInStep(_ peer: inout PeerState) {
+    func noteInStep(_ peer: inout PeerState) {
         for name in store.namespaces.names { peer.writtenSinceEqual[name] = [] }
     }
 
@@ -884,7 +651,7 @@ public final class Replica {
     }
 
     /// The marks the store kept of `sibling` (none, reported, when they cannot be read).
-    private func keptMarks(of sibling: DeviceID) -> ChangeMarks {
+    func keptMarks(of sibling: DeviceID) -> ChangeMarks {
         do {
             return try store.changeMarks(with: sibling)
         } catch {
@@ -894,7 +661,7 @@ public final class Replica {
     }
 
     /// Keeps `marks` of `sibling` in the store; a failure is reported and the marks stay in memory.
-    private func keep(_ marks: ChangeMarks, of sibling: DeviceID) {
+    func keep(_ marks: ChangeMarks, of sibling: DeviceID) {
         do {
             try store.storeChangeMarks(marks, with: sibling)
         } catch {
@@ -902,7 +669,7 @@ public final class Replica {
         }
     }
 
-    private func broadcastDigest(now: Int64) {
+    func broadcastDigest(now: Int64) {
         for sibling in siblings {
             guard var peer = peers[sibling], !peer.storm.isBackingOff(at: now), peer.receivingUntil.map({ now >= $0 }) ?? true,
                   let digest = digest(for: peer), digest != peer.lastBroadcast else { continue }
@@ -921,95 +688,11 @@ public final class Replica {
         }
     }
 
-    /// Sends `pushes` (`pushBodies`) to `sibling`, whose state is `peer`: each namespace's
-    /// last part records the push as in flight with the keys it carried, which are then no
-    /// longer to push; the retry waits for the acknowledgement after the last part, a request's
-    /// time for each part beyond the first.
-    private func sendPushes(_ pushes: [SyncFrame.Body], to sibling: DeviceID, peer: inout PeerState, now: Int64,
-                            compact: Bool = false) {
-        for body in pushes {
-            guard case .push(let response, let root, let change) = body else { continue }
-            peer.storm.recordShipped(response.namespace)
-            if response.remaining == 0 {
-                let push = PushInFlight(change: change, root: root, keys: peer.writtenSinceEqual[response.namespace] ?? [])
-                peer.pushesInFlight[response.namespace] = Array(((peer.pushesInFlight[response.namespace] ?? []) + [push])
-                    .suffix(Replica.pushesKept))
-                peer.writtenSinceEqual[response.namespace] = []
-            }
-            send(body, to: sibling, compact: compact)
-        }
-        let due = now + peer.retryDelay + Int64(max(pushes.count - 1, 0)) * timing.requestTimeoutMillis
-        peer.retryAt = max(peer.retryAt ?? due, due)
-    }
-
-    /// Takes the pushes to the sibling whose state is `peer` as lost (it restarted or
-    /// reconnected, or their acknowledgements are overdue): their keys are to push again where
-    /// this device still knows what it wrote since the equal roots (`pushKeyLimit` bounds them).
-    private func takePushesAsLost(_ peer: inout PeerState) {
-        for (namespace, pushes) in peer.pushesInFlight {
-            guard let written = peer.writtenSinceEqual[namespace] else { continue }
-            let union = pushes.reduce(written) { $0.union($1.keys) }
-            peer.writtenSinceEqual[namespace] = union.count <= pushKeyLimit ? union : nil
-        }
-        peer.pushesInFlight = [:]
-    }
-
-    /// Keeps in the store, for the next run, what this device wrote since it and each sibling
-    /// that reads pushes last held equal roots, the pushes not acknowledged included (a clean
-    /// stop calls it, from `ReplicaHost.closeStore`); a failure is reported and nothing is kept.
-    public func keepPushBases() {
-        var bases: [DeviceID: [String: Set<[UInt8]>]] = [:]
-        for (sibling, state) in peers where state.readsPush {
-            var peer = state
-            takePushesAsLost(&peer)
-            if !peer.writtenSinceEqual.isEmpty { bases[sibling] = peer.writtenSinceEqual }
-        }
-        do {
-            try store.keepPushBases(bases)
-        } catch {
-            report(.storeFailed(error: error))
-        }
-    }
-
-    /// Takes what the last run kept (`keepPushBases`) as each sibling's `writtenSinceEqual`, and
-    /// takes the sibling to read pushes as it did then (those pushes go in the compact form a
-    /// push reader reads; nothing else is assumed of it until its first announcing frame says
-    /// what it reads, and one that no longer reads pushes refuses them and the retry's digest
-    /// settles it), so what it lacks goes out as pushes at the first tick after this device's
-    /// announcement; a store that took a new epoch on opening (restored, copied, rolled back)
-    /// drops it.
-    private func takeKeptPushBases() {
-        do {
-            let bases = try store.takePushBases(limit: pushKeyLimit)
-            guard mode == .sketch, store.epochChanges.isEmpty else { return }
-            for (sibling, written) in bases where peers[sibling] != nil {
-                peers[sibling]?.writtenSinceEqual = written
-                peers[sibling]?.readsPush = true
-                peers[sibling]?.pushesAtAnnouncement = true
-            }
-        } catch {
-            report(.storeFailed(error: error))
-        }
-    }
-
-    /// Pushes to `sibling` what this device kept of it at its last clean stop, once, after the
-    /// heartbeat of its first announcement: each namespace it knows it wrote to since the two
-    /// last held equal roots (the acknowledgement settles whether the sibling then agrees; the
-    /// digest that answers the announcement starts an exchange for the rest).
-    private func pushKept(to sibling: DeviceID, peer: inout PeerState, now: Int64) {
-        peer.pushesAtAnnouncement = false
-        guard peer.readsPush else { return }
-        let namespaces = store.namespaces.names.filter { pushable($0, for: peer) }
-        guard !namespaces.isEmpty,
-              let pushes = pushBodies(for: namespaces, of: peer, mine: store.stateDigest(), counters: store.changeCounters()) else { return }
-        sendPushes(pushes, to: sibling, peer: &peer, now: now, compact: true)
-    }
-
     /// Sends `body` to `sibling` in the form it reads (compact vectors and header once it said
     /// so); `compact` forces the compact form (pushes of what was kept at a stop, to a sibling
     /// that read them then: one that no longer does refuses them, and the retry's digest settles
     /// it), with no effect on what later frames assume.
-    private func send(_ body: SyncFrame.Body, to sibling: DeviceID, compact forced: Bool = false) {
+    func send(_ body: SyncFrame.Body, to sibling: DeviceID, compact forced: Bool = false) {
         switch body {
         case .stateDigest(let digest, _, _): peers[sibling]?.lastBroadcast = digest
         case .reconcileResponse(let response) where response.remaining > 0: partsAhead += 1
@@ -1022,19 +705,19 @@ public final class Replica {
         }
         let capabilities = mode == .sketch && announces && peers[sibling]?.knowsOurCapability != true
             ? SyncFrame.kernelCapabilities + hostCapabilities : []
-        let compact = mode == .sketch && (forced || peers[sibling]?.speaksSketch == true)
+        let compact = mode == .sketch && (forced || peers[sibling]?.exchange.compactVectors == true)
         let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body, capabilities: capabilities,
                               compactVectors: compact, compactHeader: mode == .sketch && (forced || peers[sibling]?.readsCompact == true),
                               sender: device, positions: positions, receiver: sibling)
         outbox.append(.send(to: sibling, kind: body.kind, frame: frame.encoded()))
     }
 
-    private func report(_ event: ReplicaEvent) {
+    func report(_ event: ReplicaEvent) {
         outbox.append(.event(event))
     }
 
     /// Reports the conflicts a merge opened (with the versions the store now holds) and resolved.
-    private func reportConflicts(_ outcome: ApplyOutcome) {
+    func reportConflicts(_ outcome: ApplyOutcome) {
         for key in outcome.conflictsOpened {
             do {
                 report(.concurrentEdit(namespace: outcome.namespace, key: key,
@@ -1058,11 +741,7 @@ public final class Replica {
             let seen = peer?.lastDigestSeen
             var inSync = false
             if let peer, let seen {
-                if mode == .sketch, peer.speaksSketch {
-                    inSync = seen == store.encodedStateDigest()
-                } else {
-                    inSync = (try? store.merkleDigest().encoded()) == seen
-                }
+                inSync = (try? peer.exchange.encodedDigest(of: store)) == seen
             }
             return SiblingState(device: sibling, hasShownDigest: seen != nil, inSync: inSync,
                                 reconciling: peer?.reconciling ?? false, backoffUntil: peer?.storm.backoffUntil)

@@ -1,8 +1,8 @@
 import SyncKernel
 import XCTest
 
-/// Drives two stores through any exchange frame by frame, answering each frame as `Replica`
-/// does, with every frame encoded and decoded on the way; records the kinds sent, the size of
+/// Drives two stores through any exchange frame by frame, answering each step through the
+/// exchange that recognises it (`ReconcileExchange`) and each response as `Replica` does, with every frame encoded and decoded on the way; records the kinds sent, the size of
 /// each sketch and the depth of the deepest frame (one-way trips). With `wide`, both stores read
 /// sketches past the standard capacity, as two replicas of this build do.
 struct ExchangePump {
@@ -41,24 +41,16 @@ struct ExchangePump {
     }
 
     private func answer(_ body: SyncFrame.Body, at store: KernelStore) throws -> [SyncFrame.Body] {
+        let peer = ExchangePeer(marks: ChangeMarks(), readsWide: wide)
+        if let exchange = ReconcileMode.sketch.exchanges.first(where: { $0.step(of: body) != nil }) {
+            return try exchange.answer(body, in: store, with: peer)
+        }
         switch body {
-        case .sketch(let request):
-            switch try store.answer(request, mark: nil, wide: wide) {
-            case .responses(let responses): return responses.map { .reconcileResponse($0) }
-            case .sketch(let larger): return [.sketch(larger)]
-            case .ranges(let compare): return [.rangeCompare(compare)]
-            case .whole(let whole): return [.reconcileRequest(whole)]
-            }
-        case .rangeCompare(let compare):
-            let (responses, next) = try store.answer(compare)
-            return responses.map { .reconcileResponse($0) } + next.map { .rangeCompare($0) }
-        case .reconcileRequest(let request):
-            return try store.respond(to: request).map { .reconcileResponse($0) }
         case .reconcileResponse(let response):
             let outcome = try store.apply(response)
             guard !response.isFinal else { return [] }
             return try store.respond(toKeys: outcome.keysToShipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
-        case .stateDigest, .heartbeat, .push, .pushAck:
+        default:
             return []
         }
     }

@@ -32,6 +32,23 @@ public struct ApplyOutcome: Sendable, Hashable {
     /// by key; the merge settled each to the greater value on every device.
     public let backfillConflicts: [BackfillConflict]
 
+    /// An outcome of the given parts (the merge builds one; a host's test may too).
+    package init(namespace: String, rowsApplied: Int, tombstonesApplied: Int, digestChanged: Bool, keysToShipBack: [[UInt8]],
+                 collidedKeys: [[UInt8]], epochChange: EpochChange?, conflictsOpened: [[UInt8]], conflictsResolved: [[UInt8]],
+                 refusedOperations: Int, backfillConflicts: [BackfillConflict]) {
+        self.namespace = namespace
+        self.rowsApplied = rowsApplied
+        self.tombstonesApplied = tombstonesApplied
+        self.digestChanged = digestChanged
+        self.keysToShipBack = keysToShipBack
+        self.collidedKeys = collidedKeys
+        self.epochChange = epochChange
+        self.conflictsOpened = conflictsOpened
+        self.conflictsResolved = conflictsResolved
+        self.refusedOperations = refusedOperations
+        self.backfillConflicts = backfillConflicts
+    }
+
     /// Both outcomes of one namespace taken together (for a response that came in parts).
     public func combined(with other: ApplyOutcome) -> ApplyOutcome {
         ApplyOutcome(namespace: namespace, rowsApplied: rowsApplied + other.rowsApplied,

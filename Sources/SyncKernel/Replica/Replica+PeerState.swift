@@ -1,0 +1,59 @@
+extension Replica {
+    /// What a replica holds of one sibling: the exchange negotiated with it, what it announced,
+    /// the digests seen and sent, the pushes in flight, the timers and the storm guard.
+    ///
+    /// Invariant: one per sibling, owned by the replica and changed only on its isolation domain.
+    struct PeerState {
+        var lastDigestSeen: [UInt8]?
+        var lastBroadcast: [UInt8]?
+        /// The exchange negotiated with the sibling: the spec's until its frames show another
+        /// this mode prefers (`negotiate`), never back.
+        var exchange: any ReconcileExchange = BucketizeExchange()
+        /// The sibling reads compact frames: it listed `SyncFrame.compactCapability` or sent one.
+        var readsCompact = false
+        /// The sibling reads sketches past the standard capacity: it listed `SyncFrame.wideCapability`.
+        var readsWide = false
+        /// The sibling reads `push` and `push_ack`: it listed `SyncFrame.pushCapability`.
+        var readsPush = false
+        /// The keys this device wrote since it and the sibling last held equal roots and not
+        /// pushed yet, by namespace: what the next push to the sibling carries (the pushes in
+        /// flight carry the rest). A namespace absent is unknown (no equal roots seen since this
+        /// replica started, or more than `pushKeyLimit` keys written), and its changes go out as
+        /// a digest. Kept across a clean stop (`keepPushBases`), the pushes in flight included.
+        var writtenSinceEqual: [String: Set<[UInt8]>] = [:]
+        /// The pushes to the sibling not yet acknowledged, by namespace, oldest first, at most
+        /// `Replica.pushesKept`; an acknowledgement that matches a push (`PushAnswer.matched`)
+        /// names it by its counter. A push taken as lost gives its keys back to
+        /// `writtenSinceEqual` (`takePushesAsLost`).
+        var pushesInFlight: [String: [PushInFlight]] = [:]
+        /// While a push of several parts from the sibling arrives, by namespace: whether this
+        /// device's own broadcast was due when its first part came (what its acknowledgement's
+        /// `following` says, not the broadcast the parts themselves scheduled).
+        var broadcastDueAtPush: [String: Bool] = [:]
+        var knowsOurCapability = false
+        /// What this device kept of the sibling at its last clean stop goes out as pushes at the
+        /// first tick after its next announcement (`takeKeptPushBases`).
+        var pushesAtAnnouncement = false
+        /// When a heartbeat of the sibling's was last answered with pushes: at most one such
+        /// answer per `LoopTiming.retryMillis`, so a sibling that keeps announcing cannot make
+        /// this device ship its writes again and again.
+        var pushedForHeartbeatAt: Int64?
+        var pushedSinceDigest = false
+        var marks = ChangeMarks()
+        var reconciling = false
+        var awaiting: [String: Int64] = [:]
+        /// While an answer of this sibling's arrives in parts: the last part is due before this
+        /// instant, and no digest goes to the sibling meanwhile (it would start another answer).
+        var receivingUntil: Int64?
+        var retryAt: Int64?
+        /// When to repeat the announcement if the sibling still has shown no digest since it:
+        /// `Int64.min` right after `announce()` (armed at the next tick), nil once it answered.
+        var announceAt: Int64?
+        var announceDelay: Int64
+        var retryDelay: Int64
+        var storm = StormGuard()
+        var reportedSchemas: Set<SchemaFingerprint> = []
+        /// What the sibling last announced (sorted, once each), nil before it announced.
+        var announced: [String]?
+    }
+}
