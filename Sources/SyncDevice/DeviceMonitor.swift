@@ -39,13 +39,13 @@ final class DeviceMonitor: Sendable {
 
     /// Reports `event`; a round that reached matching roots stamps its sibling's `lastRound`.
     func emit(_ event: SyncDeviceEvent) {
-        if case .replica(.converged(let peer)) = event {
+        if case .roundCompleted(let peer) = event {
             let now = clock.millisecondsSince1970
             state.withLock { $0.times[peer, default: Times()].lastRound = now }
         }
         events.yield(event)
         switch event {
-        case .replica(.applied), .replica(.conflictResolved), .replica(.rowsQuarantined), .replica(.storeRolledBack),
+        case .applied, .conflictResolved, .rowsQuarantined, .storeRolledBack,
              .snapshotAbsorbed:
             committed()
         default:

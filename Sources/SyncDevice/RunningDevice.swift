@@ -111,7 +111,7 @@ final class RunningDevice: Sendable {
             responder = try JoinResponder(directory: configuration.account, name: configuration.name, replay: signInReplay,
                                           carrier: RelayJoinCarrier(discovery),
                                           family: configuration.family, clock: configuration.wallClock) { event in
-                monitor.emit(.joinResponder(event))
+                monitor.emit(SyncDeviceEvent(event))
             }
         } catch {
             discovery.close()
@@ -129,7 +129,7 @@ final class RunningDevice: Sendable {
             if case .siblingCapabilities(let peer, let capabilities) = event, let subject = try? keys.subject(of: peer) {
                 carrier.noteCapabilities(capabilities, of: subject)
             }
-            monitor.emit(.replica(event))
+            monitor.emit(SyncDeviceEvent(event))
         }
         let desk = TransferDesk(host: host, storePath: configuration.storePath, namespaces: configuration.namespaces, transport: transport,
                                 account: keys.userIDHash, blobs: configuration.blobs,
@@ -204,7 +204,7 @@ final class RunningDevice: Sendable {
             for await event in connection.events {
                 if event == .connected || event == .reconnected { await host.announce() }
                 if event == .closed { screen.finish() }
-                monitor.emit(.relay(event))
+                monitor.emit(SyncDeviceEvent(event))
             }
         }
         let wakes = monitor.attach()
@@ -329,7 +329,7 @@ final class RunningDevice: Sendable {
     static func event(_ event: EnvelopeEvent) -> SyncDeviceEvent {
         switch event {
         case .dropped(let reason, let bytes): .envelopeDropped(reason: reason, bytes: bytes)
-        case .sealFailed(let recipient, let error): .sealFailed(recipient: recipient, error: error)
+        case .sealFailed(let recipient, let error): .sealFailed(recipient: recipient, error: ErrorReport(error))
         case .sessionRefused(let sibling): .sessionRefused(sibling: sibling)
         }
     }

@@ -29,7 +29,7 @@ import SyncRelay
 ///   keeps nothing for it, and the digest loop catches up from there.
 /// - A running device admits others: it listens on its account's discovery subject, runs the
 ///   sign-in ladder (`JoinResponder`) and reports each request that passes as
-///   `joinResponder(.approvalRequested)`; only `approve(_:)` admits anyone, and a credential
+///   `approvalRequested`; only `approve(_:)` admits anyone, and a credential
 ///   admits one device (the sign-in ledger, shared with the members in sealed notices on the
 ///   discovery subject, which also withdraw a prompt another sibling decided). It answers its
 ///   siblings' snapshot requests, and its gate learns a device its account certified the first
@@ -212,7 +212,7 @@ public actor SyncDevice {
     /// reply subject on the relay, sends the sign-in request (re-sent per
     /// `configuration.joinPolicy`), waits for a sibling's decision and, on a grant, writes the
     /// account directory at `configuration.account` (all files or none) under
-    /// `configuration.name`. Events: `joinRequester(...)` (the countdown: `waiting`). Throws
+    /// `configuration.name`. Events: the `join...` cases (the countdown: `joinWaiting`). Throws
     /// `JoinError` `joinRejected`, `joinRefused` (the credential spent or revoked, or too many
     /// requests pending) or `joinTimedOut` (no sibling answered: with no device of the account
     /// online nothing admits this one; or a sibling answered and nobody decided); a
@@ -226,7 +226,7 @@ public actor SyncDevice {
         let monitor = monitor
         let requester = try JoinRequester(credential: credential, directory: configuration.account, name: configuration.name,
                                           carrier: carrier, policy: configuration.joinPolicy) { event in
-            monitor.emit(.joinRequester(event))
+            monitor.emit(SyncDeviceEvent(event))
         }
         // The reply subject is subscribed (and flushed to the server) before the first send.
         let replySubject = requester.replySubject.value

@@ -28,20 +28,48 @@ extension SyncDeviceEvent {
         switch self {
         case .started: "ready"
         case .stopped: "stopped"
-        case .relay(.connected): "connected"
-        case .relay(.disconnected): "disconnected"
-        case .relay(.reconnected): "reconnected"
-        case .relay(.closed): "relay_closed"
+        case .relayConnected: "connected"
+        case .relayDisconnected: "disconnected"
+        case .relayReconnected: "reconnected"
+        case .relayClosed: "relay_closed"
         case .envelopeDropped: "envelope_dropped"
         case .dropsSummarised: "drops_summarised"
         case .sealFailed: "seal_failed"
         case .sessionRefused: "session_refused"
         case .roundStarted: "round_started"
-        case .replica(let event): Self.name(of: event)
+        case .frameRefused: "frame_refused"
+        case .schemaMismatch: "schema_mismatch"
+        case .stormSuspected: "storm_suspected"
+        case .applied: "applied"
+        case .applyFailed: "apply_failed"
+        case .roundCompleted: "round_completed"
+        case .storeFailed: "store_failed"
+        case .storeRolledBack: "store_rolled_back"
+        case .versionsCollided: "versions_collided"
+        case .rowsQuarantined: "rows_quarantined"
+        case .concurrentEdit: "concurrent_edit"
+        case .conflictResolved: "conflict_resolved"
+        case .operationsRefused: "operations_refused"
+        case .backfillConflict: "backfill_conflict"
+        case .siblingCapabilities: "sibling_capabilities"
         case .siblingLearned: "sibling_learned"
         case .transferDropped: "transfer_dropped"
-        case .joinResponder(let event): Self.name(of: event)
-        case .joinRequester(let event): Self.name(of: event)
+        case .signInDropped: "sign_in_dropped"
+        case .approvalRequested: "approval_requested"
+        case .approved: "approved"
+        case .approvalRejected: "approval_rejected"
+        case .approvalExpired: "approval_expired"
+        case .approvalWithdrawn: "approval_withdrawn"
+        case .signInLedgerLearned: "sign_in_ledger_learned"
+        case .joinRequestSent: "join_request_sent"
+        case .joinWaiting: "join_waiting"
+        case .joinRefused: "join_refused"
+        case .joinAcknowledged: "join_acknowledged"
+        case .joinReplyDropped: "join_reply_dropped"
+        case .joinGranted: "join_granted"
+        case .joinRejected: "join_rejected"
+        case .joinTimedOut: "join_timed_out"
+        case .joinStoreFailed: "join_store_failed"
         case .snapshotRequested: "snapshot_requested"
         case .snapshotAnswered: "snapshot_answered"
         case .snapshotAcknowledged: "snapshot_acknowledged"
@@ -60,7 +88,7 @@ extension SyncDeviceEvent {
         switch self {
         case .started(let device):
             object["device"] = device.hex
-        case .stopped, .relay:
+        case .stopped, .relayConnected, .relayDisconnected, .relayReconnected, .relayClosed, .joinRejected:
             break
         case .envelopeDropped(let reason, let bytes):
             object["reason"] = reason.name
@@ -72,19 +100,72 @@ extension SyncDeviceEvent {
             object["seconds"] = Double(period) / 1_000
         case .sealFailed(let recipient, let error):
             object["peer"] = recipient.hex
-            object["error"] = error.code.rawValue
-        case .roundStarted(let peer), .sessionRefused(let peer):
+            object["error"] = error.code
+        case .roundStarted(let peer), .sessionRefused(let peer), .roundCompleted(let peer):
             object["peer"] = peer.hex
-        case .replica(let event):
-            object.merge(Self.fields(of: event)) { _, new in new }
+        case .frameRefused(let peer, let error):
+            object.merge(["peer": peer.hex, "error": error.code, "detail": error.detail]) { _, new in new }
+        case .schemaMismatch(let peer, let local, let remote):
+            object.merge(["peer": peer.hex, "local": String(local.value, radix: 16), "remote": String(remote.value, radix: 16)]) { _, new in new }
+        case .stormSuspected(let peer, let namespaces, let backoffUntil):
+            object.merge(["peer": peer.hex, "namespaces": namespaces, "backoff_until": backoffUntil]) { _, new in new }
+        case .applied(let peer, let changes):
+            object.merge(["peer": peer.hex, "namespace": changes.namespace, "rows": changes.rows,
+                          "tombstones": changes.deletes, "changed": changes.changedDigest]) { _, new in new }
+        case .applyFailed(let peer, let namespace, let error):
+            object.merge(["peer": peer.hex, "namespace": namespace, "error": error.code]) { _, new in new }
+        case .storeFailed(let error):
+            object["error"] = error.code
+        case .storeRolledBack(let reason, let epoch, let peer):
+            object.merge(["reason": "\(reason)", "epoch": epoch, "peer": peer.map { $0.hex as Any } ?? NSNull()]) { _, new in new }
+        case .versionsCollided(let peer, let namespace, let keys):
+            object.merge(["peer": peer.hex, "namespace": namespace, "keys": keys.count]) { _, new in new }
+        case .rowsQuarantined(let rows):
+            object["rows"] = rows.count
+        case .concurrentEdit(let namespace, _, let versions):
+            object.merge(["namespace": namespace, "versions": versions.count]) { _, new in new }
+        case .conflictResolved(let namespace, _):
+            object["namespace"] = namespace
+        case .operationsRefused(let peer, let namespace, let count):
+            object.merge(["peer": peer.hex, "namespace": namespace, "count": count]) { _, new in new }
+        case .backfillConflict(let peer, let namespace, _, let fields):
+            object.merge(["peer": peer.hex, "namespace": namespace, "fields": fields]) { _, new in new }
+        case .siblingCapabilities(let peer, let capabilities):
+            object.merge(["peer": peer.hex, "capabilities": capabilities]) { _, new in new }
         case .siblingLearned(let device):
             object["device"] = device.hex
         case .transferDropped(let reason):
             object["reason"] = Self.text(of: reason)
-        case .joinResponder(let event):
-            object.merge(Self.fields(of: event)) { _, new in new }
-        case .joinRequester(let event):
-            object.merge(Self.fields(of: event)) { _, new in new }
+        case .signInDropped(let reason, let bytes):
+            object.merge(["reason": reason.name, "code": reason.rawValue, "bytes": bytes,
+                          "answered": [.approvalsFull, .credentialSpent, .credentialRevoked, .credentialBusy].contains(reason)]) { _, new in new }
+        case .approvalRequested(let approval):
+            object.merge(["id": approval.id.value, "name": approval.deviceName, "device": approval.device.hex,
+                          "deadline": approval.deadline, "credential": approval.credential.description]) { _, new in new }
+        case .approvalWithdrawn(let id, let cause):
+            object.merge(["id": id.value, "cause": cause.word, "by": cause.decider.map { $0 as Any } ?? NSNull()]) { _, new in new }
+        case .signInLedgerLearned(let entries):
+            object["entries"] = entries
+        case .approved(let id, let device, let name):
+            object.merge(["id": id.value, "device": device.hex, "name": name]) { _, new in new }
+        case .approvalRejected(let id), .approvalExpired(let id):
+            object["id"] = id.value
+        case .joinRequestSent(let attempt):
+            object["attempt"] = attempt
+        case .joinWaiting(let remaining, let acknowledged):
+            object.merge(["remaining_seconds": remaining, "acknowledged": acknowledged]) { _, new in new }
+        case .joinRefused(let refusal):
+            object["reason"] = refusal.word
+        case .joinAcknowledged(let family):
+            object["family"] = family.value
+        case .joinReplyDropped(let reason, let bytes):
+            object.merge(["reason": reason.name, "code": reason.rawValue, "bytes": bytes]) { _, new in new }
+        case .joinGranted(let joined):
+            object.merge(["device": joined.device.hex, "name": joined.name]) { _, new in new }
+        case .joinTimedOut(let acknowledged):
+            object["acknowledged"] = acknowledged
+        case .joinStoreFailed(let error):
+            object["error"] = error.code
         case .snapshotRequested(let peer):
             object["peer"] = peer.hex
         case .snapshotAnswered(let peer, let answer):
@@ -123,65 +204,6 @@ extension SyncDeviceEvent {
         return object
     }
 
-    private static func name(of event: JoinResponderEvent) -> String {
-        switch event {
-        case .requestDropped: "sign_in_dropped"
-        case .approvalRequested: "approval_requested"
-        case .approved: "approved"
-        case .rejected: "approval_rejected"
-        case .approvalExpired: "approval_expired"
-        case .approvalWithdrawn: "approval_withdrawn"
-        case .ledgerLearned: "sign_in_ledger_learned"
-        }
-    }
-
-    private static func fields(of event: JoinResponderEvent) -> [String: Any] {
-        switch event {
-        case .requestDropped(let reason, let bytes):
-            ["reason": reason.name, "code": reason.rawValue, "bytes": bytes,
-             "answered": [.approvalsFull, .credentialSpent, .credentialRevoked, .credentialBusy].contains(reason)]
-        case .approvalRequested(let approval):
-            ["id": approval.id.value, "name": approval.deviceName, "device": approval.device.hex, "deadline": approval.deadline,
-             "credential": approval.credential.description]
-        case .approvalWithdrawn(let id, let cause):
-            ["id": id.value, "cause": cause.word, "by": cause.decider.map { $0 as Any } ?? NSNull()]
-        case .ledgerLearned(let entries):
-            ["entries": entries]
-        case .approved(let id, let device, let name):
-            ["id": id.value, "device": device.hex, "name": name]
-        case .rejected(let id), .approvalExpired(let id):
-            ["id": id.value]
-        }
-    }
-
-    private static func name(of event: JoinRequesterEvent) -> String {
-        switch event {
-        case .requestSent: "join_request_sent"
-        case .waiting: "join_waiting"
-        case .refused: "join_refused"
-        case .acknowledged: "join_acknowledged"
-        case .replyDropped: "join_reply_dropped"
-        case .granted: "join_granted"
-        case .rejected: "join_rejected"
-        case .timedOut: "join_timed_out"
-        case .storeFailed: "join_store_failed"
-        }
-    }
-
-    private static func fields(of event: JoinRequesterEvent) -> [String: Any] {
-        switch event {
-        case .requestSent(let attempt): ["attempt": attempt]
-        case .waiting(let remaining, let acknowledged): ["remaining_seconds": remaining, "acknowledged": acknowledged]
-        case .refused(let refusal): ["reason": refusal.word]
-        case .acknowledged(let family): ["family": family.value]
-        case .replyDropped(let reason, let bytes): ["reason": reason.name, "code": reason.rawValue, "bytes": bytes]
-        case .granted(let joined): ["device": joined.device.hex, "name": joined.name]
-        case .rejected: [:]
-        case .timedOut(let acknowledged): ["acknowledged": acknowledged]
-        case .storeFailed(let error): ["error": error.code.rawValue]
-        }
-    }
-
     private static func fields(of answer: SnapshotAnswer) -> [String: Any] {
         switch answer {
         case .pending: ["answer": "pending"]
@@ -203,61 +225,5 @@ extension SyncDeviceEvent {
     /// The event as one line of JSON with sorted keys.
     public func json() -> String {
         JSONLine.encode(jsonObject())
-    }
-
-    private static func name(of event: ReplicaEvent) -> String {
-        switch event {
-        case .frameRefused: "frame_refused"
-        case .peerSchemaMismatch: "schema_mismatch"
-        case .stormSuspected: "storm_suspected"
-        case .applied: "applied"
-        case .applyFailed: "apply_failed"
-        case .converged: "round_completed"
-        case .storeFailed: "store_failed"
-        case .storeRolledBack: "store_rolled_back"
-        case .versionsCollided: "versions_collided"
-        case .rowsQuarantined: "rows_quarantined"
-        case .concurrentEdit: "concurrent_edit"
-        case .conflictResolved: "conflict_resolved"
-        case .operationsRefused: "operations_refused"
-        case .backfillConflict: "backfill_conflict"
-        case .siblingCapabilities: "sibling_capabilities"
-        }
-    }
-
-    private static func fields(of event: ReplicaEvent) -> [String: Any] {
-        switch event {
-        case .frameRefused(let from, let error):
-            ["peer": from.hex, "error": error.code.rawValue, "detail": error.detail]
-        case .peerSchemaMismatch(let peer, let local, let remote):
-            ["peer": peer.hex, "local": String(local.value, radix: 16), "remote": String(remote.value, radix: 16)]
-        case .stormSuspected(let peer, let namespaces, let backoffUntil):
-            ["peer": peer.hex, "namespaces": namespaces, "backoff_until": backoffUntil]
-        case .applied(let peer, let outcome):
-            ["peer": peer.hex, "namespace": outcome.namespace, "rows": outcome.rowsApplied,
-             "tombstones": outcome.tombstonesApplied, "changed": outcome.digestChanged]
-        case .applyFailed(let peer, let namespace, let error):
-            ["peer": peer.hex, "namespace": namespace, "error": error.code.rawValue]
-        case .converged(let peer):
-            ["peer": peer.hex]
-        case .storeFailed(let error):
-            ["error": error.code.rawValue]
-        case .storeRolledBack(let reason, let epoch, let peer):
-            ["reason": "\(reason)", "epoch": epoch, "peer": peer.map { $0.hex as Any } ?? NSNull()]
-        case .versionsCollided(let peer, let namespace, let keys):
-            ["peer": peer.hex, "namespace": namespace, "keys": keys.count]
-        case .rowsQuarantined(let rows):
-            ["rows": rows.count]
-        case .concurrentEdit(let namespace, _, let versions):
-            ["namespace": namespace, "versions": versions.count]
-        case .conflictResolved(let namespace, _):
-            ["namespace": namespace]
-        case .operationsRefused(let peer, let namespace, let count):
-            ["peer": peer.hex, "namespace": namespace, "count": count]
-        case .backfillConflict(let peer, let namespace, _, let fields):
-            ["peer": peer.hex, "namespace": namespace, "fields": fields]
-        case .siblingCapabilities(let peer, let capabilities):
-            ["peer": peer.hex, "capabilities": capabilities]
-        }
     }
 }

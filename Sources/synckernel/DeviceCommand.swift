@@ -132,7 +132,7 @@ enum DeviceCommand {
                     if progressBar, event.name.hasPrefix("snapshot_") { output.progress("") }
                     output.log(text)
                 }
-                if parsed.autoApprove, case .joinResponder(.approvalRequested(let approval)) = event {
+                if parsed.autoApprove, case .approvalRequested(let approval) = event {
                     Task {
                         do {
                             try await device.approve(approval.id)
@@ -337,23 +337,29 @@ enum DeviceCommand {
         switch event {
         case .started(let device): "started as device \(device.hex)"
         case .stopped: "stopped"
-        case .relay: "relay: \(event.name)"
+        case .relayConnected, .relayDisconnected, .relayReconnected, .relayClosed: "relay: \(event.name)"
         case .envelopeDropped: nil
         case .dropsSummarised(let envelopes, let relay, let period): dropSummary(envelopes: envelopes, relay: relay, periodMillis: period)
         case .sealFailed(let recipient, let error): "could not seal a frame for \(recipient.hex): \(error.code)"
         case .sessionRefused(let sibling): "refused a session handshake of \(sibling.hex)"
         case .roundStarted(let peer): "round started with \(peer)"
-        case .replica(.converged(let peer)): "round completed with \(peer)"
-        case .replica(.stormSuspected(let peer, let namespaces, _)): "storm suspected with \(peer) over \(namespaces.joined(separator: ","))"
-        case .replica(.applied): nil
-        case .replica(.storeFailed(let error)) where error.code == .storageFull || error.code == .storeReadOnly,
-             .replica(.applyFailed(_, _, let error)) where error.code == .storageFull || error.code == .storeReadOnly:
+        case .roundCompleted(let peer): "round completed with \(peer)"
+        case .stormSuspected(let peer, let namespaces, _): "storm suspected with \(peer) over \(namespaces.joined(separator: ","))"
+        case .applied: nil
+        case .storeFailed(let error) where error.carries(SyncKernelError.Code.storageFull) || error.carries(SyncKernelError.Code.storeReadOnly),
+             .applyFailed(_, _, let error) where error.carries(SyncKernelError.Code.storageFull) || error.carries(SyncKernelError.Code.storeReadOnly):
             storeProblem(error, doing: "a sibling's rows could not be stored", store: store)
-        case .replica: fields(event)
+        case .frameRefused, .siblingCapabilities, .schemaMismatch, .applyFailed, .storeFailed, .storeRolledBack, .versionsCollided,
+             .rowsQuarantined, .concurrentEdit, .conflictResolved, .operationsRefused, .backfillConflict:
+            fields(event)
         case .siblingLearned(let device): "learned sibling \(device.hex)"
         case .transferDropped: fields(event)
-        case .joinResponder(let join): JoinLogLine.responder(join, device: name)
-        case .joinRequester(let join): JoinLogLine.requester(join)
+        case .signInDropped, .approvalRequested, .approved, .approvalRejected, .approvalExpired, .approvalWithdrawn,
+             .signInLedgerLearned:
+            JoinLogLine.responder(event, device: name)
+        case .joinRequestSent, .joinAcknowledged, .joinReplyDropped, .joinGranted, .joinWaiting, .joinRejected, .joinRefused,
+             .joinTimedOut, .joinStoreFailed:
+            JoinLogLine.requester(event)
         case .snapshotRequested(let peer): "snapshot requested by \(peer)"
         case .snapshotAnswered(let peer, _): "snapshot answer to \(peer): \(EventFields.text(event, keys: answerKeys))"
         case .snapshotAcknowledged(let peer, let refusal): "snapshot ack from \(peer): ok \(refusal == nil)"
@@ -371,8 +377,8 @@ enum DeviceCommand {
     private static func report(_ error: any Error, of command: String, device: SyncDevice, output: DeviceOutput) {
         let reported = ErrorReport(error)
         output.line(JSONLine.encode(["event": "error", "error": reported.code, "name": reported.name]))
-        guard let error = error as? SyncKernelError, error.code == .storageFull || error.code == .storeReadOnly else { return }
-        output.log(storeProblem(error, doing: "\(command) failed", store: device.configuration.storePath))
+        guard reported.carries(SyncKernelError.Code.storageFull) || reported.carries(SyncKernelError.Code.storeReadOnly) else { return }
+        output.log(storeProblem(reported, doing: "\(command) failed", store: device.configuration.storePath))
     }
 
     /// An error of any module as the log shows it: its fixed detail, then its stable code and name.
@@ -410,13 +416,14 @@ enum DeviceCommand {
     }
 
     /// The sentence for a store that ran out of room or refuses writes; nil for other errors.
-    static func storeProblem(_ error: SyncKernelError, doing what: String, store: String) -> String {
+    static func storeProblem(_ error: ErrorReport, doing what: String, store: String) -> String {
         let name = "the store \(store)"
-        if error.code == .storageFull {
+        let code = "\(error.code) \(error.name)"
+        if error.carries(SyncKernelError.Code.storageFull) {
             return "\(what): \(name) is on a full disk; nothing of it was stored, and writes succeed again once there is room "
-                + "(\(error.code))"
+                + "(\(code))"
         }
-        return "\(what): \(name) refuses writes (read-only file, folder or file system); nothing of it was stored (\(error.code))"
+        return "\(what): \(name) refuses writes (read-only file, folder or file system); nothing of it was stored (\(code))"
     }
 
     /// A one-line progress bar for a snapshot being absorbed.

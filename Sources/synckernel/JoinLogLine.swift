@@ -9,10 +9,11 @@ import SyncJoin
 /// name and short id), the device it will be answered on, and how long it waits; a withdrawn
 /// prompt names who decided; a joining device's lines name the cause of every outcome.
 enum JoinLogLine {
-    /// The log line of a sibling's event; `device` is this device's name.
-    static func responder(_ event: JoinResponderEvent, device: String) -> String {
+    /// The log line of an event of admitting others (nil for any other event); `device` is
+    /// this device's name.
+    static func responder(_ event: SyncDeviceEvent, device: String) -> String? {
         switch event {
-        case .requestDropped(let reason, let bytes):
+        case .signInDropped(let reason, let bytes):
             switch reason {
             case .approvalsFull, .credentialBusy: "refused a sign-in request (\(reason)): too many requests wait for a decision"
             case .credentialSpent: "refused a sign-in request (\(reason)): its credential admitted a device already"
@@ -24,31 +25,33 @@ enum JoinLogLine {
                 + "answer here on \(device) within \(seconds(until: approval.deadline)) s: type `approve \(approval.id)` "
                 + "or `reject \(approval.id)`"
         case .approved(let id, let joined, let name): "approved \(id): \(name) (device \(joined)) is admitted"
-        case .rejected(let id): "rejected \(id): nothing was recorded"
+        case .approvalRejected(let id): "rejected \(id): nothing was recorded"
         case .approvalExpired(let id): "prompt \(id) expired: nobody decided before the device stopped waiting"
         case .approvalWithdrawn(let id, .approvedElsewhere(let by)): "prompt \(id) withdrawn: approved on \(by)"
         case .approvalWithdrawn(let id, .rejectedElsewhere(let by)): "prompt \(id) withdrawn: rejected on \(by)"
         case .approvalWithdrawn(let id, .credentialSpent): "prompt \(id) withdrawn: its credential admitted another device (refused)"
         case .approvalWithdrawn(let id, .credentialRevoked): "prompt \(id) withdrawn: its credential was revoked (refused)"
-        case .ledgerLearned(let entries): "learned \(entries) spent or revoked sign-in credentials from a sibling"
+        case .signInLedgerLearned(let entries): "learned \(entries) spent or revoked sign-in credentials from a sibling"
+        default: nil
         }
     }
 
-    /// The log line of a joining device's event.
-    static func requester(_ event: JoinRequesterEvent) -> String {
+    /// The log line of a joining device's event (nil for any other event).
+    static func requester(_ event: SyncDeviceEvent) -> String? {
         switch event {
-        case .requestSent(let attempt): "sign-in request sent (attempt \(attempt)), waiting for a sibling"
-        case .waiting(let remaining, true): "waiting \(remaining) s more for the sibling's user to decide"
-        case .waiting(let remaining, false):
+        case .joinRequestSent(let attempt): "sign-in request sent (attempt \(attempt)), waiting for a sibling"
+        case .joinWaiting(let remaining, true): "waiting \(remaining) s more for the sibling's user to decide"
+        case .joinWaiting(let remaining, false):
             "waiting \(remaining) s more for a sibling to answer (nothing answers while no device of the account is online)"
-        case .acknowledged(let family): "a sibling answered: approve on your \(family.value)"
-        case .replyDropped(let reason, let bytes): "dropped a reply of \(bytes) bytes: \(reason)"
-        case .granted(let joined): "granted: joined as \(joined.name)"
-        case .rejected: "rejected: a sibling's user refused this device"
-        case .refused(let refusal): "refused (\(refusal.word)): \(refusal.explanation)"
-        case .timedOut(true): "no decision: a sibling asked its user, but nobody decided in time"
-        case .timedOut(false): "nobody answered: no device of the account is online"
-        case .storeFailed(let error): "the grant could not be stored: \(error.code)"
+        case .joinAcknowledged(let family): "a sibling answered: approve on your \(family.value)"
+        case .joinReplyDropped(let reason, let bytes): "dropped a reply of \(bytes) bytes: \(reason)"
+        case .joinGranted(let joined): "granted: joined as \(joined.name)"
+        case .joinRejected: "rejected: a sibling's user refused this device"
+        case .joinRefused(let refusal): "refused (\(refusal.word)): \(refusal.explanation)"
+        case .joinTimedOut(true): "no decision: a sibling asked its user, but nobody decided in time"
+        case .joinTimedOut(false): "nobody answered: no device of the account is online"
+        case .joinStoreFailed(let error): "the grant could not be stored: \(error.code)"
+        default: nil
         }
     }
 

@@ -59,12 +59,12 @@ final class LocalRelayDeviceTests: XCTestCase {
             let arrived = try await waitForNotes(20, on: device)
             XCTAssertTrue(arrived, "every note on both devices; events \(logs[0].items)")
         }
-        XCTAssertTrue(logs[0].items.contains(.relay(.connected)))
+        XCTAssertTrue(logs[0].items.contains(.relayConnected))
         let status = try await devices[0].currentStatus()
         XCTAssertEqual(status.live?.relay, .connected)
         for log in logs {
             let announced = log.items.compactMap { event -> [String]? in
-                guard case .replica(.siblingCapabilities(_, let capabilities)) = event else { return nil }
+                guard case .siblingCapabilities(_, let capabilities) = event else { return nil }
                 return capabilities
             }
             XCTAssertFalse(announced.isEmpty, "the sibling announced itself")
@@ -88,7 +88,7 @@ final class LocalRelayDeviceTests: XCTestCase {
         relay.setReachable(true)
         let after = try await waitForNotes(8, on: devices[1])
         XCTAssertTrue(after, "the digest loop brought what was written while the relay was away; events \(logs[1].items)")
-        XCTAssertTrue(logs[0].items.contains(.relay(.disconnected)))
-        XCTAssertTrue(logs[0].items.contains(.relay(.reconnected)))
+        XCTAssertTrue(logs[0].items.contains(.relayDisconnected))
+        XCTAssertTrue(logs[0].items.contains(.relayReconnected))
     }
 }

@@ -177,7 +177,7 @@ private struct ExportLoad: Sendable {
         let sender = siblingID
         let arrived = await log.wait(timeout: within) { events in
             events.dropFirst(seen).contains { event in
-                if case .replica(.applied(let peer, let outcome)) = event { peer == sender && outcome.rowsApplied > 0 } else { false }
+                if case .applied(let peer, let changes) = event { peer == sender && changes.rows > 0 } else { false }
             }
         }
         return arrived ? Self.millis(writing.duration(to: .now)) : nil

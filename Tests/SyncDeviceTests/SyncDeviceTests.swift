@@ -81,14 +81,14 @@ final class SyncDeviceTests: XCTestCase {
 
         let first = pair[0].log.items
         XCTAssertEqual(first.first, .started(device: try world.account.certificate(name: world.names[0]).device), "started comes first")
-        XCTAssertTrue(first.contains(.relay(.connected)))
+        XCTAssertTrue(first.contains(.relayConnected))
         let roundsAnywhere = (pair[0].log.items + pair[1].log.items).filter {
             if case .roundStarted = $0 { return true } else { return false }
         }
         XCTAssertFalse(roundsAnywhere.isEmpty, "the writes were pulled in rounds")
         for (index, (_, log)) in pair.enumerated() {
             let announced = log.items.compactMap { event -> [String]? in
-                guard case .replica(.siblingCapabilities(_, let capabilities)) = event else { return nil }
+                guard case .siblingCapabilities(_, let capabilities) = event else { return nil }
                 return capabilities
             }
             XCTAssertEqual(announced.count, 1, "device \(index) learned once what its sibling reads")
@@ -294,7 +294,7 @@ final class SyncDeviceTests: XCTestCase {
 
         try await server.restart()
         let back = await pair[1].log.wait(timeout: deadline) { events in
-            events.contains(.relay(.disconnected)) && events.contains(.relay(.reconnected))
+            events.contains(.relayDisconnected) && events.contains(.relayReconnected)
         }
         XCTAssertTrue(back)
         try await write(1..<3, on: pair[1].device)
