@@ -12,7 +12,7 @@ TEST_PACKAGES :=
 
 -include mk/*.mk
 
-.PHONY: run test test-large deps build release bench bench-grid conformance-soak soak storm-sweep clean
+.PHONY: run test test-large export-figure deps build release bench bench-grid conformance-soak soak storm-sweep clean
 
 ## deps: install the system libraries the package links (libsqlite3-dev, libsodium-dev, libnats-dev) when missing.
 deps:
@@ -49,6 +49,15 @@ test-large: deps release
 	$(SWIFT) build --build-tests
 	@SYNCKERNEL_BINARY=$(CURDIR)/.build/release/synckernel scripts/run-tests.sh $(SWIFT) test --skip-build \
 		--disable-swift-testing --filter LargeChangeTests --filter /testAtScale
+
+## export-figure: the 1e6-row snapshot export beside a device that keeps answering its status, its
+## writes and its sibling (`SnapshotExportTests`, both sizes), in a release build of the tests
+## (`-enable-testing`, in .build/release); prints the timings; about 6 minutes with the build.
+export-figure: deps
+	@$(if $(strip $(TEST_PACKAGES)),scripts/ensure-packages.sh $(TEST_PACKAGES),true)
+	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing
+	@scripts/run-tests.sh $(SWIFT) test -c release -Xswiftc -enable-testing --skip-build --disable-swift-testing \
+		--filter SnapshotExportTests
 
 ## bench: the earlier side-by-side comparisons in one release run: whole-bucket against listing responses in a
 ## 3-device fleet, maintained against rescanned digests (`synckernel bench --rows N --diff D` is the reconcile benchmark).

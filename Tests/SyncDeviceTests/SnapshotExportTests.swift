@@ -89,8 +89,12 @@ final class SnapshotExportTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(reachedMillis.count, 3, "sibling writes during the export")
         guard reachedMillis.count >= 3 else { return }
         let reachedMedian = reachedMillis[reachedMillis.count / 2]
-        print(String(format: "a sibling's write reaching the exporter: median %.1f ms under the same load without an export; while exporting %d writes, median %.1f ms, p90 %.1f ms, max %.1f ms",
-                     idleMedian, reachedMillis.count, reachedMedian, reachedMillis[reachedMillis.count * 9 / 10], reachedMillis.last ?? 0))
+        let idleOrdered = idle.reached.sorted()
+        print(String(format: "a sibling's write reaching the exporter: without an export %d writes, median %.1f ms, p90 %.1f ms, max %.1f ms; "
+                     + "while exporting %d writes, median %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms",
+                     idleOrdered.count, idleMedian, idleOrdered[idleOrdered.count * 9 / 10], idleOrdered.last ?? 0,
+                     reachedMillis.count, reachedMedian, reachedMillis[reachedMillis.count * 9 / 10],
+                     reachedMillis[reachedMillis.count * 99 / 100], reachedMillis.last ?? 0))
         XCTAssertLessThanOrEqual(reachedMedian, 100,
                                  "the exporter answers its sibling within 100 ms (without an export \(idle.reached.sorted()) ms; while exporting \(reachedMillis))")
         XCTAssertLessThanOrEqual(reachedMedian, idleMedian + 50, "the export adds little to the time a sibling's write takes")
