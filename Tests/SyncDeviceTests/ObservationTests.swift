@@ -88,6 +88,27 @@ final class ObservationTests: XCTestCase {
         XCTAssertEqual(Set(counts.items).count, counts.items.count, "never the same value twice")
     }
 
+    func testAQueryOverAKeyRangeYieldsForItsKeysOnly() async throws {
+        let world = try DeviceWorld(devices: 1)
+        let devices = try await started(world, 1)
+        let (start, end) = (Array(DeviceWorld.note(2).id), Array(DeviceWorld.note(3).id))
+        let ids = record(devices[0].observe(NotebookNamespace.self, region: .range(from: start, below: end)) { reader throws(SyncKernelError) in
+            try reader.rows(from: start, below: end, limit: 1_000).rows.map(\.key)
+        })
+        let first = await ids.wait(timeout: .seconds(30)) { $0 == [[]] }
+        XCTAssertTrue(first, "\(ids.items)")
+        try await save([1, 3, 30], on: devices[0])
+        try await save([2], on: devices[0])
+        let one = await ids.wait(timeout: .seconds(30)) { $0.count == 2 }
+        XCTAssertTrue(one)
+        try await save([4], on: devices[0])
+        try await save([25], on: devices[0])
+        let two = await ids.wait(timeout: .seconds(30)) { $0.count == 3 }
+        XCTAssertTrue(two)
+        XCTAssertEqual(ids.items, [[], [start], [start, Array(DeviceWorld.note(25).id)]],
+                       "the start key is in the range, the end key and keys outside it yield nothing")
+    }
+
     func testCommitsWhileTheConsumerIsBusyComeAsOneValueAfterTheLastAndCancellingEnds() async throws {
         let world = try DeviceWorld(devices: 1)
         let devices = try await started(world, 1)

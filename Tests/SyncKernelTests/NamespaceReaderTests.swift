@@ -5,7 +5,7 @@ import SyncKernelSimulator
 import XCTest
 
 /// `NamespaceReader` through a `StoreReadConnection`: a row by key, pages in key order that
-/// never skip or repeat a row (a damaged one included), pages by key prefix, the count, the keys
+/// never skip or repeat a row (a damaged one included), pages by key prefix and by key range, the count, the keys
 /// in conflict, one committed state per read, and refusals for a namespace it cannot read.
 final class NamespaceReaderTests: XCTestCase {
     private typealias Row = RecordNamespace.Row
@@ -27,13 +27,17 @@ final class NamespaceReaderTests: XCTestCase {
         try StoreReadConnection(path: path, namespaces: NamespaceSet([RecordNamespace.self]))
     }
 
-    /// Every row of `read`'s pages of `limit`, following each page's cursor to the end.
-    private func allPages(_ connection: StoreReadConnection, prefix: [UInt8]? = nil, limit: Int) throws -> [String] {
+    /// Every row of `read`'s pages of `limit` (of the prefix, or the range from `start` below
+    /// `end`, when given), following each page's cursor to the end.
+    private func allPages(_ connection: StoreReadConnection, prefix: [UInt8]? = nil, range: (start: [UInt8], end: [UInt8]?)? = nil,
+                          limit: Int) throws -> [String] {
         var ids: [String] = []
         var after: [UInt8]?
         repeat {
             let page = try connection.read(RecordNamespace.self) { reader throws(SyncKernelError) in
-                if let prefix { try reader.rows(withPrefix: prefix, after: after, limit: limit) } else { try reader.rows(after: after, limit: limit) }
+                if let prefix { return try reader.rows(withPrefix: prefix, after: after, limit: limit) }
+                if let range { return try reader.rows(from: range.start, below: range.end, after: after, limit: limit) }
+                return try reader.rows(after: after, limit: limit)
             }
             ids += page.rows.map(\.row.id)
             XCTAssertEqual(page.rows.map(\.key), page.rows.map { Array($0.row.id.utf8) }, "each row with its key")
@@ -74,6 +78,27 @@ final class NamespaceReaderTests: XCTestCase {
         XCTAssertEqual(try allPages(connection, prefix: Array("z".utf8), limit: 5), [])
         XCTAssertEqual(try allPages(connection, prefix: [], limit: 50), (0..<130).map(key), "an empty prefix reads every row")
         XCTAssertEqual(try allPages(connection, prefix: [0xff, 0xff], limit: 5), [], "a prefix with no successor")
+    }
+
+    func testRangePagesReadTheirHalfOpenRangeOnly() throws {
+        let world = try TestWorld()
+        let path = try storeOfRecords(world, count: 130)
+        let connection = try reader(path)
+        defer { connection.close() }
+        let k = { (index: Int) in Array(self.key(index).utf8) }
+        XCTAssertEqual(try allPages(connection, range: (k(10), k(20)), limit: 3), (10..<20).map(key), "start in, end out")
+        XCTAssertEqual(try allPages(connection, range: (k(125), nil), limit: 2), (125..<130).map(key), "no end: to the last key")
+        XCTAssertEqual(try allPages(connection, range: ([], k(3)), limit: 10), (0..<3).map(key), "an empty start: from the first key")
+        XCTAssertEqual(try allPages(connection, range: (Array("k0105".utf8), Array("k012".utf8)), limit: 4), (11..<12).map(key),
+                       "bounds between keys")
+        XCTAssertEqual(try allPages(connection, range: (k(20), k(10)), limit: 5), [], "an end below the start")
+        XCTAssertEqual(try allPages(connection, range: (k(20), k(20)), limit: 5), [], "an end equal to the start")
+        XCTAssertEqual(try allPages(connection, range: ([], []), limit: 5), [], "below the empty key lies nothing")
+        let resumed = try connection.read(RecordNamespace.self) { reader throws(SyncKernelError) in
+            try reader.rows(from: k(10), below: k(20), after: k(14), limit: 100)
+        }
+        XCTAssertEqual(resumed.rows.map(\.row.id), (15..<20).map(key), "a cursor resumes inside the range")
+        XCTAssertNil(resumed.next)
     }
 
     func testADamagedRowIsSkippedWithoutStallingThePagesAndReadsAsAbsent() throws {

@@ -1,5 +1,6 @@
 /// What an app reads of one namespace inside one read transaction (`StoreReadConnection.read`):
-/// a row by key, pages of rows in key order (all, or those with a key prefix), the row count,
+/// a row by key, pages of rows in key order (all, those with a key prefix, or those in a key
+/// range), the row count,
 /// the keys in conflict, and the change feed (`changes(after:limit:)`).
 ///
 /// Invariants: everything read through one reader comes from one committed state of the store
@@ -31,6 +32,14 @@ public struct NamespaceReader<N: SyncNamespace> {
     /// the first such key when nil); an empty prefix reads every row.
     public func rows(withPrefix prefix: [UInt8], after: [UInt8]? = nil, limit: Int) throws(SyncKernelError) -> RowPage<N.Row> {
         try page(after: after, from: prefix.isEmpty ? nil : prefix, below: KeyRange.prefixEnd(prefix), limit: limit)
+    }
+
+    /// Up to `limit` rows whose key lies in the half-open range from `start` (included) to `end`
+    /// (excluded; nil: to the last key), in key order, after key `after` (from `start` when nil).
+    /// A range whose `end` is not above `start` holds no row.
+    public func rows(from start: [UInt8], below end: [UInt8]?, after: [UInt8]? = nil, limit: Int) throws(SyncKernelError) -> RowPage<N.Row> {
+        if let end, ![UInt8].keyPrecedes(start, end) { return RowPage(rows: [], next: nil) }
+        return try page(after: after, from: start.isEmpty ? nil : start, below: end, limit: limit)
     }
 
     /// The number of rows the namespace stores.
