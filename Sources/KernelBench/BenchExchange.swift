@@ -45,6 +45,8 @@ final class BenchExchange {
     /// A, then B.
     private let stores: [KernelStore]
     private let mode: BenchMode
+    /// The exchange both sides run: the sketch exchange in `fast` mode, the spec's otherwise.
+    private let exchange: any ReconcileExchange
     /// Whether sketches may use the wide tier (`BenchConfig.wide`).
     private let wide: Bool
     /// The schema every frame carries.
@@ -74,6 +76,7 @@ final class BenchExchange {
     init(_ a: KernelStore, _ b: KernelStore, mode: BenchMode, wide: Bool = true) {
         stores = [a, b]
         self.mode = mode
+        exchange = mode == .fast ? SketchExchange() : BucketizeExchange()
         self.wide = wide
         schema = a.namespaces.schema
         names = a.namespaces.names
@@ -97,16 +100,16 @@ final class BenchExchange {
                 let requester = round % 2
                 let responder = 1 - requester
                 let advertised = try measure(responder, \.detectNanoseconds) { () throws(SyncKernelError) in
-                    mode == .fast ? stores[responder].encodedStateDigest() : try stores[responder].merkleDigest().encoded()
+                    try exchange.encodedDigest(of: stores[responder])
                 }
-                let changes = mode == .fast ? stores[responder].changeCounters() : []
+                let changes = exchange.countsChanges ? stores[responder].changeCounters() : []
                 guard case .stateDigest(let digest, _, let theirChanges) = try transmit(.stateDigest(digest: advertised, probe: false, changes: changes), from: responder) else {
                     return false
                 }
                 depth += 1
                 let (divergent, theirs) = try measure(requester, \.detectNanoseconds) { () throws(SyncKernelError) in
                     let theirs = try StateDigest(decoding: digest, expecting: schema, namespaces: names)
-                    let mine = mode == .fast ? stores[requester].stateDigest() : try stores[requester].merkleDigest()
+                    let mine = try exchange.digest(of: stores[requester])
                     return (mine.divergentNamespaces(from: theirs), theirs)
                 }
                 if divergent.isEmpty {
@@ -117,11 +120,9 @@ final class BenchExchange {
                 var queue: [InFlight] = []
                 for namespace in divergent {
                     let body = try measure(requester, \.detectNanoseconds) { () throws(SyncKernelError) -> SyncFrame.Body in
-                        guard mode == .fast else { return .reconcileRequest(try stores[requester].reconcileRequest(for: namespace)) }
-                        let expected = marks[requester].expectedItems(namespace, names: names, mine: stores[requester].changeCounters(),
-                                                                      theirs: theirChanges)
-                        let root = names.firstIndex(of: namespace).map { theirs.roots[$0] }
-                        return try stores[requester].sketchStart(for: namespace, expectedItems: expected, wide: wide, peerRoot: root)
+                        let round = ExchangeRound(namespace: namespace, theirs: theirs, theirChanges: theirChanges,
+                                                  counters: stores[requester].changeCounters())
+                        return try exchange.start(round, in: stores[requester], with: ExchangePeer(marks: marks[requester], readsWide: wide))
                     }
                     queue.append(InFlight(body: body, receiver: responder, depth: depth + 1))
                 }
@@ -151,7 +152,7 @@ final class BenchExchange {
             }
         case .reconcileResponse(let response):
             let outcome = try measure(side, \.applyNanoseconds) { () throws(SyncKernelError) in try store.apply(response) }
-            let shipBack = mode == .fast && !response.isFinal ? outcome.keysToShipBack : []
+            let shipBack = exchange.shipsBack && !response.isFinal ? outcome.keysToShipBack : []
             guard !shipBack.isEmpty else { return [] }
             return try measure(side, \.transferNanoseconds) { () throws(SyncKernelError) in
                 try store.respond(toKeys: shipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
