@@ -82,126 +82,110 @@ extension SyncDeviceEvent {
         }
     }
 
-    /// The event as a JSON-ready object.
+    /// The event as a JSON-ready object: `event` and the case's own keys.
     public func jsonObject() -> [String: Any] {
-        var object: [String: Any] = ["event": name]
+        fields.merging(["event": name]) { _, new in new }
+    }
+
+    /// The keys of the case beside `event`.
+    private var fields: [String: Any] {
         switch self {
         case .started(let device):
-            object["device"] = device.hex
-        case .stopped, .relayConnected, .relayDisconnected, .relayReconnected, .relayClosed, .joinRejected:
-            break
+            ["device": device.hex]
+        case .stopped, .relayConnected, .relayDisconnected, .relayReconnected, .relayClosed, .joinRejected: [:]
         case .envelopeDropped(let reason, let bytes):
-            object["reason"] = reason.name
-            object["code"] = reason.rawValue
-            object["bytes"] = bytes
+            ["reason": reason.name, "code": reason.rawValue, "bytes": bytes]
         case .dropsSummarised(let envelopes, let relay, let period):
-            object["envelopes"] = Dictionary(uniqueKeysWithValues: envelopes.map { ($0.key.name, $0.value) })
-            object["relay"] = Dictionary(uniqueKeysWithValues: relay.map { ($0.key.rawValue, $0.value) })
-            object["seconds"] = Double(period) / 1_000
+            ["envelopes": Dictionary(uniqueKeysWithValues: envelopes.map { ($0.key.name, $0.value) }),
+             "relay": Dictionary(uniqueKeysWithValues: relay.map { ($0.key.rawValue, $0.value) }), "seconds": Double(period) / 1_000]
         case .sealFailed(let recipient, let error):
-            object["peer"] = recipient.hex
-            object["error"] = error.code
+            ["peer": recipient.hex, "error": error.code]
         case .roundStarted(let peer), .sessionRefused(let peer), .roundCompleted(let peer):
-            object["peer"] = peer.hex
+            ["peer": peer.hex]
         case .frameRefused(let peer, let error):
-            object.merge(["peer": peer.hex, "error": error.code, "detail": error.detail]) { _, new in new }
+            ["peer": peer.hex, "error": error.code, "detail": error.detail]
         case .schemaMismatch(let peer, let local, let remote):
-            object.merge(["peer": peer.hex, "local": String(local.value, radix: 16), "remote": String(remote.value, radix: 16)]) { _, new in new }
+            ["peer": peer.hex, "local": String(local.value, radix: 16), "remote": String(remote.value, radix: 16)]
         case .stormSuspected(let peer, let namespaces, let backoffUntil):
-            object.merge(["peer": peer.hex, "namespaces": namespaces, "backoff_until": backoffUntil]) { _, new in new }
+            ["peer": peer.hex, "namespaces": namespaces, "backoff_until": backoffUntil]
         case .applied(let peer, let changes):
-            object.merge(["peer": peer.hex, "namespace": changes.namespace, "rows": changes.rows,
-                          "tombstones": changes.deletes, "changed": changes.changedDigest]) { _, new in new }
+            ["peer": peer.hex, "namespace": changes.namespace, "rows": changes.rows, "tombstones": changes.deletes,
+             "changed": changes.changedDigest]
         case .applyFailed(let peer, let namespace, let error):
-            object.merge(["peer": peer.hex, "namespace": namespace, "error": error.code]) { _, new in new }
+            ["peer": peer.hex, "namespace": namespace, "error": error.code]
         case .storeFailed(let error):
-            object["error"] = error.code
+            ["error": error.code]
         case .storeRolledBack(let reason, let epoch, let peer):
-            object.merge(["reason": "\(reason)", "epoch": epoch, "peer": peer.map { $0.hex as Any } ?? NSNull()]) { _, new in new }
+            ["reason": "\(reason)", "epoch": epoch, "peer": peer.map { $0.hex as Any } ?? NSNull()]
         case .versionsCollided(let peer, let namespace, let keys):
-            object.merge(["peer": peer.hex, "namespace": namespace, "keys": keys.count]) { _, new in new }
+            ["peer": peer.hex, "namespace": namespace, "keys": keys.count]
         case .rowsQuarantined(let rows):
-            object["rows"] = rows.count
+            ["rows": rows.count]
         case .concurrentEdit(let namespace, _, let versions):
-            object.merge(["namespace": namespace, "versions": versions.count]) { _, new in new }
+            ["namespace": namespace, "versions": versions.count]
         case .conflictResolved(let namespace, _):
-            object["namespace"] = namespace
+            ["namespace": namespace]
         case .operationsRefused(let peer, let namespace, let count):
-            object.merge(["peer": peer.hex, "namespace": namespace, "count": count]) { _, new in new }
+            ["peer": peer.hex, "namespace": namespace, "count": count]
         case .backfillConflict(let peer, let namespace, _, let fields):
-            object.merge(["peer": peer.hex, "namespace": namespace, "fields": fields]) { _, new in new }
+            ["peer": peer.hex, "namespace": namespace, "fields": fields]
         case .siblingCapabilities(let peer, let capabilities):
-            object.merge(["peer": peer.hex, "capabilities": capabilities]) { _, new in new }
+            ["peer": peer.hex, "capabilities": capabilities]
         case .siblingLearned(let device):
-            object["device"] = device.hex
+            ["device": device.hex]
         case .transferDropped(let reason):
-            object["reason"] = Self.text(of: reason)
+            ["reason": Self.text(of: reason)]
         case .signInDropped(let reason, let bytes):
-            object.merge(["reason": reason.name, "code": reason.rawValue, "bytes": bytes,
-                          "answered": [.approvalsFull, .credentialSpent, .credentialRevoked, .credentialBusy].contains(reason)]) { _, new in new }
+            ["reason": reason.name, "code": reason.rawValue, "bytes": bytes,
+             "answered": [.approvalsFull, .credentialSpent, .credentialRevoked, .credentialBusy].contains(reason)]
         case .approvalRequested(let approval):
-            object.merge(["id": approval.id.value, "name": approval.deviceName, "device": approval.device.hex,
-                          "deadline": approval.deadline, "credential": approval.credential.description]) { _, new in new }
+            ["id": approval.id.value, "name": approval.deviceName, "device": approval.device.hex, "deadline": approval.deadline,
+             "credential": approval.credential.description]
         case .approvalWithdrawn(let id, let cause):
-            object.merge(["id": id.value, "cause": cause.word, "by": cause.decider.map { $0 as Any } ?? NSNull()]) { _, new in new }
+            ["id": id.value, "cause": cause.word, "by": cause.decider.map { $0 as Any } ?? NSNull()]
         case .signInLedgerLearned(let entries):
-            object["entries"] = entries
+            ["entries": entries]
         case .approved(let id, let device, let name):
-            object.merge(["id": id.value, "device": device.hex, "name": name]) { _, new in new }
+            ["id": id.value, "device": device.hex, "name": name]
         case .approvalRejected(let id), .approvalExpired(let id):
-            object["id"] = id.value
+            ["id": id.value]
         case .joinRequestSent(let attempt):
-            object["attempt"] = attempt
+            ["attempt": attempt]
         case .joinWaiting(let remaining, let acknowledged):
-            object.merge(["remaining_seconds": remaining, "acknowledged": acknowledged]) { _, new in new }
+            ["remaining_seconds": remaining, "acknowledged": acknowledged]
         case .joinRefused(let refusal):
-            object["reason"] = refusal.word
+            ["reason": refusal.word]
         case .joinAcknowledged(let family):
-            object["family"] = family.value
+            ["family": family.value]
         case .joinReplyDropped(let reason, let bytes):
-            object.merge(["reason": reason.name, "code": reason.rawValue, "bytes": bytes]) { _, new in new }
+            ["reason": reason.name, "code": reason.rawValue, "bytes": bytes]
         case .joinGranted(let joined):
-            object.merge(["device": joined.device.hex, "name": joined.name]) { _, new in new }
+            ["device": joined.device.hex, "name": joined.name]
         case .joinTimedOut(let acknowledged):
-            object["acknowledged"] = acknowledged
+            ["acknowledged": acknowledged]
         case .joinStoreFailed(let error):
-            object["error"] = error.code
+            ["error": error.code]
         case .snapshotRequested(let peer):
-            object["peer"] = peer.hex
+            ["peer": peer.hex]
         case .snapshotAnswered(let peer, let answer):
-            object["peer"] = peer.hex
-            object.merge(Self.fields(of: answer)) { _, new in new }
+            Self.fields(of: answer).merging(["peer": peer.hex]) { _, new in new }
         case .snapshotAcknowledged(let peer, let refusal):
-            object["peer"] = peer.hex
-            object["ok"] = refusal == nil
-            object["reason"] = refusal.map { $0.rawValue as Any } ?? NSNull()
+            ["peer": peer.hex, "ok": refusal == nil, "reason": refusal.map { $0.rawValue as Any } ?? NSNull()]
         case .snapshotRequestSent(let peer, let attempt, let wake):
-            object["peer"] = peer.hex
-            object["attempt"] = attempt
-            object["wake"] = wake
+            ["peer": peer.hex, "attempt": attempt, "wake": wake]
         case .snapshotReply(let peer, let answer):
-            object["peer"] = peer.hex
-            object.merge(Self.fields(of: answer)) { _, new in new }
+            Self.fields(of: answer).merging(["peer": peer.hex]) { _, new in new }
         case .snapshotProgress(let progress):
-            object["phase"] = progress.phase.rawValue
-            object["bytes"] = progress.bytes
-            object["total_bytes"] = progress.totalBytes.map { $0 as Any } ?? NSNull()
-            object["rows"] = progress.rows
+            ["phase": progress.phase.rawValue, "bytes": progress.bytes, "total_bytes": progress.totalBytes.map { $0 as Any } ?? NSNull(),
+             "rows": progress.rows]
         case .snapshotAbsorbed(let peer, let report):
-            object["peer"] = peer.hex
-            object["rows"] = report.rows
-            object["deletes"] = report.deletes
-            object["bytes"] = report.sealedBytes
-            object["seconds"] = Double(report.totalTime.components.seconds)
-                + Double(report.totalTime.components.attoseconds) / 1e18
+            ["peer": peer.hex, "rows": report.rows, "deletes": report.deletes, "bytes": report.sealedBytes,
+             "seconds": Double(report.totalTime.components.seconds) + Double(report.totalTime.components.attoseconds) / 1e18]
         case .snapshotAbandoned(let peer, let reason):
-            object["peer"] = peer.hex
-            object["reason"] = reason.rawValue
+            ["peer": peer.hex, "reason": reason.rawValue]
         case .snapshotFailed(let error):
-            object["error"] = error.code
-            object["name"] = error.name
+            ["error": error.code, "name": error.name]
         }
-        return object
     }
 
     private static func fields(of answer: SnapshotAnswer) -> [String: Any] {

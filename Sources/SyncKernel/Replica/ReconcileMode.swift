@@ -14,13 +14,18 @@ public enum ReconcileMode: Sendable, Hashable {
     /// build speaks and a replica uses with a sibling until the sibling shows another.
     package var exchanges: [any ReconcileExchange] {
         switch self {
-        case .sketch: [SketchExchange(), BucketizeExchange()]
-        case .spec: [BucketizeExchange()]
+        case .sketch: Self.sketchExchanges
+        case .spec: Self.specExchanges
         }
     }
 
     /// The exchange every build speaks: where a replica starts with each sibling.
-    package var fallbackExchange: any ReconcileExchange { BucketizeExchange() }
+    package var fallbackExchange: any ReconcileExchange { Self.bucketize }
+
+    // Built once: a replica consults its mode's exchanges on every step a sibling sends.
+    private static let bucketize: any ReconcileExchange = BucketizeExchange()
+    private static let sketchExchanges: [any ReconcileExchange] = [SketchExchange(), bucketize]
+    private static let specExchanges: [any ReconcileExchange] = [bucketize]
 
     /// The most preferred exchange of this mode that a sibling announcing `capabilities` speaks,
     /// or nil when they name none beyond the spec's.

@@ -6,9 +6,9 @@ extension Replica {
     struct PeerState {
         var lastDigestSeen: [UInt8]?
         var lastBroadcast: [UInt8]?
-        /// The exchange negotiated with the sibling: the spec's until its frames show another
-        /// this mode prefers (`negotiate`), never back.
-        var exchange: any ReconcileExchange = BucketizeExchange()
+        /// The exchange negotiated with the sibling: the mode's fallback (the spec's) until its
+        /// frames show another this mode prefers (`negotiate`), never back.
+        var exchange: any ReconcileExchange
         /// The sibling reads compact frames: it listed `SyncFrame.compactCapability` or sent one.
         var readsCompact = false
         /// The sibling reads sketches past the standard capacity: it listed `SyncFrame.wideCapability`.

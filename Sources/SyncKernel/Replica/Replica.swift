@@ -149,7 +149,7 @@ public final class Replica {
         self.timing = timing
         self.mode = mode
         // Unique keys: `self.siblings` comes from a set.
-        peers = Dictionary(uniqueKeysWithValues: self.siblings.map { ($0, PeerState(announceDelay: timing.retryMillis, retryDelay: timing.retryMillis)) })
+        peers = Dictionary(uniqueKeysWithValues: self.siblings.map { ($0, PeerState(exchange: mode.fallbackExchange, announceDelay: timing.retryMillis, retryDelay: timing.retryMillis)) })
         for sibling in self.siblings { peers[sibling]?.marks = keptMarks(of: sibling) }
         takeKeptPushBases()
         for change in store.epochChanges {
@@ -220,7 +220,7 @@ public final class Replica {
     public func addSibling(_ device: DeviceID) -> Bool {
         guard device != self.device, peers[device] == nil else { return false }
         siblings = (siblings + [device]).sorted()
-        peers[device] = PeerState(announceDelay: timing.retryMillis, retryDelay: timing.retryMillis)
+        peers[device] = PeerState(exchange: mode.fallbackExchange, announceDelay: timing.retryMillis, retryDelay: timing.retryMillis)
         peers[device]?.marks = keptMarks(of: device)
         send(.heartbeat, to: device)
         peers[device]?.announceAt = .min
