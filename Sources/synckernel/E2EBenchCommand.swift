@@ -15,6 +15,7 @@ enum E2EBenchCommand {
         usage: synckernel bench-e2e [--rows N,...] [--diff D,...] [--row-bytes B,...] [--sides one|both,...]
                                     [--restart none|a|b,...] [--grid] [--seed S] [--bound-s SECONDS]
                                     [--directory DIR] [--csv PATH] [--negentropy PATH] [--no-in-memory]
+                                    [--log-dir DIR]
           Starts nats-server (from the PATH or NATS_SERVER) on free loopback ports (clients, and HTTP monitoring
           with -m), preloads two stores of N notebook rows of B encoded bytes through `synckernel device`
           processes (rows created on both devices, edits, deletes, conflicts; see E2EPreload), then for each
@@ -36,6 +37,9 @@ enum E2EBenchCommand {
           --negentropy       the driver (default NEGENTROPY_DRIVER, else .build/negentropy/negentropy-driver;
                              `make negentropy-driver` builds it); without one the column shows -
           --no-in-memory     leave out the in-memory bench's figure
+          --log-dir          keep each device's event lines (JSON) of each point's window there, one file per device
+                             and point (POINT-a.jsonl, POINT-b.jsonl; POINT is the point's label
+                             without its dashes, spaces as _)
         """
 
     /// The full grid's row counts.
@@ -58,6 +62,7 @@ enum E2EBenchCommand {
         var csv = FileManager.default.currentDirectoryPath + "/bench-e2e.csv"
         var negentropy: String?
         var inMemory = true
+        var logDirectory: String?
     }
 
     /// Runs the command; returns the exit code.
@@ -128,7 +133,7 @@ enum E2EBenchCommand {
                             let point = E2EPoint(rows: rows, rowBytes: rowBytes, differences: diff, sides: sides, restart: restart)
                             let run = E2ERun(point: point, preload: preload, relay: relay, directory: root + "/point",
                                              boundSeconds: options.boundSeconds, seed: options.seed, negentropy: negentropy,
-                                             inMemory: inMemory)
+                                             inMemory: inMemory, logDirectory: options.logDirectory)
                             record(try await run.measure(progress: progress))
                         }
                     }
@@ -156,7 +161,7 @@ enum E2EBenchCommand {
     /// Parses the command line.
     private static func parse(_ arguments: [String]) throws(UsageError) -> Options {
         let parsed = try OptionParser(arguments, options: ["rows", "diff", "row-bytes", "sides", "restart", "seed", "bound-s", "directory",
-                                                           "csv", "negentropy"],
+                                                           "csv", "negentropy", "log-dir"],
                                       flags: ["grid", "no-in-memory"])
         var options = Options()
         if parsed.flags.contains("grid") {
@@ -179,6 +184,7 @@ enum E2EBenchCommand {
         if let csv = parsed.values["csv"] { options.csv = csv }
         options.negentropy = parsed.values["negentropy"]
         options.inMemory = !parsed.flags.contains("no-in-memory")
+        options.logDirectory = parsed.values["log-dir"]
         guard options.rows.contains(where: { rows in options.differences.contains { $0 <= rows / 10 } }) else {
             throw UsageError("no point has D <= N/10")
         }

@@ -54,6 +54,25 @@ final class E2ERelay: Sendable {
     }
 
     /// Reads the totals from `/varz`.
+    /// The counters once nothing was published for `quiet` (polled every 200 ms), or as they are
+    /// at `bound`: what a window opens with when a device may still be sending.
+    func quietCounters(for quiet: Duration, within bound: Duration) async throws -> Counters {
+        let deadline = ContinuousClock.now + bound
+        var last = try await counters()
+        var stableSince = ContinuousClock.now
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            let now = try await counters()
+            if now.inMessages != last.inMessages || now.inBytes != last.inBytes {
+                last = now
+                stableSince = .now
+            } else if stableSince.duration(to: .now) >= quiet {
+                return now
+            }
+        }
+        return last
+    }
+
     func counters() async throws -> Counters {
         guard let address = URL(string: "http://127.0.0.1:\(monitorPort)/varz") else { throw E2EError("no monitoring URL") }
         let (data, _) = try await URLSession.shared.data(from: address)

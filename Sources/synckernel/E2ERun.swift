@@ -27,6 +27,8 @@ struct E2ERun {
     let negentropy: NegentropyComparison?
     /// The in-memory bench's figure for the same point, shown beside.
     let inMemory: (ratio: Double?, roundTrips: Int)?
+    /// Where each device's event lines of the window are kept (`--log-dir`), nil for nowhere.
+    var logDirectory: String? = nil
 
     /// Runs the point; `progress` gets a line per step.
     func measure(progress: (String) -> Void) async throws -> E2EResult {
@@ -56,6 +58,9 @@ struct E2ERun {
             // Let the meeting's last digests land before the window opens.
             try await Task.sleep(for: .seconds(1))
             progress("\(point.label): devices met; writing \(point.differences) differences")
+            // The lines each device had written before the window (a restarted device is a new
+            // process: all of its lines belong to the window).
+            var lineCounts = [a.program.output.lines.count, b.program.output.lines.count]
             var window: E2EWindow
             switch point.restart {
             case .none:
@@ -81,15 +86,17 @@ struct E2ERun {
                 await offline.quit()
                 running = [stays]
                 let wrote = writing.duration(to: .now).seconds
-                // The device that stayed sends its digest to the away one's inbox meanwhile;
-                // the window opens after that, just before the restart.
+                // The device that stayed sends its pushes and digest to the away one's inbox
+                // meanwhile (a large push takes seconds to read and seal); the window opens once
+                // the server has seen nothing published for a second, just before the restart.
                 try await Task.sleep(for: .seconds(2))
-                let counters = try await relay.counters()
+                let counters = try await relay.quietCounters(for: .seconds(1), within: .seconds(120))
                 let relaunched = ContinuousClock.now
                 let restarted = try await E2EDevice.launch(away.name, account: preload.account, db: awayIsA ? pathA : pathB,
                                                            relay: relay.url)
                 running.append(restarted)
                 if awayIsA { a = restarted } else { b = restarted }
+                lineCounts[awayIsA ? 0 : 1] = 0
                 window = try await E2EWindow.open(relay: relay, a, b, counters: counters, fresh: awayIsA ? "a" : "b",
                                                   opened: relaunched)
                 window.writeSeconds = wrote
@@ -101,6 +108,7 @@ struct E2ERun {
             // Frames still in flight when the roots matched (the last confirming digest) land first.
             try await Task.sleep(for: .milliseconds(500))
             let closed = try await window.close()
+            keepLogs(of: [a, b], from: lineCounts)
             for device in running { await device.quit() }
             running = []
             progress("\(point.label): \(converged ? "converged" : "NOT converged") in \(String(format: "%.2f", wall)) s, "
@@ -124,6 +132,23 @@ struct E2ERun {
         } catch {
             for device in running { await device.quit() }
             throw error
+        }
+    }
+
+    /// Writes each device's event lines from `firsts` on to `logDirectory`, when one was given; a
+    /// failure to write is reported on standard error and does not fail the point.
+    private func keepLogs(of devices: [E2EDevice], from firsts: [Int]) {
+        guard let logDirectory else { return }
+        let label = point.label.replacingOccurrences(of: "--", with: "").replacingOccurrences(of: " ", with: "_")
+        for (device, first) in zip(devices, firsts) {
+            let text = device.program.output.lines.dropFirst(first).joined(separator: "\n") + "\n"
+            let path = logDirectory + "/\(label)-\(device.name).jsonl"
+            do {
+                try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                FileHandle.standardError.write(Data("bench-e2e: could not keep \(path): \(error)\n".utf8))
+            }
         }
     }
 
