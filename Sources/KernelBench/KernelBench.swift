@@ -39,8 +39,8 @@ public enum KernelBench {
     static func run(_ config: BenchConfig, on loaded: LoadedStores, at paths: (a: String, b: String)) throws -> BenchReport {
         let source = RowSource(seed: config.seed, rowBytes: config.rowBytes)
         let opened = ContinuousClock.now
-        let a = try open(paths.a, as: "a", seed: config.seed)
-        let b = try open(paths.b, as: "b", seed: config.seed)
+        let a = try open(paths.a, as: "a", entropy: .seeded(config.seed &* 2))
+        let b = try open(paths.b, as: "b", entropy: .seeded(config.seed &* 2 &+ 1))
         let openSeconds = opened.duration(to: .now).seconds
         defer {
             a.close()
@@ -88,14 +88,13 @@ public enum KernelBench {
             reconcileSeconds: reconcileSeconds)
     }
 
-    /// Opens a loaded store file as device `label`, its epoch nonces drawn from a stream of
-    /// `seed` and the label: the epoch a copied store takes is then the same in every run, so
-    /// its place in a frame's device table, and the bytes, do not change from run to run (a
-    /// system-random nonce moves it, and the width of every reference to it, by chance).
-    private static func open(_ path: String, as label: String, seed: UInt64) throws(SyncKernelError) -> KernelStore {
-        let salt = label.utf8.reduce(UInt64(0)) { $0 &* 31 &+ UInt64($1) }
-        let store = try KernelStore(path: path, namespaces: NamespaceSet([BenchNamespace.self]),
-                                    entropy: .seeded(seed ^ salt &* 0x9E37_79B9_7F4A_7C15))
+    /// Opens a loaded store file as device `label`, its epoch nonces drawn from `entropy` (a
+    /// stream of the bench's seed, one per replica): the epoch a copied store takes is then the
+    /// same in every run, so its place in a frame's device table, and the bytes, do not change
+    /// from run to run (a system-random nonce moves it, and the width of every reference to it,
+    /// by chance).
+    private static func open(_ path: String, as label: String, entropy: EntropySource) throws(SyncKernelError) -> KernelStore {
+        let store = try KernelStore(path: path, namespaces: NamespaceSet([BenchNamespace.self]), entropy: entropy)
         try store.configureDevice(try BenchDevices.device(label))
         return store
     }

@@ -53,7 +53,6 @@ final class E2ERelay: Sendable {
         return E2ERelay(url: "nats://127.0.0.1:\(clientPort)", monitorPort: monitorPort, process: process)
     }
 
-    /// Reads the totals from `/varz`.
     /// The counters once nothing was published for `quiet` (polled every 200 ms), or as they are
     /// at `bound`: what a window opens with when a device may still be sending.
     func quietCounters(for quiet: Duration, within bound: Duration) async throws -> Counters {
@@ -73,6 +72,7 @@ final class E2ERelay: Sendable {
         return last
     }
 
+    /// Reads the totals from `/varz`.
     func counters() async throws -> Counters {
         guard let address = URL(string: "http://127.0.0.1:\(monitorPort)/varz") else { throw E2EError("no monitoring URL") }
         let (data, _) = try await URLSession.shared.data(from: address)

@@ -35,7 +35,8 @@ final class KernelBenchTests: XCTestCase {
     /// The bytes of one configuration are the same in every run: the copied stores' epochs come
     /// from the seed, so the epoch's place in each frame's device table (and the width of the
     /// 400 references to it here, one to three bytes) does not move by chance. With system-random
-    /// epoch nonces five runs agreed about 7 times in 100.
+    /// epoch nonces the table positions' odds make five runs agree about 7 times in 100 (it
+    /// failed so on the old code).
     func testOneConfigurationShipsTheSameBytesInEveryRun() throws {
         let config = BenchConfig(rows: 2_000, differences: 1_200, mode: .fast, seed: 5)
         let totals = try (0..<5).map { _ in try KernelBench.run(config).totalBytes }
