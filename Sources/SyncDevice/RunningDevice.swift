@@ -94,7 +94,9 @@ final class RunningDevice: Sendable {
         do {
             replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store,
                                   timing: configuration.timing, mode: .sketch,
-                                  hostCapabilities: relay.shortFormCapability.map { [$0] } ?? [])
+                                  hostCapabilities: relay.shortFormCapability.map { [$0] } ?? [],
+                                  // Every frame reaches the replica through the gate, which proved the account.
+                                  transportAuthenticatesAccount: true)
             connection = try relay.connect(inbox: keys.inbox.value) { payload in screen.screen(payload) }
             do throws(RelayError) {
                 discovery = try relay.connect(inbox: discoverySubject.value)

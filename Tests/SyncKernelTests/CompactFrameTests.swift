@@ -60,7 +60,7 @@ final class CompactFrameTests: XCTestCase {
         XCTAssertEqual(Set(cases.map { $0.frame.body.kind }),
                        ["heartbeat", "state_digest", "reconcile_req", "reconcile_resp", "sketch_req", "range_req", "push", "push_ack"])
         for (name, frame) in cases {
-            let recorded = try recordedBytes(name)
+            let recorded = try FrameFixture.recordedBytes(name)
             XCTAssertEqual(Hex.encode(frame.encoded()), Hex.encode(recorded), "\(name): encoding differs from the fixture")
             let decoded = try SyncFrame(decoding: recorded, account: CompactFrameTests.account)
             XCTAssertEqual(decoded, frame, "\(name): the fixture decodes to another frame")
@@ -94,7 +94,7 @@ final class CompactFrameTests: XCTestCase {
     func testACompactPushNamesItsNamespaceByPositionUnderItsOwnSchemaOnly() throws {
         let (first, _, _) = try GoldenFrameTests.devices()
         for (name, frame) in try CompactFrameTests.positionalFrames() {
-            let recorded = try recordedBytes(name)
+            let recorded = try FrameFixture.recordedBytes(name)
             XCTAssertEqual(Hex.encode(frame.encoded()), Hex.encode(recorded), "\(name): encoding differs from the fixture")
             let named = SyncFrame(account: frame.account, schema: frame.schema, body: frame.body, compactVectors: true, compactHeader: true,
                                   sender: first)
@@ -410,16 +410,5 @@ final class CompactFrameTests: XCTestCase {
         XCTAssertThrowsError(try SyncFrame(decoding: bytes, account: CompactFrameTests.account), file: file, line: line) { error in
             XCTAssertEqual((error as? SyncKernelError)?.code, code, "\(error)", file: file, line: line)
         }
-    }
-
-    /// The bytes on the single `encoding <hex>` line of `Fixtures/frames/<name>.golden`.
-    private func recordedBytes(_ name: String) throws -> [UInt8] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/frames/\(name).golden")
-        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        XCTAssertEqual(lines.count, 1, name)
-        let parts = try XCTUnwrap(lines.first).split(separator: " ").map(String.init)
-        XCTAssertEqual(parts.first, "encoding", name)
-        return try XCTUnwrap(Hex.decode(try XCTUnwrap(parts.last)), name)
     }
 }

@@ -11,7 +11,8 @@ final class NegotiationTests: XCTestCase {
     private typealias Row = RecordNamespace.Row
 
     /// The capabilities a sketch replica of this build announces, in the order a frame lists them.
-    private let announced = [SyncFrame.compactCapability, SyncFrame.pushCapability, SyncFrame.sketchCapability, SyncFrame.wideCapability]
+    private let announced = [SyncFrame.compactCapability, SyncFrame.leanCapability, SyncFrame.pushCapability, SyncFrame.sketchCapability,
+                             SyncFrame.wideCapability]
 
     /// One frame a fleet published, decoded.
     private struct Sent {

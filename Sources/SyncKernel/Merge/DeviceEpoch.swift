@@ -9,10 +9,13 @@
 public struct DeviceEpoch: Sendable, Hashable {
     /// The device identity.
     public let device: DeviceID
+    /// The bytes of a later epoch's nonce.
+    package static let nonceBytes = 16
+
     /// The epoch number, 0 for the device's own identity.
     public let number: UInt64
     /// The random nonce the dimension was derived with (empty for epoch 0).
-    let nonce: [UInt8]
+    package let nonce: [UInt8]
     /// The dimension local writes are counted under.
     public let dimension: DeviceID
 

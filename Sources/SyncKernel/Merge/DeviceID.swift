@@ -47,6 +47,12 @@ public struct DeviceID: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// it is never stored (32 zero bytes, which no key pair yields).
     package static let ownCreation = DeviceID(validated: [UInt8](repeating: 0, count: 32))
 
+    /// Stands, inside a decoded push's vector, for the sender's current epoch when the reader
+    /// does not know it (`DeviceTable.epochIndex` from a sibling whose epoch it holds none or
+    /// several of): the merge leaves a row or delete that names it unmerged
+    /// (`ApplyOutcome.unresolvedKeys`), so it is never stored (32 bytes of 0xff).
+    package static let unresolvedEpoch = DeviceID(validated: [UInt8](repeating: 0xff, count: 32))
+
     /// The domain of creation dimensions.
     private static let creationDomain = Array("synckernel.creation".utf8)
     /// The domain of epoch dimensions.

@@ -15,6 +15,12 @@ extension Replica {
         var readsWide = false
         /// The sibling reads `push` and `push_ack`: it listed `SyncFrame.pushCapability`.
         var readsPush = false
+        /// The sibling reads epoch announcements, epoch references and delta rows: it listed
+        /// `SyncFrame.leanCapability`.
+        var readsLean = false
+        /// The sibling's transport proves the account: it listed
+        /// `SyncFrame.impliedAccountCapability`, so compact frames to it leave the tag out.
+        var readsImpliedAccount = false
         /// The keys this device wrote since it and the sibling last held equal roots and not
         /// pushed yet, by namespace: what the next push to the sibling carries (the pushes in
         /// flight carry the rest). A namespace absent is unknown (no equal roots seen since this

@@ -83,7 +83,8 @@ extension Replica {
     /// into the last one it received, so neither side's next broadcast repeats what the two
     /// frames said. Equal roots record the change marks and end the round, as equal digests do.
     /// The acknowledgement says whether a push of this device's own writes follows (one is due
-    /// at the pending broadcast), so the pusher waits for it instead of asking again. A push in
+    /// at the pending broadcast) or a request for the keys this store left unmerged
+    /// (`requestWhole`), so the pusher waits for it instead of asking again. A push in
     /// parts is merged part by part; only its last part is acknowledged, and no digest goes to
     /// the pusher while the parts arrive (`receivingUntil`, as for a response in parts).
     func handlePush(_ response: ReconcileResponse, root: [UInt8], change: UInt64, from sender: DeviceID, now: Int64) {
@@ -99,6 +100,8 @@ extension Replica {
         if more { peers[sender]?.broadcastDueAtPush[response.namespace] = broadcastDue }
         peers[sender]?.receivingUntil = more ? now + timing.requestTimeoutMillis : nil
         guard let outcome = applyReporting(response, from: sender, now: now) else { return }
+        let requested = !outcome.unresolvedKeys.isEmpty
+        if requested { requestWhole(outcome.unresolvedKeys, namespace: response.namespace, from: sender, now: now) }
         if peers[sender]?.exchange.shipsBack == true, !outcome.keysToShipBack.isEmpty {
             answer(from: sender, namespace: response.namespace, now: now) { () throws(SyncKernelError) in
                 try store.respond(toKeys: outcome.keysToShipBack, namespace: response.namespace, isFinal: true).map { .reconcileResponse($0) }
@@ -113,7 +116,7 @@ extension Replica {
         // A push of this device's own is due (its writes not pushed yet, at the pending broadcast
         // or at the digest that answers its announcement) or already on its way.
         let pushDue = (broadcastDue || peer.announceAt != nil) && peer.writtenSinceEqual[response.namespace]?.isEmpty == false
-        let following = !equal && (pushDue || peer.pushesInFlight[response.namespace]?.isEmpty == false)
+        let following = !equal && (pushDue || requested || peer.pushesInFlight[response.namespace]?.isEmpty == false)
         // With this device's own push still due, the broadcast must not be skipped as if the
         // sibling held what the acknowledgement's root says: it has the root, not the rows (a push
         // already on its way carries them).
@@ -124,6 +127,28 @@ extension Replica {
         let answer: PushAnswer = mine.roots[position] == root ? .matched(pushChange: change)
             : .differs(pushChange: change, root: mine.roots[position])
         send(.pushAck(namespace: response.namespace, answer: answer, change: counters[position], following: following), to: sender)
+    }
+
+    /// Asks `sender` for the keys of its push this store left unmerged (`ApplyOutcome.unresolvedKeys`:
+    /// a delta row over another history, an epoch it does not hold) whole, by a keyed
+    /// `reconcile_req` of at most `ReconcileResponse.rowBytesPerFrame` key bytes per frame; the
+    /// response merges as any, and the digest after it settles the round.
+    func requestWhole(_ keys: [[UInt8]], namespace: String, from sender: DeviceID, now: Int64) {
+        var part: [[UInt8]] = []
+        var bytes = 0
+        func flush() {
+            guard !part.isEmpty else { return }
+            send(.reconcileRequest(ReconcileRequest(namespace: namespace, buckets: [], keys: part)), to: sender)
+            part = []
+            bytes = 0
+        }
+        for key in keys {
+            if bytes + key.count + 8 > ReconcileResponse.rowBytesPerFrame { flush() }
+            part.append(key)
+            bytes += key.count + 8
+        }
+        flush()
+        peers[sender]?.awaiting[namespace] = now + timing.requestTimeoutMillis
     }
 
     /// Takes a sibling's acknowledgement of a push: its root of the namespace (given, or the root

@@ -98,8 +98,14 @@ public final class Replica {
     public let mode: ReconcileMode
     /// What the host announces beside the kernel's capabilities, in the order given.
     public let hostCapabilities: [String]
-    /// The most host capabilities a replica announces: what a frame carries beside the kernel's.
-    public static let maxHostCapabilities = SyncFrame.maxCapabilities - SyncFrame.kernelCapabilities.count
+    /// Whether the host's transport proves the account of every frame it hands to `receive`
+    /// (a sealed envelope or session under the account's keys, as SyncDevice's): the replica
+    /// then announces `SyncFrame.impliedAccountCapability`, and reads a compact frame that
+    /// leaves its account tag out as this account's. False refuses such a frame (`missingField`).
+    public let transportAuthenticatesAccount: Bool
+    /// The most host capabilities a replica announces: what a frame carries beside the kernel's
+    /// (`SyncFrame.impliedAccountCapability` included).
+    public static let maxHostCapabilities = SyncFrame.maxCapabilities - SyncFrame.kernelCapabilities.count - 1
     /// The longest host capability, in UTF-8 bytes.
     public static let maxHostCapabilityBytes = 32
 
@@ -117,6 +123,8 @@ public final class Replica {
     package let positions: NamespacePositions
     var debounceDeadline: Int64?
     var peers: [DeviceID: PeerState]
+    /// What each sibling and this replica know of each other's epochs.
+    var epochLinks: [DeviceID: EpochLink] = [:]
 
     /// Creates a replica over `store`, pinning the store's clock to `device`; a fresh device epoch
     /// the store took on opening (restored, copied, rolled back) is reported as the first event.
@@ -126,20 +134,22 @@ public final class Replica {
     /// each other device once, sorted. `hostCapabilities` (announced in `.sketch` mode only) are
     /// at most `maxHostCapabilities` distinct strings of 1 to `maxHostCapabilityBytes` UTF-8
     /// bytes, none of them the kernel's own: more is `limitExceeded`, an empty, long, repeated or
-    /// kernel string `invalidText`.
+    /// kernel string `invalidText`. `transportAuthenticatesAccount` says the host's transport
+    /// proves every frame's account (see the property).
     public init(device: DeviceID, account: [UInt8], siblings: [DeviceID], store: KernelStore,
                 timing: LoopTiming = LoopTiming(), mode: ReconcileMode = .sketch,
-                hostCapabilities: [String] = []) throws(SyncKernelError) {
+                hostCapabilities: [String] = [], transportAuthenticatesAccount: Bool = false) throws(SyncKernelError) {
         guard account.count == 32 else { throw SyncKernelError(.invalidDeviceIdentity, "an account fingerprint is 32 bytes") }
         guard hostCapabilities.count <= Replica.maxHostCapabilities else {
             throw SyncKernelError(.limitExceeded, "more host capabilities than a frame carries")
         }
         guard Set(hostCapabilities).count == hostCapabilities.count,
               hostCapabilities.allSatisfy({ (1...Replica.maxHostCapabilityBytes).contains($0.utf8.count) }),
-              Set(hostCapabilities).isDisjoint(with: SyncFrame.kernelCapabilities) else {
+              Set(hostCapabilities).isDisjoint(with: SyncFrame.kernelCapabilities + [SyncFrame.impliedAccountCapability]) else {
             throw SyncKernelError(.invalidText, "a host capability empty, too long, repeated or the kernel's")
         }
         self.hostCapabilities = hostCapabilities
+        self.transportAuthenticatesAccount = transportAuthenticatesAccount
         try store.configureDevice(device)
         self.device = device
         self.account = account
@@ -308,8 +318,11 @@ public final class Replica {
             return
         }
         let frame: SyncFrame
+        let heldEpochs = epochLinks[sender]?.epochs ?? []
         do {
-            frame = try SyncFrame(decoding: bytes, account: account, sender: sender, positions: positions, receiver: device)
+            frame = try SyncFrame(decoding: bytes, account: account, sender: sender, positions: positions, receiver: device,
+                                  senderEpoch: heldEpochs.count == 1 ? heldEpochs.first : nil,
+                                  impliedAccount: transportAuthenticatesAccount)
         } catch {
             report(.frameRefused(from: sender, error: error))
             return
@@ -335,6 +348,8 @@ public final class Replica {
             }
             peers[sender]?.readsWide = frame.capabilities.contains(SyncFrame.wideCapability)
             peers[sender]?.readsPush = frame.capabilities.contains(SyncFrame.pushCapability)
+            peers[sender]?.readsLean = frame.capabilities.contains(SyncFrame.leanCapability)
+            peers[sender]?.readsImpliedAccount = frame.capabilities.contains(SyncFrame.impliedAccountCapability)
             // A heartbeat or a Merkle digest that announces the sketch exchange comes from a
             // sibling that does not know what this replica reads (it restarted): announce back,
             // so it learns this build's capabilities (`wideCapability`, `pushCapability`) anew;
@@ -349,9 +364,11 @@ public final class Replica {
             if announcing, var peer = peers[sender] {
                 peer.knowsOurCapability = false
                 takePushesAsLost(&peer)
+                epochLinks[sender] = nil
                 peers[sender] = peer
             }
         }
+        if mode == .sketch { takeEpochForms(of: frame, from: sender) }
         switch frame.body {
         case .heartbeat:
             // The sibling started or reconnected: what this device wrote since the two last held
@@ -704,12 +721,50 @@ public final class Replica {
         default: false
         }
         let capabilities = mode == .sketch && announces && peers[sibling]?.knowsOurCapability != true
-            ? SyncFrame.kernelCapabilities + hostCapabilities : []
+            ? SyncFrame.kernelCapabilities + (transportAuthenticatesAccount ? [SyncFrame.impliedAccountCapability] : []) + hostCapabilities
+            : []
         let compact = mode == .sketch && (forced || peers[sibling]?.exchange.compactVectors == true)
+        let compactHeader = mode == .sketch && (forced || peers[sibling]?.readsCompact == true)
+        let lean = compactHeader && peers[sibling]?.readsLean == true ? leanForms(to: sibling, body: body) : nil
         let frame = SyncFrame(account: account, schema: store.namespaces.schema, body: body, capabilities: capabilities,
-                              compactVectors: compact, compactHeader: mode == .sketch && (forced || peers[sibling]?.readsCompact == true),
-                              sender: device, positions: positions, receiver: sibling)
+                              compactVectors: compact, compactHeader: compactHeader, sender: device, positions: positions, receiver: sibling,
+                              epochAnnouncement: lean?.announcement, epochEcho: lean?.echo, senderEpoch: lean?.senderEpoch,
+                              deltaDimension: lean?.delta, omitsAccount: compactHeader && peers[sibling]?.readsImpliedAccount == true)
         outbox.append(.send(to: sibling, kind: body.kind, frame: frame.encoded()))
+    }
+
+    /// The lean forms of a frame to `sibling`, which reads `SyncFrame.leanCapability`.
+    ///
+    /// This store's epoch (when above 0) is announced on heartbeats and digests until the sibling
+    /// echoes it, and on a push when no frame announced it since the sibling last started; a
+    /// push then names it by `DeviceTable.epochIndex` and writes delta rows over the store's write
+    /// dimension. A push does not wait for the echo: a sibling that did not get the announcement
+    /// leaves the rows that name it unmerged and echoes empty, and this store announces again. The
+    /// echo due to the sibling rides on a heartbeat or digest, an empty one on any frame.
+    private func leanForms(to sibling: DeviceID, body: SyncFrame.Body)
+        -> (announcement: EpochAnnouncement?, echo: [UInt8]?, senderEpoch: DeviceID?, delta: DeviceID?) {
+        var link = epochLinks[sibling] ?? EpochLink()
+        let epoch = store.deviceEpoch
+        let current = epoch?.dimension
+        let periodic = switch body {
+        case .heartbeat, .stateDigest: true
+        default: false
+        }
+        var announcement: EpochAnnouncement?
+        if let epoch, link.echoed != current {
+            var push = false
+            if case .push = body { push = true }
+            if periodic || (push && link.announced != current) { announcement = EpochAnnouncement(epoch) }
+        }
+        if announcement != nil { link.announced = current }
+        var echo: [UInt8]?
+        if let due = link.echoDue, periodic || due.isEmpty {
+            echo = due
+            link.echoDue = nil
+        }
+        epochLinks[sibling] = link
+        guard case .push = body, let epoch else { return (announcement, echo, nil, nil) }
+        return (announcement, echo, epoch.number > 0 ? epoch.dimension : nil, epoch.dimension)
     }
 
     func report(_ event: ReplicaEvent) {

@@ -237,7 +237,7 @@ public final class KernelStore {
     /// record is another device's or absent), a fresh nonce and lease, no writes counted.
     func nextRecord(device: DeviceID, after record: EpochLedger.Record?) -> EpochLedger.Record {
         let number = record.map { $0.epoch.device == device ? $0.epoch.number + 1 : 1 } ?? 1
-        return EpochLedger.Record(epoch: DeviceEpoch(device: device, number: number, nonce: entropy.bytes(16)),
+        return EpochLedger.Record(epoch: DeviceEpoch(device: device, number: number, nonce: entropy.bytes(DeviceEpoch.nonceBytes)),
                                   identity: ledger.path.flatMap(FileIdentity.init(path:)),
                                   lease: entropy.bytes(LeaseFile.leaseBytes), writes: 0)
     }

@@ -31,11 +31,17 @@ public struct ApplyOutcome: Sendable, Hashable {
     /// Keys whose fill-if-empty fields held different values here and in the shipped row, sorted
     /// by key; the merge settled each to the greater value on every device.
     public let backfillConflicts: [BackfillConflict]
+    /// Keys whose pushed row or delete this store could not read against its own state and left
+    /// unmerged, sorted: it named the sender's epoch this store holds none or several of, or it
+    /// was a delta row (`DeltaVector`) whose base is not this store's version of the key (a
+    /// concurrent write or delete here, or no version at all). The roots stay apart, and the
+    /// exchange that follows ships those keys whole.
+    public let unresolvedKeys: [[UInt8]]
 
     /// An outcome of the given parts (the merge builds one; a host's test may too).
     package init(namespace: String, rowsApplied: Int, tombstonesApplied: Int, digestChanged: Bool, keysToShipBack: [[UInt8]],
                  collidedKeys: [[UInt8]], epochChange: EpochChange?, conflictsOpened: [[UInt8]], conflictsResolved: [[UInt8]],
-                 refusedOperations: Int, backfillConflicts: [BackfillConflict]) {
+                 refusedOperations: Int, backfillConflicts: [BackfillConflict], unresolvedKeys: [[UInt8]] = []) {
         self.namespace = namespace
         self.rowsApplied = rowsApplied
         self.tombstonesApplied = tombstonesApplied
@@ -47,6 +53,7 @@ public struct ApplyOutcome: Sendable, Hashable {
         self.conflictsResolved = conflictsResolved
         self.refusedOperations = refusedOperations
         self.backfillConflicts = backfillConflicts
+        self.unresolvedKeys = unresolvedKeys
     }
 
     /// Both outcomes of one namespace taken together (for a response that came in parts).
@@ -62,6 +69,7 @@ public struct ApplyOutcome: Sendable, Hashable {
                      conflictsResolved: Set(conflictsResolved + other.conflictsResolved).subtracting(other.conflictsOpened)
                         .sorted(by: [UInt8].keyPrecedes),
                      refusedOperations: refusedOperations + other.refusedOperations,
-                     backfillConflicts: (backfillConflicts + other.backfillConflicts).sorted { [UInt8].keyPrecedes($0.key, $1.key) })
+                     backfillConflicts: (backfillConflicts + other.backfillConflicts).sorted { [UInt8].keyPrecedes($0.key, $1.key) },
+                     unresolvedKeys: Set(unresolvedKeys + other.unresolvedKeys).sorted(by: [UInt8].keyPrecedes))
     }
 }

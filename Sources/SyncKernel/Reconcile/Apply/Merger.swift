@@ -42,6 +42,11 @@ struct Merger {
         var refusedOperations = 0
         /// The fields whose held values disagreed between the local and the shipped row.
         var disagreeingFields: [String] = []
+        /// Whether the shipped version could not be read against this store and was left
+        /// unmerged: it names the sender's epoch this store does not hold
+        /// (`DeviceID.unresolvedEpoch`), or it is a delta row whose base this store's version of
+        /// the key does not match (`DeltaVector.resolve`).
+        var unresolved = false
 
         /// A change to a key's conflict (live versions of more than one content).
         enum Conflict {
@@ -76,9 +81,20 @@ struct Merger {
             return Merged(key: incoming.key, changed: try store(bytes), senderLacks: bytes != incoming.bytes,
                           refusedOperations: refused, disagreeingFields: disagreeing)
         }
-        let shippedVersions = try versions(of: shipped, row: incoming)
-        var merged = try mergeVersions(key: incoming.key, incoming: shippedVersions.versions, context: shippedVersions.context,
-                                       inspected: shippedVersions.inspected)
+        guard !shipped.namesUnresolvedEpoch else { return Merged(key: incoming.key, changed: false, senderLacks: false, unresolved: true) }
+        let localRecord = try writer.usableRecord(incoming.key, driver: driver, site: .merge)
+        let local = try writer.usableVersions(incoming.key, driver: driver, site: .merge)
+        var whole = shipped
+        if let check = shipped.base {
+            let held = local.reduce(localRecord?.version?.vector ?? VersionVector()) { $0.merged(with: $1.vector) }
+            guard let delta = shipped.vector, let vector = DeltaVector.resolve(delta, check: check, over: held) else {
+                return Merged(key: incoming.key, changed: false, senderLacks: false, unresolved: true)
+            }
+            whole = ShippedRow(row: shipped.row, vector: vector, writer: shipped.writer)
+        }
+        let shippedVersions = try versions(of: whole, row: incoming)
+        var merged = try resolve(key: incoming.key, localRecord: localRecord, localVersions: local, incoming: shippedVersions.versions,
+                                 context: shippedVersions.context, inspected: shippedVersions.inspected, absent: false)
         merged.refusedOperations = refused
         return merged
     }
@@ -111,7 +127,10 @@ struct Merger {
 
     /// Merges a shipped delete version; `changed` says whether it deleted the visible row.
     func merge(_ tombstone: Tombstone) throws(SyncKernelError) -> Merged {
-        try mergeVersions(key: tombstone.key, incoming: [StoredVersion(vector: tombstone.vector, row: nil)],
+        guard tombstone.vector[.unresolvedEpoch] == 0 else {
+            return Merged(key: tombstone.key, changed: false, senderLacks: false, unresolved: true)
+        }
+        return try mergeVersions(key: tombstone.key, incoming: [StoredVersion(vector: tombstone.vector, row: nil)],
                           context: tombstone.vector, inspected: [:])
     }
 

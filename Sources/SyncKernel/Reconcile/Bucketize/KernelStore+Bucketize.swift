@@ -153,7 +153,9 @@ extension KernelStore {
         var refused = 0
         var disagreements: [[UInt8]: [String]] = [:]
         var ahead = false
+        var unresolved: Set<[UInt8]> = []
         func note(_ merged: Merger.Merged) {
+            if merged.unresolved { unresolved.insert(merged.key) }
             if merged.senderLacks { shipBack.insert(merged.key) }
             if merged.collided { collided.insert(merged.key) }
             if merged.aheadOfStore { ahead = true }
@@ -210,6 +212,7 @@ extension KernelStore {
                             conflictsOpened: opened.sorted(by: [UInt8].keyPrecedes),
                             conflictsResolved: resolved.sorted(by: [UInt8].keyPrecedes), refusedOperations: refused,
                             backfillConflicts: disagreements.map { BackfillConflict(key: $0.key, fields: $0.value) }
-                                .sorted { [UInt8].keyPrecedes($0.key, $1.key) })
+                                .sorted { [UInt8].keyPrecedes($0.key, $1.key) },
+                            unresolvedKeys: unresolved.sorted(by: [UInt8].keyPrecedes))
     }
 }

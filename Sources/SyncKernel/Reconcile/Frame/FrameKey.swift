@@ -10,7 +10,7 @@
 package enum FrameKey: Int, CaseIterable, Sendable {
     /// One field a frame may carry, named after the spec's key (`rawValue` indexes a reader's table).
     case type, account, schema, kind, caps, digest, probe, changes, ns, buckets, keys, devices, rows, tombstones,
-         listings, want, final, root, symbols, nodes, wantPrefixes, more, answers
+         listings, want, final, root, symbols, nodes, wantPrefixes, more, answers, epoch, epochEcho
 
     /// The spec's name.
     package var name: StaticString {
@@ -38,6 +38,8 @@ package enum FrameKey: Int, CaseIterable, Sendable {
         case .wantPrefixes: "want_prefixes"
         case .more: "more"
         case .answers: "answers"
+        case .epoch: "epoch"
+        case .epochEcho: "epoch_echo"
         }
     }
 
@@ -67,6 +69,8 @@ package enum FrameKey: Int, CaseIterable, Sendable {
         case .wantPrefixes: "q"
         case .more: "u"
         case .answers: "t"
+        case .epoch: "g"
+        case .epochEcho: "z"
         }
     }
 

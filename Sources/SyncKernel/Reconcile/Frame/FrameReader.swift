@@ -33,6 +33,12 @@ struct FrameReader {
     /// The device reading the frame, when the caller knows it (`SyncFrame.receiver`): a push's
     /// receiver reference reads as it.
     private let receiver: DeviceID?
+    /// The sender's current epoch dimension as the reader holds it (`SyncFrame.senderEpoch`): a
+    /// push's epoch reference reads as it, or as the frame's own announcement's when it has one.
+    private var senderEpoch: DeviceID?
+    /// Whether a compact frame may leave its account tag out (the reader's transport proved the
+    /// account): it then reads as the expected account.
+    private let impliedAccount: Bool
 
     /// Decodes one frame, charging `budget`; with `account`, refuses a frame naming another one
     /// before reading its body; with `sender`, resolves a device table's sender reference
@@ -40,8 +46,8 @@ struct FrameReader {
     /// a compact push's or push_ack's namespace position under their schema; with `receiver`,
     /// resolves a push's receiver reference (`DeviceTable.receiverIndex`) to it.
     static func frame(decoding bytes: [UInt8], account: [UInt8]? = nil, sender: DeviceID? = nil,
-                      positions: NamespacePositions? = nil, receiver: DeviceID? = nil,
-                      budget: inout DecodeBudget) throws(SyncKernelError) -> SyncFrame {
+                      positions: NamespacePositions? = nil, receiver: DeviceID? = nil, senderEpoch: DeviceID? = nil,
+                      impliedAccount: Bool = false, budget: inout DecodeBudget) throws(SyncKernelError) -> SyncFrame {
         guard bytes.count <= SyncFrame.maxFrameBytes else { throw SyncKernelError(.limitExceeded, "frame too large") }
         var cursor = try CBORReader.cursor(over: bytes, limits: .frame)
         try budget.chargeArray(of: CBORCursor?.self, count: Key.allCases.count)
@@ -57,22 +63,29 @@ struct FrameReader {
         let compact = fields[Key.type.rawValue] == nil && !compactFields.isEmpty
         if compact { try budget.chargeArray(of: CBORCursor?.self, count: Key.allCases.count) }
         var reader = FrameReader(budget: budget, fields: compact ? compactFields : fields, compact: compact, expectedAccount: account,
-                                 sender: sender, positions: positions, receiver: receiver)
+                                 sender: sender, positions: positions, receiver: receiver, senderEpoch: senderEpoch,
+                                 impliedAccount: impliedAccount)
         defer { budget = reader.budget }
         return try reader.frame()
     }
 
     private mutating func frame() throws(SyncKernelError) -> SyncFrame {
         let accountBytes: [UInt8]
+        var omitsAccount = false
         let kind: String
         let fingerprint: SchemaFingerprint
         if compact {
             var kindField = try required(.kind)
             let code = try kindField.readUInt()
-            var account = try required(.account)
-            let tag = try account.readBytes(count: SyncFrame.accountTagBytes, budget: &budget)
-            if let expectedAccount, tag != SyncFrame.accountTag(of: expectedAccount) { throw SyncKernelError(.foreignAccount) }
-            accountBytes = expectedAccount ?? tag
+            if field(.account) == nil, impliedAccount, let expectedAccount {
+                accountBytes = expectedAccount
+                omitsAccount = true
+            } else {
+                var account = try required(.account)
+                let tag = try account.readBytes(count: SyncFrame.accountTagBytes, budget: &budget)
+                if let expectedAccount, tag != SyncFrame.accountTag(of: expectedAccount) { throw SyncKernelError(.foreignAccount) }
+                accountBytes = expectedAccount ?? tag
+            }
             var schema = try required(.schema)
             fingerprint = SchemaFingerprint(value: try schema.readUInt())
             guard let named = SyncFrame.Body.kind(code: code) else { throw SyncKernelError(.unknownFrameKind) }
@@ -97,6 +110,20 @@ struct FrameReader {
                 guard capabilities.count < SyncFrame.maxCapabilities else { throw SyncKernelError(.malformedFrame, "too many capabilities") }
                 capabilities.append(try caps.readText(budget: &budget))
             }
+        }
+        var announcement: EpochAnnouncement?
+        if var item = field(.epoch) {
+            let announced = try EpochAnnouncement(reading: &item, budget: &budget)
+            if let sender { senderEpoch = announced.dimension(of: sender) }
+            announcement = announced
+        }
+        var echo: [UInt8]?
+        if var item = field(.epochEcho) {
+            let bytes = try item.readBytes(budget: &budget)
+            guard bytes.isEmpty || bytes.count == EpochAnnouncement.echoBytes else {
+                throw SyncKernelError(.malformedFrame, "an epoch echo of another length")
+            }
+            echo = bytes
         }
         var compactVectors = false
         let body: SyncFrame.Body
@@ -144,7 +171,8 @@ struct FrameReader {
             throw SyncKernelError(.unknownFrameKind)
         }
         return SyncFrame(account: accountBytes, schema: fingerprint, body: body, capabilities: capabilities, compactVectors: compactVectors,
-                         compactHeader: compact, sender: sender, positions: positions, receiver: receiver)
+                         compactHeader: compact, sender: sender, positions: positions, receiver: receiver, epochAnnouncement: announcement,
+                         epochEcho: echo, senderEpoch: senderEpoch, omitsAccount: omitsAccount)
     }
 
     private mutating func stateDigest() throws(SyncKernelError) -> SyncFrame.Body {
@@ -189,15 +217,16 @@ struct FrameReader {
     private mutating func reconcileResponse(schema: SchemaFingerprint, push: Bool = false) throws(SyncKernelError) -> (ReconcileResponse, Bool) {
         var table: DeviceTable?
         if var devices = field(.devices) {
-            table = try DeviceTable(reading: &devices, sender: sender, receiver: push ? receiver : nil, budget: &budget)
+            table = try DeviceTable(reading: &devices, sender: sender, receiver: push ? receiver : nil, senderEpoch: push ? senderEpoch : nil,
+                                    readsEpoch: push, budget: &budget)
         }
-        if push, table == nil { table = DeviceTable(emptyWith: sender, receiver: receiver) }
+        if push, table == nil { table = DeviceTable(emptyWith: sender, receiver: receiver, senderEpoch: senderEpoch, readsEpoch: true) }
         var rowsField = try required(.rows)
         let count = try rowsField.readArrayHeader()
         try budget.chargeArray(of: ShippedRow.self, count: count)
         var rows: [ShippedRow] = []
         rows.reserveCapacity(count)
-        for _ in 0..<count { rows.append(try readShippedRow(&rowsField, table: table, depth: 0)) }
+        for _ in 0..<count { rows.append(try readShippedRow(&rowsField, table: table, depth: 0, allowsDelta: push)) }
         var tombstones: [Tombstone] = []
         if var items = field(.tombstones) {
             let count = try items.readArrayHeader()
@@ -306,8 +335,9 @@ struct FrameReader {
     /// where a missing or null field is absent and fields past the fifth are skipped, or the map
     /// an earlier build wrote against a table (its vectors and writer by position: a snapshot
     /// page exported by a `sketch1` build still imports).
-    private mutating func readShippedRow(_ cursor: inout CBORCursor, table: DeviceTable?, depth: Int) throws(SyncKernelError) -> ShippedRow {
-        if let table, !cursor.isAtMap { return try readPositionalRow(&cursor, table: table, depth: depth) }
+    private mutating func readShippedRow(_ cursor: inout CBORCursor, table: DeviceTable?, depth: Int,
+                                         allowsDelta: Bool = false) throws(SyncKernelError) -> ShippedRow {
+        if let table, !cursor.isAtMap { return try readPositionalRow(&cursor, table: table, depth: depth, allowsDelta: allowsDelta) }
         var row: CBORCursor?
         var vector: CBORCursor?
         var content: CBORCursor?
@@ -339,13 +369,24 @@ struct FrameReader {
                           writer: writerValue)
     }
 
-    /// A shipped row in the positional form, against `table`.
-    private mutating func readPositionalRow(_ cursor: inout CBORCursor, table: DeviceTable, depth: Int) throws(SyncKernelError) -> ShippedRow {
+    /// A shipped row in the positional form, against `table`; with `allowsDelta` (a push's rows),
+    /// a delta row (`DeltaVector`), which holds no content vector and no siblings.
+    private mutating func readPositionalRow(_ cursor: inout CBORCursor, table: DeviceTable, depth: Int,
+                                            allowsDelta: Bool) throws(SyncKernelError) -> ShippedRow {
         let fields = try cursor.readArrayHeader()
         guard fields >= 1 else { throw SyncKernelError(.missingField, "r") }
         let row = try cursor.readEncoded(budget: &budget)
         var vector: VersionVector?
-        if fields > 1, !cursor.skipNull() { vector = try table.readVector(&cursor, allowsOwn: true, budget: &budget) }
+        var check: [UInt8]?
+        if fields > 1, !cursor.skipNull() {
+            (vector, check) = try table.readRowVector(&cursor, allowsDelta: allowsDelta && depth == 0, budget: &budget)
+        }
+        if check != nil {
+            guard fields <= 3 else { throw SyncKernelError(.malformedFrame, "a delta row with a content vector or siblings") }
+            var writer: DeviceID?
+            if fields > 2, !cursor.skipNull() { writer = try table.readWriter(&cursor) }
+            return ShippedRow(row: row, vector: vector, writer: writer, base: check)
+        }
         var writer: DeviceID?
         if fields > 2, !cursor.skipNull() { writer = try table.readWriter(&cursor) }
         var content: VersionVector?

@@ -18,12 +18,18 @@ package struct ShippedRow: Sendable, Hashable {
     /// or its position in the frame's `DeviceTable`); a build that does not know it ignores it,
     /// and no merge decision reads it.
     package let writer: DeviceID?
+    /// Set on a row decoded from a push's delta form (`DeltaVector`): `vector` then holds only
+    /// the entries the pusher's write changed, and this the check of every other entry, which the
+    /// merge resolves against this store's own version of the key before the row counts as
+    /// merged. Nil for a row shipped whole.
+    package let base: [UInt8]?
 
     /// Creates a shipped row.
     package init(row: [UInt8], vector: VersionVector?, contentVector: VersionVector? = nil, siblings: [ShippedRow] = [],
-                 creation: DeviceID? = nil, writer: DeviceID? = nil) {
+                 creation: DeviceID? = nil, writer: DeviceID? = nil, base: [UInt8]? = nil) {
         self.row = row
         self.vector = vector
+        self.base = base
         self.contentVector = contentVector
         self.siblings = siblings
         self.creation = creation
@@ -32,7 +38,7 @@ package struct ShippedRow: Sendable, Hashable {
 
     package static func == (lhs: ShippedRow, rhs: ShippedRow) -> Bool {
         lhs.row == rhs.row && lhs.vector == rhs.vector && lhs.contentVector == rhs.contentVector && lhs.siblings == rhs.siblings
-            && lhs.writer == rhs.writer
+            && lhs.writer == rhs.writer && lhs.base == rhs.base
     }
 
     package func hash(into hasher: inout Hasher) {
@@ -41,6 +47,7 @@ package struct ShippedRow: Sendable, Hashable {
         hasher.combine(contentVector)
         hasher.combine(siblings)
         hasher.combine(writer)
+        hasher.combine(base)
     }
 }
 
@@ -54,6 +61,12 @@ extension ShippedRow {
 }
 
 extension ShippedRow {
+    /// Whether the row's vector, content vector or a sibling's names `DeviceID.unresolvedEpoch`.
+    package var namesUnresolvedEpoch: Bool {
+        vector.map { $0[.unresolvedEpoch] > 0 } == true || contentVector.map { $0[.unresolvedEpoch] > 0 } == true
+            || siblings.contains { $0.namesUnresolvedEpoch }
+    }
+
     /// Throws `counterOutOfRange` when the row's vector, its content vector or a sibling's vector
     /// holds a counter above `VersionVector.maxCounter`.
     package func checkCounters() throws(SyncKernelError) {

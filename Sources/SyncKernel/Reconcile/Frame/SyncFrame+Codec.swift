@@ -10,8 +10,10 @@ extension SyncFrame {
         writer.writeMap { map in
             if compact {
                 map.entry(key(.kind)) { $0.write(body.kindCode) }
-                let tag = account.count == SyncFrame.accountTagBytes ? account : SyncFrame.accountTag(of: account)
-                map.entry(key(.account)) { $0.write(bytes: tag) }
+                if !omitsAccount {
+                    let tag = account.count == SyncFrame.accountTagBytes ? account : SyncFrame.accountTag(of: account)
+                    map.entry(key(.account)) { $0.write(bytes: tag) }
+                }
             } else {
                 map.entry(key(.type)) { $0.write(SyncFrame.payloadType) }
                 map.entry(key(.kind)) { $0.write(body.kind) }
@@ -21,6 +23,8 @@ extension SyncFrame {
             if !capabilities.isEmpty {
                 map.entry(key(.caps)) { $0.writeArray(capabilities) { $0.write($1) } }
             }
+            if let epochAnnouncement { map.entry(key(.epoch)) { epochAnnouncement.encode(into: &$0) } }
+            if let epochEcho { map.entry(key(.epochEcho)) { $0.write(bytes: epochEcho) } }
             switch body {
             case .stateDigest(let digest, let probe, let changes):
                 map.entry(key(.digest)) { $0.write(bytes: digest) }
@@ -43,7 +47,9 @@ extension SyncFrame {
                 SyncFrame.encode(response, table: compactVectors ? DeviceTable(covering: response, sender: sender) : nil,
                                  key: key, into: &map)
             case .push(let response, let root, let change):
-                SyncFrame.encode(response, table: DeviceTable(covering: response, sender: sender, receiver: receiver), omittingEmptyTable: true,
+                let table = DeviceTable(covering: response, sender: sender, receiver: receiver, senderEpoch: senderEpoch,
+                                        delta: deltaDimension)
+                SyncFrame.encode(response, table: table, omittingEmptyTable: true, delta: deltaDimension,
                                  position: pushPosition(of: response.namespace), key: key, into: &map)
                 map.entry(key(.root)) { $0.write(bytes: root) }
                 map.entry(key(.changes)) { $0.write(change) }
@@ -97,13 +103,18 @@ extension SyncFrame {
     /// `malformedFrame`. With `positions` (the reader's schema and its namespace names), a compact
     /// push or push_ack that names its namespace by position is read; without, or under another
     /// schema, such a frame is `malformedFrame`. With `receiver` (the device reading it), a push's
-    /// receiver reference reads as that device; without, such a push is `malformedFrame`. What
-    /// `Replica.receive` decodes with.
+    /// receiver reference reads as that device; without, such a push is `malformedFrame`. A push's
+    /// epoch reference (`DeviceTable.epochIndex`) reads as the frame's own announcement's
+    /// dimension, else as `senderEpoch` (the one the reader holds for the sender), else as
+    /// `DeviceID.unresolvedEpoch`. With `impliedAccount` (the reader's transport proved the
+    /// account), a compact frame without an account tag reads as `account`'s; without, such a
+    /// frame is `missingField`. What `Replica.receive` decodes with.
     package init(decoding bytes: [UInt8], account: [UInt8], sender: DeviceID? = nil,
-                 positions: NamespacePositions? = nil, receiver: DeviceID? = nil) throws(SyncKernelError) {
+                 positions: NamespacePositions? = nil, receiver: DeviceID? = nil, senderEpoch: DeviceID? = nil,
+                 impliedAccount: Bool = false) throws(SyncKernelError) {
         var budget = DecodeBudget(inputBytes: bytes.count)
         self = try FrameReader.frame(decoding: bytes, account: account, sender: sender, positions: positions, receiver: receiver,
-                                     budget: &budget)
+                                     senderEpoch: senderEpoch, impliedAccount: impliedAccount, budget: &budget)
     }
 
     /// Decodes a frame as `init(decoding:)` does, charging `budget` (so a caller can read what
@@ -122,14 +133,25 @@ extension SyncFrame {
 
     /// Writes a response's fields (`devices`, `ns`, `rows` and whichever of `tombstones`,
     /// `listings`, `want`, `want_prefixes`, `final` and `more` it holds) into a frame's map;
-    /// `omittingEmptyTable` leaves an empty table out (a push, always read against one), and
+    /// `omittingEmptyTable` leaves an empty table out (a push, always read against one), `delta`
+    /// (a push's write dimension) writes the rows `DeltaVector.applies` to as delta rows, and
     /// `position` names the namespace by position instead of by name.
     private static func encode(_ response: ReconcileResponse, table: DeviceTable?, omittingEmptyTable: Bool = false,
-                               position: Int? = nil, key: (FrameKey) -> String, into map: inout MapWriter) {
+                               delta: DeviceID? = nil, position: Int? = nil, key: (FrameKey) -> String, into map: inout MapWriter) {
         if let table, !(omittingEmptyTable && table.devices.isEmpty) { map.entry(key(.devices)) { table.encode(into: &$0) } }
         encode(namespace: response.namespace, position: position, key: key, into: &map)
         map.entry(key(.rows)) { writer in
-            writer.writeArray(response.rows) { writer, shipped in SyncFrame.encode(shipped, table: table, into: &writer) }
+            writer.writeArray(response.rows) { writer, shipped in
+                if let table, let check = shipped.base, let vector = shipped.vector {
+                    SyncFrame.encode(delta: vector, check: check, of: shipped, table: table, into: &writer)
+                } else if let table, let delta, let vector = shipped.vector,
+                          DeltaVector.applies(to: shipped, dimension: delta, sender: table.sender, receiver: table.receiver) {
+                    SyncFrame.encode(delta: DeltaVector.delta(of: vector, dimension: delta),
+                                     check: DeltaVector.check(of: vector, excluding: [delta]), of: shipped, table: table, into: &writer)
+                } else {
+                    SyncFrame.encode(shipped, table: table, into: &writer)
+                }
+            }
         }
         if !response.tombstones.isEmpty {
             map.entry(key(.tombstones)) { writer in
@@ -212,6 +234,19 @@ extension SyncFrame {
         if let content = shipped.contentVector { table.encode(content, own: shipped.creation, into: &writer) } else { writer.writeNull() }
         guard fields > 4 else { return }
         writer.writeArray(shipped.siblings) { writer, sibling in encode(sibling, table: table, into: &writer) }
+    }
+}
+
+extension SyncFrame {
+    /// Writes a push's delta row (`DeltaVector`): `[row, [check, index, count, ...], writer]`, the
+    /// changed entries `delta` over `check` of the rest (writer left out when unknown); a row
+    /// decoded in this form is written back the same.
+    fileprivate static func encode(delta: VersionVector, check: [UInt8], of shipped: ShippedRow, table: DeviceTable,
+                                   into writer: inout CanonicalWriter) {
+        writer.writeArrayHeader(count: shipped.writer == nil ? 2 : 3)
+        writer.write(encodedItem: shipped.row)
+        table.encode(delta, check: check, into: &writer)
+        if let device = shipped.writer { table.encode(writer: device, into: &writer) }
     }
 }
 

@@ -121,6 +121,25 @@ package struct SyncFrame: Sendable, Hashable {
     /// The device the frame goes to, when both ends know it: a `push` then names it in its
     /// vectors by `DeviceTable.receiverIndex` instead of a 32-byte table entry. Not compared.
     package let receiver: DeviceID?
+    /// The sender's current device epoch, announced (key `epoch`) to a sibling that reads
+    /// `leanCapability` until it echoes it; nil for none (epoch 0 is never announced).
+    package let epochAnnouncement: EpochAnnouncement?
+    /// The echo of the epoch the writer holds for the frame's receiver (key `epoch_echo`,
+    /// `EpochAnnouncement.echoBytes` bytes), sent once after an announcement; empty says the
+    /// writer holds no single epoch of the receiver (it met an `epochIndex` it could not read),
+    /// so the receiver announces again. Nil for none.
+    package let epochEcho: [UInt8]?
+    /// The sender's current epoch dimension when a `push` may name it by `DeviceTable.epochIndex`
+    /// (the receiver echoed it, or this frame announces it); when decoding, the one the reader
+    /// holds for the sender, or the frame's own announcement's. Not compared.
+    package let senderEpoch: DeviceID?
+    /// The sender's write dimension when a `push` writes delta rows over it (`DeltaVector`, only
+    /// to a sibling that reads `leanCapability`); nil writes every row whole. Not compared.
+    package let deltaDimension: DeviceID?
+    /// Whether a compact frame leaves its account tag out (only to a sibling that announced
+    /// `impliedAccountCapability`: its transport proves the account of every frame it hands on);
+    /// read back from the frame's own form.
+    package let omitsAccount: Bool
 
     /// The most bytes one symbol of a `sketch_req` takes on the wire: its zigzag count (at most
     /// `LEB128.maxBytes`), its key sum's length (2 bytes for `CodedSymbol.maxKeySumBytes`), the
@@ -170,7 +189,18 @@ package struct SyncFrame: Sendable, Hashable {
     package static let pushCapability = "push2"
 
     /// The capabilities a `.sketch` replica announces, in the order it lists them.
-    package static let kernelCapabilities = [sketchCapability, compactCapability, wideCapability, pushCapability]
+    package static let kernelCapabilities = [sketchCapability, compactCapability, wideCapability, pushCapability, leanCapability]
+
+    /// The capability of a build that reads epoch announcements and echoes (`epochAnnouncement`,
+    /// `epochEcho`), a push's `DeviceTable.epochIndex` and a push's delta rows (`DeltaVector`),
+    /// announced with `pushCapability`. A build without it is sent none of these.
+    package static let leanCapability = "lean1"
+
+    /// The capability of a replica whose transport proves the account of every frame it hands
+    /// on (`Replica`'s `transportAuthenticatesAccount`: a sealed session or envelope under the
+    /// account's keys): compact frames to it leave the account tag out (`omitsAccount`). Announced
+    /// only by such a replica, beside `kernelCapabilities`.
+    package static let impliedAccountCapability = "acct1"
 
     /// The bytes of the account tag a compact frame carries.
     package static let accountTagBytes = 8
@@ -186,7 +216,9 @@ package struct SyncFrame: Sendable, Hashable {
     /// Creates a frame.
     package init(account: [UInt8], schema: SchemaFingerprint, body: Body, capabilities: [String] = [],
                  compactVectors: Bool = false, compactHeader: Bool = false, sender: DeviceID? = nil,
-                 positions: NamespacePositions? = nil, receiver: DeviceID? = nil) {
+                 positions: NamespacePositions? = nil, receiver: DeviceID? = nil, epochAnnouncement: EpochAnnouncement? = nil,
+                 epochEcho: [UInt8]? = nil, senderEpoch: DeviceID? = nil, deltaDimension: DeviceID? = nil,
+                 omitsAccount: Bool = false) {
         self.account = account
         self.schema = schema
         self.body = body
@@ -200,11 +232,17 @@ package struct SyncFrame: Sendable, Hashable {
         self.sender = sender
         self.positions = positions
         self.receiver = receiver
+        self.epochAnnouncement = epochAnnouncement
+        self.epochEcho = epochEcho
+        self.senderEpoch = senderEpoch
+        self.deltaDimension = deltaDimension
+        self.omitsAccount = compactHeader && omitsAccount
     }
 
     package static func == (lhs: SyncFrame, rhs: SyncFrame) -> Bool {
         lhs.account == rhs.account && lhs.schema == rhs.schema && lhs.body == rhs.body && lhs.capabilities == rhs.capabilities
             && lhs.compactVectors == rhs.compactVectors && lhs.compactHeader == rhs.compactHeader
+            && lhs.epochAnnouncement == rhs.epochAnnouncement && lhs.epochEcho == rhs.epochEcho && lhs.omitsAccount == rhs.omitsAccount
     }
 
     package func hash(into hasher: inout Hasher) {
@@ -214,5 +252,8 @@ package struct SyncFrame: Sendable, Hashable {
         hasher.combine(capabilities)
         hasher.combine(compactVectors)
         hasher.combine(compactHeader)
+        hasher.combine(epochAnnouncement)
+        hasher.combine(epochEcho)
+        hasher.combine(omitsAccount)
     }
 }
