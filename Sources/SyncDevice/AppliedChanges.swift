@@ -13,6 +13,9 @@ public struct AppliedChanges: Sendable, Hashable {
     public let deletes: Int
     /// Whether the store's digest of the namespace moved (something visible changed).
     public let changedDigest: Bool
+    /// Pushed rows and deletes left unmerged because this store could not read them against its
+    /// own state (`ApplyOutcome.unresolvedKeys`); the replica asked for them whole.
+    public let unresolved: Int
 
     /// The changes `outcome` reports.
     package init(_ outcome: ApplyOutcome) {
@@ -20,5 +23,6 @@ public struct AppliedChanges: Sendable, Hashable {
         rows = outcome.rowsApplied
         deletes = outcome.tombstonesApplied
         changedDigest = outcome.digestChanged
+        unresolved = outcome.unresolvedKeys.count
     }
 }

@@ -110,7 +110,7 @@ extension SyncDeviceEvent {
             ["peer": peer.hex, "namespaces": namespaces, "backoff_until": backoffUntil]
         case .applied(let peer, let changes):
             ["peer": peer.hex, "namespace": changes.namespace, "rows": changes.rows, "tombstones": changes.deletes,
-             "changed": changes.changedDigest]
+             "changed": changes.changedDigest, "unresolved": changes.unresolved]
         case .applyFailed(let peer, let namespace, let error):
             ["peer": peer.hex, "namespace": namespace, "error": error.code]
         case .storeFailed(let error):

@@ -14,7 +14,7 @@ final class SyncDeviceEventTests: XCTestCase {
         let error = SyncKernelError(.unknownFrameKind)
         let outcome = ApplyOutcome(namespace: "notes", rowsApplied: 3, tombstonesApplied: 1, digestChanged: true,
                                    keysToShipBack: [[1]], collidedKeys: [], epochChange: nil, conflictsOpened: [],
-                                   conflictsResolved: [], refusedOperations: 0, backfillConflicts: [])
+                                   conflictsResolved: [], refusedOperations: 0, backfillConflicts: [], unresolvedKeys: [[2], [3]])
         let replica: [(ReplicaEvent, String)] = [
             (.frameRefused(from: peer, error: error), "frame_refused"),
             (.siblingCapabilities(peer: peer, capabilities: ["sketch2"]), "sibling_capabilities"),
@@ -45,6 +45,7 @@ final class SyncDeviceEventTests: XCTestCase {
         XCTAssertEqual(object["rows"] as? Int, 3)
         XCTAssertEqual(object["tombstones"] as? Int, 1)
         XCTAssertEqual(object["changed"] as? Bool, true)
+        XCTAssertEqual(object["unresolved"] as? Int, 2, "the pushed keys left unmerged")
         XCTAssertEqual(object["peer"] as? String, peer.hex)
         let failed = SyncDeviceEvent(ReplicaEvent.applyFailed(peer: peer, namespace: "notes", error: SyncKernelError(.storageFull))).jsonObject()
         XCTAssertEqual(failed["error"] as? String, SyncKernelError.Code.storageFull.rawValue, "the code string, as before")
