@@ -746,15 +746,14 @@ public final class Replica {
         var link = epochLinks[sibling] ?? EpochLink()
         let epoch = store.deviceEpoch
         let current = epoch?.dimension
-        let periodic = switch body {
-        case .heartbeat, .stateDigest: true
-        default: false
+        let (periodic, push) = switch body {
+        case .heartbeat, .stateDigest: (true, false)
+        case .push: (false, true)
+        default: (false, false)
         }
         var announcement: EpochAnnouncement?
-        if let epoch, link.echoed != current {
-            var push = false
-            if case .push = body { push = true }
-            if periodic || (push && link.announced != current) { announcement = EpochAnnouncement(epoch) }
+        if let epoch, link.echoed != current, periodic || (push && link.announced != current) {
+            announcement = EpochAnnouncement(epoch)
         }
         if announcement != nil { link.announced = current }
         var echo: [UInt8]?
@@ -763,7 +762,7 @@ public final class Replica {
             link.echoDue = nil
         }
         epochLinks[sibling] = link
-        guard case .push = body, let epoch else { return (announcement, echo, nil, nil) }
+        guard push, let epoch else { return (announcement, echo, nil, nil) }
         return (announcement, echo, epoch.number > 0 ? epoch.dimension : nil, epoch.dimension)
     }
 
