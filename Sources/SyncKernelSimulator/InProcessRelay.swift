@@ -6,7 +6,7 @@ import SyncKernel
 /// while the relay is partitioned, a frame between devices on different sides is lost, whether
 /// the cut is there when it is published or when it arrives; every frame is counted per
 /// direction and kind, and a request or response also under the namespace its own encoding
-/// names; latency, loss, duplication and reordering follow `RelayConditions` with the relay's own
+/// names; latency, bandwidth, loss, duplication and reordering follow `RelayConditions` with the relay's own
 /// seeded generator, on a `VirtualClock`.
 public struct InProcessRelay: Sendable {
     /// A frame on its way.
@@ -49,6 +49,8 @@ public struct InProcessRelay: Sendable {
     private var sides: [DeviceID: Int] = [:]
     private var random: SeededGenerator
     private var clock = VirtualClock<Delivery>()
+    /// When each link is done sending what was published on it (`RelayConditions.bytesPerMillisecond`).
+    private var linkFreeAt: [Link: Int64] = [:]
 
     /// A directed pair of devices.
     public struct Link: Sendable, Hashable {
@@ -115,11 +117,17 @@ public struct InProcessRelay: Sendable {
             return
         }
         let copies = random.chance(conditions.duplicationRate) ? 2 : 1
+        var sent = now
+        if conditions.bytesPerMillisecond > 0 {
+            let start = max(now, linkFreeAt[link] ?? now)
+            sent = start + (Int64(frame.count) + conditions.bytesPerMillisecond - 1) / conditions.bytesPerMillisecond
+            linkFreeAt[link] = sent
+        }
         for _ in 0..<copies {
             let jitter = conditions.reorderJitterMillis > 0
                 ? Int64(random.next() % UInt64(conditions.reorderJitterMillis + 1)) : 0
             clock.advance(to: now)
-            clock.schedule(Delivery(from: from, to: to, kind: kind, frame: frame), at: now + conditions.latencyMillis + jitter)
+            clock.schedule(Delivery(from: from, to: to, kind: kind, frame: frame), at: sent + conditions.latencyMillis + jitter)
         }
     }
 

@@ -438,6 +438,43 @@ final class PushTests: XCTestCase {
         XCTAssertEqual(answers.filter { $0 == "state_digest" }.count, 5, "every heartbeat gets a digest: \(answers)")
     }
 
+    /// A restarted sibling that announces again while the push that answered its first heartbeat
+    /// is still on its way (a slow link: the push takes longer to arrive than the announcement's
+    /// retry), in one part or in several, gets each row once: its repeated heartbeat (which lists
+    /// its capabilities again, as a start's does) takes nothing as lost, and it announces no more
+    /// while the parts arrive.
+    func testAnnouncementRepeatedWhileTheAnsweringPushTravelsGetsEachRowOnce() throws {
+        // (rows, bytes per row, link bytes per millisecond): one part of 3 s; two parts of 6 s in all.
+        for (count, size, rate) in [(600, 1_000, 200), (12, 512 << 10, 1_000)] as [(Int, Int, Int64)] {
+            let world = try TestWorld()
+            let paths = [world.path(), world.path()]
+            let fleet = try syncedFleet(world, conditions: RelayConditions(bytesPerMillisecond: rate), paths: paths)
+            fleet.stop(1)
+            let value = String(repeating: "w", count: size)
+            try fleet.write(on: 0, RecordNamespace.self) { tx throws(SyncKernelError) in
+                for index in 0..<count { try tx.save(Row(id: "away\(index)", value: value, updatedAt: 2)) }
+            }
+            fleet.run(until: fleet.now + 30_000)
+            let skip = fleet.sentFrames.count
+            fleet.restart(1, with: try Replica(device: TestWorld.device(1), account: world.account, siblings: fleet.replicas.map(\.device),
+                                               store: world.store(device: nil, path: paths[1])))
+            fleet.run(until: fleet.now + 120_000)
+            try assertSameRows(fleet)
+            let pushed = fleet.sentFrames.dropFirst(skip).filter { $0.from == TestWorld.device(0) }.compactMap { record -> Int? in
+                var budget = DecodeBudget(inputBytes: record.frame.count)
+                guard let frame = try? SyncFrame(decoding: record.frame, sender: record.from, positions: fleet.replicas[0].positions,
+                                                 receiver: record.to, budget: &budget),
+                      case .push(let response, _, _) = frame.body else { return nil }
+                return response.rows.count
+            }
+            let after = kinds(fleet).dropFirst(skip)
+            let heartbeats = after.filter { $0.from == 1 && $0.kind == "heartbeat" }.count
+            XCTAssertEqual(pushed.reduce(0, +), count, "each row pushed once: \(pushed) after \(heartbeats) heartbeats")
+            XCTAssertGreaterThan(heartbeats, 1, "the announcement was repeated while the push travelled")
+            XCTAssertFalse(after.contains { $0.kind == "reconcile_resp" || $0.kind == "sketch_req" }, "no exchange: \(after.map(\.kind))")
+        }
+    }
+
     /// What a clean stop kept is taken once: a crash after the next start leaves nothing of it,
     /// so the run after that sends a digest, as after any crash.
     func testKeptPushBasesAreTakenOnceSoACrashAfterwardsLeavesNothing() throws {

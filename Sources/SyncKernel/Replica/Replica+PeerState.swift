@@ -40,10 +40,15 @@ extension Replica {
         /// What this device kept of the sibling at its last clean stop goes out as pushes at the
         /// first tick after its next announcement (`takeKeptPushBases`).
         var pushesAtAnnouncement = false
-        /// When a heartbeat of the sibling's was last answered with pushes: at most one such
-        /// answer per `LoopTiming.retryMillis`, so a sibling that keeps announcing cannot make
-        /// this device ship its writes again and again.
-        var pushedForHeartbeatAt: Int64?
+        /// When a heartbeat of the sibling's was last answered with pushes, and until when those
+        /// pushes may still be on their way (their acknowledgement's due time, a request's time
+        /// for each part past the first, and at least two `LoopTiming.retryMillis`: the sibling
+        /// repeats its announcement one interval after it). A heartbeat inside that window repeats the same
+        /// announcement (its answer has not reached the sibling yet): it neither takes those
+        /// pushes as lost nor ships the writes again, so a sibling that keeps announcing while a
+        /// large push travels gets each row once; past the window an unacknowledged push is
+        /// taken as lost and goes again, at most once per window.
+        var heartbeatPushes: (at: Int64, until: Int64)?
         var pushedSinceDigest = false
         var marks = ChangeMarks()
         var reconciling = false
@@ -61,5 +66,13 @@ extension Replica {
         var reportedSchemas: Set<SchemaFingerprint> = []
         /// What the sibling last announced (sorted, once each), nil before it announced.
         var announced: [String]?
+    }
+}
+
+extension Replica.PeerState {
+    /// Whether the pushes that answered the sibling's last heartbeat may still be on their way
+    /// at `now` (inside `heartbeatPushes`; a clock gone back is outside it).
+    func answeringHeartbeat(at now: Int64) -> Bool {
+        heartbeatPushes.map { now >= $0.at && now < $0.until } ?? false
     }
 }

@@ -271,6 +271,11 @@ public final class Replica {
             if let announceAt = peer.announceAt, announceAt <= now {
                 if let backoffUntil = peer.storm.backoffUntil, now < backoffUntil {
                     peer.announceAt = backoffUntil
+                } else if announceAt != .min, let until = peer.receivingUntil, now < until {
+                    // Parts of a push or an answer from the sibling are arriving: a heartbeat now
+                    // would cross them (and a sibling that heard the last one answer it again); the
+                    // announcement goes on once the parts end.
+                    peer.announceAt = until
                 } else {
                     if announceAt != .min {
                         send(.heartbeat, to: sibling)
@@ -360,10 +365,12 @@ public final class Replica {
             default: false
             }
             // The sibling started or reconnected: what was pushed to it before may be lost, so its
-            // digests start exchanges again.
+            // digests start exchanges again; a heartbeat that repeats the announcement the pushes
+            // on their way answered leaves them in flight (`heartbeatPushes`).
             if announcing, var peer = peers[sender] {
                 peer.knowsOurCapability = false
-                takePushesAsLost(&peer)
+                let repeated = if case .heartbeat = frame.body { peer.answeringHeartbeat(at: now) } else { false }
+                if !repeated { takePushesAsLost(&peer) }
                 epochLinks[sender] = nil
                 peers[sender] = peer
             }
@@ -376,10 +383,9 @@ public final class Replica {
             // digest. A sibling this replica has no digest of yet is asked for one with it, so
             // both sides learn at the meeting whether they are in step (and can push).
             guard var peer = peers[sender], let mine = digest(for: peer) else { return }
-            if peer.pushedForHeartbeatAt.map({ now - $0 >= timing.retryMillis || now < $0 }) ?? true,
-               let pushes = pushes(to: peer, now: now) {
+            if !peer.answeringHeartbeat(at: now), let pushes = pushes(to: peer, now: now) {
                 sendPushes(pushes, to: sender, peer: &peer, now: now)
-                peer.pushedForHeartbeatAt = now
+                peer.heartbeatPushes = (at: now, until: max(peer.retryAt ?? now, now + 2 * timing.retryMillis))
             }
             peers[sender] = peer
             send(digestBody(mine, probe: peer.lastDigestSeen == nil, for: peer), to: sender)
