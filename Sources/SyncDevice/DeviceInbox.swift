@@ -59,7 +59,8 @@ actor DeviceInbox {
         }
         for certificate in gate.drainLearned() { await learn(certificate) }
         guard case .accepted(let opened) = verdict else { return verdict }
-        switch await transport.receiveSessionMessage(opened.frame, from: opened.sender, opener: gate.opener) {
+        switch await transport.receiveSessionMessage(opened.frame, from: opened.sender, opener: gate.opener,
+                                                     viaHandshake: opened.viaHandshake) {
         case .notSession: await handOn(opened.frame, of: opened)
         case .handled: break
         case .carried(let frame): await handOn(frame, of: opened)

@@ -7,7 +7,8 @@ import SyncKernel
 /// Invariant: `certificate` verified under the account's issuer key, names this account, had not
 /// expired at the check, and its device's key signed the inside (for an envelope that came
 /// through a session, `viaSession`: signed the hello that opened the session, whose key sealed
-/// this frame); `frame` is exactly the bytes it sealed; nothing of the frame was parsed.
+/// this frame; for a short handshake envelope, `viaHandshake`: its certified envelope key's
+/// secret sealed it); `frame` is exactly the bytes it sealed; nothing of the frame was parsed.
 public struct CheckedEnvelope: Sendable, Hashable {
     /// The sender's verified certificate.
     public let certificate: SenderCertificate
@@ -28,10 +29,13 @@ public struct CheckedEnvelope: Sendable, Hashable {
     package let fingerprint: UInt64?
     /// Whether it came through an envelope session (the seen set has nothing to check then).
     public let viaSession: Bool
+    /// Whether it was a short handshake envelope (`HandshakeFormat`): its frame is a session
+    /// message, its sender proved by its certified key, and an accept answering it goes short too.
+    public let viaHandshake: Bool
 
     /// An envelope that passed the stateless checks.
     package init(certificate: SenderCertificate, frame: [UInt8], frameID: [UInt8], timestamp: Int64, bytes: Int,
-                 checkedAt: Int64, fingerprint: UInt64? = nil, viaSession: Bool = false) {
+                 checkedAt: Int64, fingerprint: UInt64? = nil, viaSession: Bool = false, viaHandshake: Bool = false) {
         self.certificate = certificate
         self.frame = frame
         self.frameID = frameID
@@ -40,5 +44,6 @@ public struct CheckedEnvelope: Sendable, Hashable {
         self.checkedAt = checkedAt
         self.fingerprint = fingerprint
         self.viaSession = viaSession
+        self.viaHandshake = viaHandshake
     }
 }

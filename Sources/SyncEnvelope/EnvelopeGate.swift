@@ -32,7 +32,11 @@ import SyncKernel
 /// A session envelope (a gate made with a `SessionPolicy`) is checked by the opener against its
 /// session instead (`SessionReceiver`: `unknownSession`, `sessionExpired`, `expiredCertificate`,
 /// `replayed` by its counter window, `badSessionTag`) and skips the seen set: no frame id is
-/// recorded, so no write to disk is paid per frame.
+/// recorded, so no write to disk is paid per frame. A short handshake envelope (outer version 3,
+/// `HandshakeFormat`, read only by a gate with a session policy: `unknownFormat` otherwise) is
+/// checked by the opener against the roster's certified keys instead of checks 4 to 12
+/// (`notASibling`, `unopenable`, `malformed`, `expiredCertificate`) and then passes the seen set
+/// as a whole envelope does.
 ///
 /// Invariants: every envelope is either accepted or dropped with exactly one reason; each drop
 /// the gate sees is counted under its reason (`dropCounts`) and reported once as an
@@ -118,7 +122,7 @@ public final class EnvelopeGate {
             if opener.learn(certificate) { learned.append(certificate) }
             acceptedCount += 1
             return .accepted(OpenedEnvelope(sender: certificate.device, account: certificate.userIDHash, frame: checked.frame,
-                                            frameID: checked.frameID, timestamp: checked.timestamp))
+                                            frameID: checked.frameID, timestamp: checked.timestamp, viaHandshake: checked.viaHandshake))
         case .replayed: return drop(.replayed, bytes: checked.bytes)
         case .outsideWindow: return drop(.outsideWindow, bytes: checked.bytes)
         case .unavailable: return drop(.replayStoreUnavailable, bytes: checked.bytes)

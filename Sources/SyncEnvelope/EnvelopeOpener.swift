@@ -8,7 +8,9 @@ import SyncKernel
 /// The checks are checks 1 to 12 of `EnvelopeGate`, in its order, for a whole envelope; a session
 /// envelope (outer version 2) passes the free checks and key material, then its session's
 /// (`SessionReceiver.check`: index, lifetime, certificate expiry, counter window, AEAD tag),
-/// which record its counter. Before it opens anything, an
+/// which record its counter; a short handshake envelope (outer version 3) passes the free checks
+/// and key material, then `HandshakeFormat.open` against the roster and its sender's certificate
+/// expiry (`checkHandshake`). Before it opens anything, an
 /// envelope identical byte for byte to one its gate accepted (`RecentEnvelopes`) is dropped for
 /// the reason the gate would give (`replayed`, `outsideWindow` or `expiredCertificate`), so a
 /// replay costs a keyed hash instead of the whole check. Invariants: it never traps on
@@ -118,7 +120,8 @@ public final class EnvelopeOpener: Sendable {
     /// The gate's free checks alone (size, outer version and wake class), which read three
     /// numbers of the envelope and nothing else: the reason the gate drops `envelope` for at
     /// them, nil when it passes them. A whole envelope (version 1) is bounded by
-    /// `EnvelopeFormat`'s sizes, a session envelope (version 2) by `SessionFormat`'s.
+    /// `EnvelopeFormat`'s sizes, a session envelope (version 2) by `SessionFormat`'s, a short
+    /// handshake envelope (version 3) by `HandshakeFormat`'s.
     public static func freeCheck(_ envelope: [UInt8]) -> EnvelopeDropReason? {
         guard envelope.count <= EnvelopeFormat.maxEnvelopeBytes else { return .oversized }
         guard envelope.count >= SessionFormat.minBytes else { return .truncated }
@@ -126,6 +129,8 @@ public final class EnvelopeOpener: Sendable {
         switch envelope[0] {
         case EnvelopeFormat.version: return envelope.count >= EnvelopeFormat.minEnvelopeBytes ? nil : .truncated
         case SessionFormat.version: return envelope.count <= SessionFormat.maxBytes ? nil : .oversized
+        case HandshakeFormat.version:
+            return envelope.count < HandshakeFormat.minBytes ? .truncated : envelope.count <= HandshakeFormat.maxBytes ? nil : .oversized
         default: return .unknownFormat
         }
     }
@@ -142,6 +147,7 @@ public final class EnvelopeOpener: Sendable {
             return (print, recent.verdict(print, now: now))
         }
         if let replay { return .dropped(replay) }
+        if envelope[0] == HandshakeFormat.version { return checkHandshake(envelope, keys: keys, now: now, fingerprint: print) }
         guard let plaintext = Sodium.open(envelope[EnvelopeFormat.outerHeaderBytes...], publicKey: keys.deviceKeys.envelopePublicKey,
                                           secretKey: keys.deviceKeys.envelopeSecretKey) else { return .dropped(.unopenable) }
         guard let inside = EnvelopeFormat.parseInside(plaintext) else { return .dropped(.malformed) }
@@ -158,5 +164,25 @@ public final class EnvelopeOpener: Sendable {
         guard inside.recipient == keys.device else { return .dropped(.misaddressed) }
         return .passed(CheckedEnvelope(certificate: certificate, frame: inside.frame, frameID: inside.frameID,
                                        timestamp: inside.timestamp, bytes: envelope.count, checkedAt: now, fingerprint: print))
+    }
+
+    /// Checks a short handshake envelope (`HandshakeFormat`) for a gate with a session policy:
+    /// `unknownFormat` without one; the masked reference must name a sibling of the roster
+    /// (`notASibling`: the form cannot carry a certificate to learn), the key derived from its
+    /// certified envelope key must open it (`unopenable`), the inside must be a timestamp and a
+    /// session message (`malformed`), and that sibling's certificate must not have expired at
+    /// `now` (`expiredCertificate`). The seen set then judges its timestamp and frame id.
+    private func checkHandshake(_ envelope: [UInt8], keys: EnvelopeKeys, now: Int64, fingerprint: UInt64?) -> EnvelopeCheck {
+        guard sessions.withLock({ $0 != nil }) else { return .dropped(.unknownFormat) }
+        switch HandshakeFormat.open(envelope, keys: keys, roster: roster) {
+        case .failure(.unknownSender): return .dropped(.notASibling)
+        case .failure(.unopenable): return .dropped(.unopenable)
+        case .failure(.malformed): return .dropped(.malformed)
+        case .success(let opened):
+            guard !opened.certificate.isExpired(atMillis: now) else { return .dropped(.expiredCertificate) }
+            return .passed(CheckedEnvelope(certificate: opened.certificate, frame: opened.message, frameID: opened.frameID,
+                                           timestamp: opened.timestamp, bytes: envelope.count, checkedAt: now, fingerprint: fingerprint,
+                                           viaHandshake: true))
+        }
     }
 }

@@ -56,11 +56,12 @@ public struct EnvelopeSealer {
         try sealable(frame, to: recipient, now: now, keys: keys)
         var envelopes: [SealedEnvelope] = []
         if let hello = dueHello(&sender, to: recipient, now: now) {
+            let short = sender.helloIsShort(to: recipient)
             if hello.replyIndex != nil, SessionMessage.pairHelloBytes + frame.count <= SyncFrame.maxFrameBytes {
                 sessions = sender
-                return [try seal(SessionMessage.hello(hello.carrying(frame)).encoded(), to: recipient, now: now, wake: wake)]
+                return [try sealHandshake(.hello(hello.carrying(frame)), to: recipient, now: now, wake: wake, short: short)]
             }
-            envelopes.append(try seal(SessionMessage.hello(hello).encoded(), to: recipient, now: now))
+            envelopes.append(try sealHandshake(.hello(hello), to: recipient, now: now, wake: .silent, short: short))
         }
         if let bytes = sender.seal(frame, to: recipient, wake: wake, now: now) {
             envelopes.append(SealedEnvelope(subject: try keys.subject(of: recipient), wake: wake, bytes: bytes))
@@ -102,7 +103,22 @@ public struct EnvelopeSealer {
         let hello = dueHello(&sender, to: device, now: now)
         sessions = sender
         guard let hello else { return nil }
-        return try seal(SessionMessage.hello(hello).encoded(), to: device, now: now)
+        return try sealHandshake(.hello(hello), to: device, now: now, wake: .silent, short: sender.helloIsShort(to: device))
+    }
+
+    /// Seals the handshake `message` to `recipient` at `now`: in a short handshake envelope
+    /// (`HandshakeFormat`) when `short`, in a whole envelope otherwise. Throws as `seal` does.
+    package func sealHandshake(_ message: SessionMessage, to recipient: DeviceID, now: Int64, wake: WakeClass,
+                               short: Bool) throws(SyncKernelError) -> SealedEnvelope {
+        let bytes = message.encoded()
+        guard short else { return try seal(bytes, to: recipient, now: now, wake: wake) }
+        guard let keys else { throw SyncKernelError(.keyMaterialMissing, "this device holds no account keys") }
+        let sibling = try sealable(bytes, to: recipient, now: now, keys: keys)
+        guard let envelope = HandshakeFormat.seal(bytes, from: keys, to: sibling, timestamp: now, wake: wake,
+                                                  ephemeralSecret: entropy.bytes(Sodium.keyBytes)) else {
+            throw SyncKernelError(.keyMaterialMissing, "a key of the wrong size")
+        }
+        return SealedEnvelope(subject: try keys.subject(of: recipient), wake: wake, bytes: envelope)
     }
 
     /// The hello `sender` has due to `recipient` at `now`, if any: a pair hello whose reply index

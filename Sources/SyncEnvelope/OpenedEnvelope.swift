@@ -17,11 +17,23 @@ public struct OpenedEnvelope: Sendable, Hashable {
     public let frameID: [UInt8]
     /// The sender's timestamp, milliseconds since 1970 (a session frame's: when it was checked).
     public let timestamp: Int64
+    /// Whether it was a short handshake envelope (`CheckedEnvelope.viaHandshake`).
+    public let viaHandshake: Bool
+
+    /// An accepted envelope's fields.
+    package init(sender: DeviceID, account: [UInt8], frame: [UInt8], frameID: [UInt8], timestamp: Int64, viaHandshake: Bool = false) {
+        self.sender = sender
+        self.account = account
+        self.frame = frame
+        self.frameID = frameID
+        self.timestamp = timestamp
+        self.viaHandshake = viaHandshake
+    }
 
     /// The same envelope's sender, account, id and timestamp with `frame` instead: the frame a
     /// pair hello in it carried (`SessionIntake.carried`), for a host that routes by the
     /// envelope.
     public func carrying(_ frame: [UInt8]) -> OpenedEnvelope {
-        OpenedEnvelope(sender: sender, account: account, frame: frame, frameID: frameID, timestamp: timestamp)
+        OpenedEnvelope(sender: sender, account: account, frame: frame, frameID: frameID, timestamp: timestamp, viaHandshake: viaHandshake)
     }
 }

@@ -47,7 +47,8 @@ public actor SealedReceiver {
             await host.receive(opened.frame, from: opened.sender)
             return verdict
         }
-        if case .carried(let frame) = await transport?.receiveSessionMessage(opened.frame, from: opened.sender, opener: gate.opener) {
+        if case .carried(let frame) = await transport?.receiveSessionMessage(opened.frame, from: opened.sender, opener: gate.opener,
+                                                                           viaHandshake: opened.viaHandshake) {
             await host.receive(frame, from: opened.sender)
         }
         return verdict

@@ -62,14 +62,16 @@ public actor SealedTransport: FrameTransport {
     /// Takes in a handshake message: the frame of a whole envelope the gate whose stateless stage
     /// is `opener` accepted from `sender`, when it starts with the session magic
     /// (`isSessionMessage`). A hello opens a receiving session in `opener` and its accept is
-    /// sealed back in a whole envelope; a pair hello also opens the session to `sender` once
+    /// sealed back in the form the hello came in (`viaHandshake`: a short handshake envelope,
+    /// otherwise a whole one); a pair hello also opens the session to `sender` once
     /// that accept is published, and the frame it carries is handed back (`.carried`) for the
     /// host to handle as any accepted frame; an accept opens the sealer's session to `sender`.
     /// A message that does not decode, or a hello that cannot be answered, is reported once as
     /// `sessionRefused` and opens nothing (a pair hello's frame is still handed back: its
     /// envelope passed the gate). Returns `.notSession`, touching nothing, for any other frame
     /// (the host hands it on).
-    public func receiveSessionMessage(_ frame: [UInt8], from sender: DeviceID, opener: EnvelopeOpener) async -> SessionIntake {
+    public func receiveSessionMessage(_ frame: [UInt8], from sender: DeviceID, opener: EnvelopeOpener,
+                                      viaHandshake: Bool = false) async -> SessionIntake {
         guard SessionMessage.hasMagic(frame) else { return .notSession }
         let now = clock.millisecondsSince1970
         guard let message = SessionMessage(decoding: frame) else {
@@ -84,7 +86,7 @@ public actor SealedTransport: FrameTransport {
             return carried
         }
         do {
-            await carrier.publish(try sealer.seal(SessionMessage.accept(accept).encoded(), to: sender, now: now))
+            await carrier.publish(try sealer.sealHandshake(.accept(accept), to: sender, now: now, wake: .silent, short: viaHandshake))
         } catch {
             onEvent(.sealFailed(recipient: sender, error: error))
             return carried

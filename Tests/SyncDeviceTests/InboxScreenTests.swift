@@ -97,7 +97,7 @@ final class InboxScreenTests: XCTestCase {
         XCTAssertEqual(pair.screen.snapshot, [.unknownSession: 1])
         var sealer = pair.sealers[0]
         let again = try XCTUnwrap(try sealer.replyLost(lost, now: pair.now + 1), "the hello goes again at once")
-        XCTAssertEqual(again.bytes[0], EnvelopeFormat.version)
+        XCTAssertEqual(again.bytes[0], HandshakeFormat.version, "in the short form the policy sends")
         XCTAssertNil(try sealer.replyLost(lost, now: pair.now + 2), "once per hello: the old reply session's envelopes change nothing")
         var responder = pair.sealers[1]
         guard case .accepted(let opened) = pair.gates[1].open(again.bytes, now: pair.now + 1) else { return XCTFail("the new hello passes") }

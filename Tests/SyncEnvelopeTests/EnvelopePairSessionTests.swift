@@ -13,7 +13,7 @@ final class EnvelopePairSessionTests: XCTestCase {
 
     /// Device `index`'s gate and a sealer that files its reply sessions in that gate's opener.
     private func paired(_ world: EnvelopeWorld, _ index: Int) throws -> (gate: EnvelopeGate, sealer: EnvelopeSealer) {
-        let policy = SessionPolicy(entropy: .seeded(UInt64(40 + index)))
+        let policy = SessionPolicy(entropy: .seeded(UInt64(40 + index)), shortHandshakes: false)
         let gate = EnvelopeGate(keys: try world.keys(index), roster: try world.roster(index),
                                 replay: try ReplayGuard(path: world.replayPath(index)), sessions: policy, entropy: .seeded(UInt64(70 + index)))
         let sealer = EnvelopeSealer(keys: try world.keys(index), roster: try world.roster(index), entropy: .seeded(UInt64(50 + index)),
@@ -107,7 +107,7 @@ final class EnvelopePairSessionTests: XCTestCase {
     }
 
     func testAPairHelloLeftUnansweredIsFollowedByOneDirectionHellosUntilANewEpoch() throws {
-        let policy = SessionPolicy(entropy: .seeded(1))
+        let policy = SessionPolicy(entropy: .seeded(1), shortHandshakes: false)
         var sender = SessionSender(policy: policy)
         let world = try EnvelopeWorld(devices: 2)
         let b = try world.id(1)
@@ -131,7 +131,7 @@ final class EnvelopePairSessionTests: XCTestCase {
     func testAReplySessionIsFiledOnlyUnderAnIndexReservedForItsSender() throws {
         let world = try EnvelopeWorld(devices: 3)
         let gate = EnvelopeGate(keys: try world.keys(0), roster: try world.roster(0), replay: try ReplayGuard(path: world.replayPath(0)),
-                                sessions: SessionPolicy(entropy: .seeded(3)), entropy: .seeded(4))
+                                sessions: SessionPolicy(entropy: .seeded(3), shortHandshakes: false), entropy: .seeded(4))
         let key = [UInt8](repeating: 1, count: 32)
         let (b, c) = (try world.id(1), try world.id(2))
         let index = try XCTUnwrap(gate.opener.reserveReply(for: b))

@@ -22,7 +22,7 @@ final class EnvelopePipelineTests: XCTestCase {
 
     /// Device `index` of `world` with a notebook store, its roster limited to `members` (all by default).
     private func device(_ index: Int, _ world: EnvelopeWorld, relay: InboxRelay, clock: ManualLoopClock, wall: ManualWallClock,
-                        members: [Int]? = nil, sessions: Bool = false, paired: Bool = false) throws -> Device {
+                        members: [Int]? = nil, sessions: Bool = false, paired: Bool = false, short: Bool = false) throws -> Device {
         let keys = try world.keys(index)
         let roster = try world.roster(index, members: members)
         let store = try KernelStore(path: world.path("store-\(index).sqlite"), namespaces: NamespaceSet([NotebookNamespace.self]),
@@ -30,7 +30,7 @@ final class EnvelopePipelineTests: XCTestCase {
         let replica = try Replica(device: keys.device, account: keys.userIDHash, siblings: roster.devices, store: store)
         let envelopeEvents = Recorder<EnvelopeEvent>()
         let replicaEvents = Recorder<ReplicaEvent>()
-        let policy = sessions || paired ? SessionPolicy(entropy: .seeded(UInt64(400 + index))) : nil
+        let policy = sessions || paired ? SessionPolicy(entropy: .seeded(UInt64(400 + index)), shortHandshakes: short) : nil
         let replay = try ReplayGuard(path: world.replayPath(index))
         let gate = if let policy {
             EnvelopeGate(keys: keys, roster: roster, replay: replay, sessions: policy, entropy: .seeded(UInt64(500 + index)))
@@ -132,13 +132,13 @@ final class EnvelopePipelineTests: XCTestCase {
 
     /// Two paired devices over one relay with notes 0..<`notesOnA` written on device 0 and note 9
     /// on device 1, the loop clock at 400 (their debounces due).
-    private func pairedWithNotes(_ world: EnvelopeWorld, notesOnA: Int) async throws
+    private func pairedWithNotes(_ world: EnvelopeWorld, notesOnA: Int, short: Bool = false) async throws
         -> (a: Device, b: Device, relay: InboxRelay, clock: ManualLoopClock, wall: ManualWallClock) {
         let relay = InboxRelay()
         let clock = ManualLoopClock()
         let wall = ManualWallClock()
-        let a = try device(0, world, relay: relay, clock: clock, wall: wall, paired: true)
-        let b = try device(1, world, relay: relay, clock: clock, wall: wall, paired: true)
+        let a = try device(0, world, relay: relay, clock: clock, wall: wall, paired: true, short: short)
+        let b = try device(1, world, relay: relay, clock: clock, wall: wall, paired: true, short: short)
         for index in 0..<notesOnA {
             let note = Self.note(index)
             try await a.host.write(NotebookNamespace.self) { tx throws(SyncKernelError) in try tx.save(note) }
@@ -153,27 +153,45 @@ final class EnvelopePipelineTests: XCTestCase {
     /// device's pair hello carries its first frame, the accept is the only other whole envelope,
     /// and every frame after it, either way, goes through a session.
     func testPairedHostsOpenBothDirectionsWithOneHandshakeThatCarriesTheFirstFrame() async throws {
-        let (a, b, relay, _, _) = try await pairedWithNotes(try EnvelopeWorld(devices: 2), notesOnA: 3)
+        try await assertOneHandshakeOpensBothDirections(short: false)
+    }
+
+    /// With short handshakes (the default policy) the pair hello and its accept go in short
+    /// handshake envelopes, 66 bytes beside their messages each instead of 372, and nothing goes
+    /// whole: the two converge as with whole ones.
+    func testShortHandshakesOpenBothDirectionsWithNothingWhole() async throws {
+        try await assertOneHandshakeOpensBothDirections(short: true)
+        XCTAssertEqual(HandshakeFormat.overheadBytes + SessionMessage.acceptBytes, 139)
+    }
+
+    /// Two paired hosts with notes on both sides converge after one handshake in the form
+    /// `short` chooses (a pair hello carrying a's first frame and b's accept, nothing else in that
+    /// form), b sending on the reply session, and no drop, refusal or handshake reaching a replica.
+    private func assertOneHandshakeOpensBothDirections(short: Bool, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let (a, b, relay, _, _) = try await pairedWithNotes(try EnvelopeWorld(devices: 2), notesOnA: 3, short: short)
+        let (version, overhead) = short ? (HandshakeFormat.version, HandshakeFormat.overheadBytes)
+            : (EnvelopeFormat.version, SealedEnvelope.overheadBytes)
         await a.host.tick()
         let opening = await relay.shown
-        XCTAssertEqual(opening.count, 1, "the first frame travels inside the hello")
-        let hello = try XCTUnwrap(opening.first)
-        XCTAssertEqual(hello.bytes[0], EnvelopeFormat.version)
-        XCTAssertGreaterThan(hello.bytes.count, SealedEnvelope.overheadBytes + SessionMessage.pairHelloBytes, "a frame rides along")
+        XCTAssertEqual(opening.map { $0.bytes[0] }, [version], "the first frame travels inside the hello", file: file, line: line)
+        XCTAssertGreaterThan(opening.first?.bytes.count ?? 0, overhead + SessionMessage.pairHelloBytes, "a frame rides along",
+                             file: file, line: line)
         await pump([a, b], relay)
         await b.host.tick()
         await pump([a, b], relay)
         let (digestA, digestB) = (await a.host.stateDigest, await b.host.stateDigest)
-        XCTAssertEqual(digestA, digestB, "converged")
-        XCTAssertEqual(a.envelopeEvents.items + b.envelopeEvents.items, [], "no drop, no refusal")
+        XCTAssertEqual(digestA, digestB, "converged", file: file, line: line)
+        XCTAssertEqual(a.envelopeEvents.items + b.envelopeEvents.items, [], "no drop, no refusal", file: file, line: line)
         let shown = await relay.shown
-        let whole = shown.filter { $0.bytes[0] == EnvelopeFormat.version }
-        XCTAssertEqual(whole.map(\.subject), [b.inbox, a.inbox], "a pair hello to b and b's accept: nothing else whole")
-        XCTAssertEqual(whole.last?.bytes.count, SealedEnvelope.overheadBytes + SessionMessage.acceptBytes)
-        XCTAssertEqual(Set(shown.dropFirst(2).map { $0.bytes[0] }), [SessionFormat.version])
-        XCTAssertTrue(shown.contains { $0.subject == a.inbox && $0.bytes[0] == SessionFormat.version }, "b sent on the reply session")
+        let handshakes = shown.filter { $0.bytes[0] == version }
+        XCTAssertEqual(handshakes.map(\.subject), [b.inbox, a.inbox], "a pair hello to b and b's accept: nothing else in that form",
+                       file: file, line: line)
+        XCTAssertEqual(handshakes.last?.bytes.count, overhead + SessionMessage.acceptBytes, file: file, line: line)
+        XCTAssertEqual(Set(shown.dropFirst(2).map { $0.bytes[0] }), [SessionFormat.version], file: file, line: line)
+        XCTAssertTrue(shown.contains { $0.subject == a.inbox && $0.bytes[0] == SessionFormat.version }, "b sent on the reply session",
+                      file: file, line: line)
         let refused = (a.replicaEvents.items + b.replicaEvents.items).filter { if case .frameRefused = $0 { true } else { false } }
-        XCTAssertEqual(refused, [], "no handshake message reached a replica")
+        XCTAssertEqual(refused, [], "no handshake message reached a replica", file: file, line: line)
     }
 
     /// The accept of a pair hello is lost: the responder sends on the reply session the initiator

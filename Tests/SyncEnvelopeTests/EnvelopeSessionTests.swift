@@ -16,7 +16,7 @@ final class EnvelopeSessionTests: XCTestCase {
 
         init(world: EnvelopeWorld, lifetime: Int64 = 3_600_000) throws {
             self.world = world
-            policies = (0..<2).map { SessionPolicy(entropy: .seeded(UInt64(40 + $0)), lifetimeMillis: lifetime) }
+            policies = (0..<2).map { SessionPolicy(entropy: .seeded(UInt64(40 + $0)), lifetimeMillis: lifetime, shortHandshakes: false) }
             sealers = []
             gates = []
             for index in 0..<2 {
@@ -28,7 +28,7 @@ final class EnvelopeSessionTests: XCTestCase {
 
         /// A fresh gate for device `index` (a restart: a new policy, so a new epoch, when `restart`).
         func gate(_ index: Int, restart: Bool = false) throws -> EnvelopeGate {
-            if restart { policies[index] = SessionPolicy(entropy: .seeded(UInt64(60 + index)), lifetimeMillis: policies[index].lifetimeMillis) }
+            if restart { policies[index] = SessionPolicy(entropy: .seeded(UInt64(60 + index)), lifetimeMillis: policies[index].lifetimeMillis, shortHandshakes: false) }
             return EnvelopeGate(keys: try world.keys(index), roster: try world.roster(index),
                                 replay: try ReplayGuard(path: world.replayPath(index)), sessions: policies[index],
                                 entropy: .seeded(UInt64(70 + index)))
@@ -284,7 +284,7 @@ final class EnvelopeSessionTests: XCTestCase {
 
     func testAHelloFromOutsideTheRosterOrWithASmallOrderKeyOpensNothing() throws {
         let world = try EnvelopeWorld(devices: 3)
-        let policy = SessionPolicy(entropy: .seeded(1))
+        let policy = SessionPolicy(entropy: .seeded(1), shortHandshakes: false)
         let gate = EnvelopeGate(keys: try world.keys(1), roster: try world.roster(1, members: [0, 1]),
                                 replay: try ReplayGuard(path: world.replayPath(1)), sessions: policy)
         let hello = SessionMessage.Hello(helloID: [UInt8](repeating: 1, count: 16),
@@ -324,7 +324,7 @@ final class EnvelopeSessionTests: XCTestCase {
         let world = try EnvelopeWorld(devices: 2)
         let expiry = EnvelopeWorld.now / 1_000 + 60
         let short = try world.addDevice(expiresAt: expiry)
-        let policies = (0..<2).map { SessionPolicy(entropy: .seeded(UInt64(90 + $0))) }
+        let policies = (0..<2).map { SessionPolicy(entropy: .seeded(UInt64(90 + $0)), shortHandshakes: false) }
         var sealer = EnvelopeSealer(keys: try world.keys(short), roster: try world.roster(short), entropy: .seeded(3), sessions: policies[0])
         let gate = EnvelopeGate(keys: try world.keys(1), roster: try world.roster(1), replay: try ReplayGuard(path: world.replayPath(1)),
                                 sessions: policies[1])

@@ -23,17 +23,23 @@ public struct SessionPolicy: Sendable, Hashable {
     public let handshakeTimeoutMillis: Int64
     /// Names this run's receiving sessions (16 random bytes).
     public let epoch: [UInt8]
+    /// Whether hellos and the accepts that answer them go in short handshake envelopes
+    /// (`HandshakeFormat`, 66 bytes beside the message instead of a whole envelope's 372) to
+    /// siblings whose certificates the roster holds (default true); a hello left unanswered for
+    /// the handshake timeout goes whole after it.
+    public let shortHandshakes: Bool
 
     /// Bytes of an epoch.
     package static let epochBytes = 16
     /// How long before its end a sending session is renewed.
     package var rekeyMarginMillis: Int64 { min(lifetimeMillis / 10, 60_000) }
 
-    /// A policy with a fresh epoch from `entropy` and the given durations (milliseconds, each at
-    /// least 1,000).
+    /// A policy with a fresh epoch from `entropy`, the given durations (milliseconds, each at
+    /// least 1,000) and handshake form.
     public init(entropy: EntropySource = .system, lifetimeMillis: Int64 = 3_600_000, graceMillis: Int64 = 300_000,
-                handshakeTimeoutMillis: Int64 = 10_000) {
+                handshakeTimeoutMillis: Int64 = 10_000, shortHandshakes: Bool = true) {
         epoch = entropy.bytes(SessionPolicy.epochBytes)
+        self.shortHandshakes = shortHandshakes
         self.lifetimeMillis = max(1_000, lifetimeMillis)
         self.graceMillis = max(1_000, graceMillis)
         self.handshakeTimeoutMillis = max(1_000, handshakeTimeoutMillis)

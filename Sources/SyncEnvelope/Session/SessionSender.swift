@@ -23,7 +23,10 @@ import SyncKernel
 /// hello from the sibling opens the session to it at once (`openReply`), with no hello of this
 /// device's. A pair hello left unanswered for its whole timeout (a sibling of an older build
 /// drops it) makes the next hellos to that sibling one-direction hellos, until it names a new
-/// epoch.
+/// epoch. Under a policy that sends short handshakes, hellos go in short handshake envelopes
+/// first; one left unanswered for its whole timeout (a sibling of an older build drops the form,
+/// one that does not hold this device's certificate cannot read it) makes the next hellos to that
+/// sibling whole, until it names a new epoch, before a pair hello is given up.
 package struct SessionSender {
     private struct Pending {
         let helloID: [UInt8]
@@ -34,6 +37,8 @@ package struct SessionSender {
         let heardEpoch: [UInt8]?
         /// A pair hello's reply index.
         let replyIndex: UInt32?
+        /// It goes in a short handshake envelope (`HandshakeFormat`).
+        let short: Bool
         /// The sibling was seen sending on the reply session while its accept had not come.
         var replyLost = false
     }
@@ -77,6 +82,9 @@ package struct SessionSender {
         var unanswered = 0
         /// A pair hello went unanswered for its timeout: one-direction hellos until a new epoch.
         var pairDeclined = false
+        /// A hello in a short handshake envelope went unanswered for its timeout: hellos go in
+        /// whole envelopes until a new epoch.
+        var shortDeclined = false
     }
 
     private let policy: SessionPolicy
@@ -118,7 +126,9 @@ package struct SessionSender {
         if let pending = peer.pending, pending.heardEpoch == peer.heardEpoch, !pending.replyLost {
             let wait = policy.handshakeTimeoutMillis << min(peer.unanswered - 1, 6)
             if now >= pending.sentAt, now - pending.sentAt < wait { return nil }
-            if pending.replyIndex != nil, now - pending.sentAt >= wait { peer.pairDeclined = true }
+            if now - pending.sentAt >= wait {
+                if pending.short { peer.shortDeclined = true } else if pending.replyIndex != nil { peer.pairDeclined = true }
+            }
         }
         let secret = entropy.bytes(Sodium.keyBytes)
         guard let ephemeral = Sodium.envelopePublicKey(secretKey: secret) else { return nil }
@@ -128,7 +138,7 @@ package struct SessionSender {
         if let pending = peer.pending, pending.heardEpoch != peer.heardEpoch { peer.unanswered = 0 }
         peer.replaced = peer.pending
         peer.pending = Pending(helloID: hello.helloID, secret: secret, ephemeral: ephemeral, sentAt: now, heardEpoch: peer.heardEpoch,
-                               replyIndex: replyIndex)
+                               replyIndex: replyIndex, short: policy.shortHandshakes && !peer.shortDeclined)
         peer.unanswered += 1
         peers[device] = peer
         return hello
@@ -155,7 +165,7 @@ package struct SessionSender {
             reply = ReplySession(key: replyKey, index: replyIndex)
         }
         peers[device] = Peer(current: Current(key: key, index: accept.index, establishedAt: now, epoch: accept.epoch),
-                             heardEpoch: accept.epoch, pairDeclined: peer.pairDeclined)
+                             heardEpoch: accept.epoch, pairDeclined: peer.pairDeclined, shortDeclined: peer.shortDeclined)
         return .opened(reply: reply)
     }
 
@@ -168,6 +178,13 @@ package struct SessionSender {
         peer.current = Current(key: key, index: index, establishedAt: now, epoch: hello.epoch, isReply: true)
         peer.heardEpoch = hello.epoch
         peers[device] = peer
+    }
+
+    /// Whether the hello waiting for `device`'s accept goes in a short handshake envelope
+    /// (`HandshakeFormat`): the policy sends them, and no short hello to the sibling went
+    /// unanswered for its timeout since it last named a new epoch.
+    package func helloIsShort(to device: DeviceID) -> Bool {
+        peers[device]?.pending?.short ?? false
     }
 
     /// Notes that `device` sends on the reply session (`index`) of this device's waiting pair
@@ -194,7 +211,10 @@ package struct SessionSender {
     /// again (the sibling may have been updated).
     package mutating func observe(epoch: [UInt8], of device: DeviceID) {
         var peer = peers[device, default: Peer()]
-        if peer.heardEpoch != epoch { peer.pairDeclined = false }
+        if peer.heardEpoch != epoch {
+            peer.pairDeclined = false
+            peer.shortDeclined = false
+        }
         peer.heardEpoch = epoch
         if let current = peer.current, current.epoch != epoch { peer.current = nil }
         peers[device] = peer
