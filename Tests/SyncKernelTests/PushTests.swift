@@ -475,6 +475,54 @@ final class PushTests: XCTestCase {
         }
     }
 
+    /// A restarted device whose announcement is answered with a push and the sibling's digest
+    /// acknowledges the push with equal roots and sends no digest after it: the sibling's digest
+    /// already equals its state and the acknowledgement told the sibling so.
+    func testAnAcknowledgementWithEqualRootsIsNotFollowedByADigestTheSiblingAlreadyHas() throws {
+        let world = try TestWorld()
+        let paths = [world.path(), world.path()]
+        let fleet = try syncedFleet(world, paths: paths)
+        fleet.stop(1)
+        try fleet.save(Row(id: "r3", value: "written while the sibling was away", updatedAt: 2), on: 0)
+        fleet.run(until: fleet.now + 30_000)
+        let skip = fleet.sentFrames.count
+        fleet.restart(1, with: try Replica(device: TestWorld.device(1), account: world.account, siblings: fleet.replicas.map(\.device),
+                                           store: world.store(device: nil, path: paths[1])))
+        fleet.run(until: fleet.now + 60_000)
+        try assertSameRows(fleet)
+        let after = kinds(fleet).dropFirst(skip)
+        XCTAssertEqual(after.filter { $0.from == 0 }.map(\.kind), ["push", "state_digest"], "the answer to the announcement: \(after)")
+        XCTAssertEqual(after.filter { $0.from == 1 }.map(\.kind), ["heartbeat", "push_ack"], "nothing after the acknowledgement: \(after)")
+    }
+
+    /// Writes on both sides while one device was away: the restarted device acknowledges the
+    /// sibling's push saying its own follows, pushes, and the sibling's acknowledgement with
+    /// equal roots ends it; neither sends a digest after the two acknowledgements.
+    func testCrossingPushesAfterARestartEndWithTheirAcknowledgements() throws {
+        let world = try TestWorld()
+        let paths = [world.path(), world.path()]
+        let fleet = try syncedFleet(world, paths: paths)
+        fleet.stop(1)
+        try fleet.save(Row(id: "r3", value: "written while the sibling was away", updatedAt: 2), on: 0)
+        let away = try Replica(device: TestWorld.device(1), account: world.account, siblings: fleet.replicas.map(\.device),
+                               store: world.store(device: nil, path: paths[1]))
+        try away.write(RecordNamespace.self, now: fleet.now) { tx throws(SyncKernelError) in
+            try tx.save(Row(id: "r4", value: "written away", updatedAt: 2))
+        }
+        away.keepPushBases()
+        away.store.close()
+        fleet.run(until: fleet.now + 30_000)
+        let skip = fleet.sentFrames.count
+        fleet.restart(1, with: try Replica(device: TestWorld.device(1), account: world.account, siblings: fleet.replicas.map(\.device),
+                                           store: world.store(device: nil, path: paths[1])))
+        fleet.run(until: fleet.now + 60_000)
+        try assertSameRows(fleet)
+        let after = kinds(fleet).dropFirst(skip)
+        XCTAssertEqual(after.filter { $0.kind == "push" }.count, 2, "one push each way: \(after)")
+        XCTAssertEqual(after.last?.kind, "push_ack", "the last frame is an acknowledgement: \(after)")
+        XCTAssertFalse(after.contains { $0.kind == "reconcile_req" || $0.kind == "sketch_req" }, "no exchange: \(after)")
+    }
+
     /// What a clean stop kept is taken once: a crash after the next start leaves nothing of it,
     /// so the run after that sends a digest, as after any crash.
     func testKeptPushBasesAreTakenOnceSoACrashAfterwardsLeavesNothing() throws {

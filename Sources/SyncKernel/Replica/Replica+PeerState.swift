@@ -50,6 +50,12 @@ extension Replica {
         /// taken as lost and goes again, at most once per window.
         var heartbeatPushes: (at: Int64, until: Int64)?
         var pushedSinceDigest = false
+        /// An acknowledgement with equal roots settled the last push between the two, this
+        /// device's to the sibling (saying nothing follows) or the sibling's of this device's last
+        /// push, and this device sent the sibling nothing since: a broadcast of a digest the
+        /// sibling's last digest equals would tell it nothing that acknowledgement did not
+        /// (`broadcastDigest` skips it).
+        var acknowledgedInStep = false
         var marks = ChangeMarks()
         var reconciling = false
         var awaiting: [String: Int64] = [:]

@@ -170,7 +170,10 @@ extension Replica {
         if let root = theirRoot {
             if let seen = peer.lastDigestSeen { peer.lastDigestSeen = StateDigest.replacingRoot(in: seen, at: position, with: root) ?? seen }
             if settle(&peer, namespace: namespace, position: position, theirRoot: root, theirChange: change, mine: store.stateDigest(),
-                      counters: store.changeCounters(), from: sender) { return }
+                      counters: store.changeCounters(), from: sender) {
+                peer.acknowledgedInStep = later.isEmpty
+                return
+            }
         }
         // A later push of this namespace is still on its way: its acknowledgement settles it (the
         // retry timer stays as the backstop).
@@ -260,9 +263,9 @@ extension Replica {
     }
 
     /// Takes what the last run kept (`keepPushBases`) as each sibling's `writtenSinceEqual`, and
-    /// takes the sibling to read pushes as it did then (those pushes go in the compact form a
-    /// push reader reads; nothing else is assumed of it until its first announcing frame says
-    /// what it reads, and one that no longer reads pushes refuses them and the retry's digest
+    /// takes the sibling to read pushes and compact headers as it did then (every build that
+    /// reads pushes reads compact frames, so the announcement and the pushes go in that form;
+    /// nothing else is assumed of it until its first announcing frame says what it reads, and one that no longer reads pushes refuses them and the retry's digest
     /// settles it), so what it lacks goes out as pushes at the first tick after this device's
     /// announcement; a store that took a new epoch on opening (restored, copied, rolled back)
     /// drops it.
@@ -273,6 +276,7 @@ extension Replica {
             for (sibling, written) in bases where peers[sibling] != nil {
                 peers[sibling]?.writtenSinceEqual = written
                 peers[sibling]?.readsPush = true
+                peers[sibling]?.readsCompact = true
                 peers[sibling]?.pushesAtAnnouncement = true
             }
         } catch {

@@ -696,6 +696,12 @@ public final class Replica {
         for sibling in siblings {
             guard var peer = peers[sibling], !peer.storm.isBackingOff(at: now), peer.receivingUntil.map({ now >= $0 }) ?? true,
                   let digest = digest(for: peer), digest != peer.lastBroadcast else { continue }
+            // The sibling's last digest is this state, and this device's acknowledgement with equal
+            // roots already went after it or crossed it: nothing to tell.
+            if peer.acknowledgedInStep, peer.lastDigestSeen == digest {
+                peers[sibling]?.lastBroadcast = digest
+                continue
+            }
             if let pushes = pushes(to: peer, now: now) {
                 sendPushes(pushes, to: sibling, peer: &peer, now: now)
                 peer.lastBroadcast = digest
@@ -716,6 +722,7 @@ public final class Replica {
     /// that read them then: one that no longer does refuses them, and the retry's digest settles
     /// it), with no effect on what later frames assume.
     func send(_ body: SyncFrame.Body, to sibling: DeviceID, compact forced: Bool = false) {
+        peers[sibling]?.acknowledgedInStep = if case .pushAck(_, .matched, _, false) = body { true } else { false }
         switch body {
         case .stateDigest(let digest, _, _): peers[sibling]?.lastBroadcast = digest
         case .reconcileResponse(let response) where response.remaining > 0: partsAhead += 1
