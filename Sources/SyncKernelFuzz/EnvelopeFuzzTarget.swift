@@ -3,7 +3,7 @@ import SyncKernel
 
 /// The envelope opener's fuzz entry: `EnvelopeGate.open` of device 0 of `EnvelopeFuzzWorld`,
 /// over a fresh seen set. The first byte picks how far the rest gets before it meets the
-/// fuzzer's noise (modulo 5):
+/// fuzzer's noise (modulo 6):
 /// - 0: the rest is a whole envelope, opened as it is (the size and format checks, the sealed box);
 /// - 1: the rest is an inside, sealed to device 0 by the target (the inside's layout, the
 ///   certificate, its issuer signature and expiry, the MAC);
@@ -13,14 +13,17 @@ import SyncKernel
 /// - 3: device 1 holds a session to device 0, and the rest is a counter byte and a frame the
 ///   target seals in a session envelope at that counter (the session's checks and window);
 /// - 4: device 1 holds a session, and the rest follows a session envelope's version, wake class
-///   and index unsealed (the header's reading, the tag).
+///   and index unsealed (the header's reading, the tag);
+/// - 5: the rest, behind the session magic, is sealed by device 1 in a short handshake envelope
+///   (`HandshakeFormat`: the reference, the key of both certified keys, the inside's reading).
 ///
 /// Checks: every open ends in one verdict, counted once under its reason and reported once as an
 /// event; a sealed input (1 and 2) is never dropped as unopenable or for its outer format; a
 /// drop records no frame id; an accepted envelope comes from a sibling, records exactly one
 /// frame id (a session envelope none), carries (in modes 2 and 3) exactly the frame bytes sealed,
 /// and is dropped as `replayed` when opened again; mode 3 is never refused but as `replayed`
-/// twice over, and mode 4 is accepted only when the session key opens it to that very frame.
+/// twice over, mode 4 is accepted only when the session key opens it to that very frame, and
+/// mode 5 is accepted from device 1 with exactly the message sealed whenever it fits the form.
 package enum EnvelopeFuzzTarget {
     /// Runs the target on one input.
     package static func run(_ bytes: [UInt8]) throws(FuzzViolation) -> FuzzOutcome {
@@ -33,7 +36,7 @@ package enum EnvelopeFuzzTarget {
         guard let first = bytes.first else { return nil }
         guard let world = EnvelopeFuzzWorld.shared else { throw FuzzViolation("envelope: the fixed keys could not be derived") }
         let body = Array(bytes.dropFirst())
-        let mode = first % 5
+        let mode = first % 6
         let gate: EnvelopeGate
         do {
             gate = try world.gate()
@@ -47,6 +50,13 @@ package enum EnvelopeFuzzTarget {
             envelope = body
         case 1:
             envelope = try seal(body, world)
+        case 5:
+            let message = SessionMessage.magic + body
+            guard let sealed = HandshakeFormat.seal(message, from: world.siblingKeys, to: world.certificates[0], timestamp: EnvelopeFuzzWorld.now,
+                                                    wake: .silent, ephemeralSecret: EnvelopeFuzzWorld.ephemeralSeed) else {
+                throw FuzzViolation("envelope: the fixed keys could not seal a short handshake")
+            }
+            envelope = sealed
         case 3, 4:
             guard let session = world.openSession(on: gate) else { throw FuzzViolation("envelope: the fixed session could not open") }
             sessionKey = session.key
@@ -82,8 +92,11 @@ package enum EnvelopeFuzzTarget {
             if mode == 3, body.count <= SyncFrame.maxFrameBytes {
                 throw FuzzViolation("envelope: a well-sealed session envelope was dropped as \(reason.name)")
             }
+            if mode == 5, envelope.count >= HandshakeFormat.minBytes, envelope.count <= HandshakeFormat.maxBytes {
+                throw FuzzViolation("envelope: a well-sealed short handshake was dropped as \(reason.name)")
+            }
         case .accepted(let opened):
-            guard gate.acceptedCount == 1, gate.dropCounts.isEmpty, events.isEmpty, gate.seenCount == (mode >= 3 ? 0 : 1) else {
+            guard gate.acceptedCount == 1, gate.dropCounts.isEmpty, events.isEmpty, gate.seenCount == ([3, 4].contains(mode) ? 0 : 1) else {
                 throw FuzzViolation("envelope: an accepted envelope was counted, reported or recorded wrongly")
             }
             guard world.roster.contains(opened.sender) else { throw FuzzViolation("envelope: accepted from a device outside the roster") }
@@ -95,6 +108,9 @@ package enum EnvelopeFuzzTarget {
             }
             if mode == 3, opened.frame != Array(body.dropFirst()) || opened.sender != world.devices[1].device {
                 throw FuzzViolation("envelope: the accepted session frame differs from the one sealed")
+            }
+            if mode == 5, opened.frame != SessionMessage.magic + body || opened.sender != world.devices[1].device || !opened.viaHandshake {
+                throw FuzzViolation("envelope: the accepted short handshake differs from the one sealed")
             }
             guard gate.open(envelope, now: EnvelopeFuzzWorld.now) == .dropped(.replayed) else {
                 throw FuzzViolation("envelope: an accepted envelope opened twice")
@@ -133,6 +149,11 @@ package enum EnvelopeFuzzTarget {
             if let session = try? world.gate(), let opened = world.openSession(on: session),
                let sealed = SessionFormat.seal(frame, wake: .silent, index: opened.index, counter: UInt64(index), key: opened.key) {
                 seeds.append([4] + sealed.dropFirst(SessionFormat.fixedHeaderBytes))
+            }
+            if let ephemeral = Sodium.envelopePublicKey(secretKey: EnvelopeFuzzWorld.helloSecret) {
+                let hello = SessionMessage.Hello(helloID: EnvelopeFuzzWorld.helloID, ephemeral: ephemeral,
+                                                 epoch: [UInt8](repeating: 0x55, count: 16), replyIndex: UInt32(index), frame: frame)
+                seeds.append([5] + SessionMessage.hello(hello).encoded().dropFirst(SessionMessage.magic.count))
             }
         }
         return seeds

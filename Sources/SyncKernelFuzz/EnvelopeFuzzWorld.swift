@@ -23,6 +23,8 @@ struct EnvelopeFuzzWorld: Sendable {
     let keys: EnvelopeKeys
     /// Device 0's roster: devices 1 and 2.
     let roster: SiblingRoster
+    /// Device 1's keys, which seal its short handshakes to device 0.
+    let siblingKeys: EnvelopeKeys
 
     private init() throws(SyncKernelError) {
         account = try AccountMaterial(seed: [UInt8](repeating: 0xa1, count: 32), issuerSeed: [UInt8](repeating: 0xa2, count: 32))
@@ -37,6 +39,7 @@ struct EnvelopeFuzzWorld: Sendable {
         self.devices = devices
         self.certificates = certificates
         keys = try EnvelopeKeys(account: account, device: devices[0], certificate: certificates[0])
+        siblingKeys = try EnvelopeKeys(account: account, device: devices[1], certificate: certificates[1])
         roster = try SiblingRoster(Array(certificates.prefix(3)), for: keys)
     }
 

@@ -29,6 +29,12 @@ final class PushTests: XCTestCase {
         return fleet
     }
 
+    /// A new replica of device `index` of `fleet` over the store file `path` (a restart's).
+    private func reopened(_ index: Int, of fleet: Fleet, _ world: TestWorld, path: String) throws -> Replica {
+        try Replica(device: TestWorld.device(index), account: world.account, siblings: fleet.replicas.map(\.device),
+                    store: world.store(device: nil, path: path))
+    }
+
     /// Makes device 0 of `fleet` take device 1 for a sketch build of before pushes: a set-hash
     /// digest from it announcing sketch, compact and wide but not `push1`.
     private func makeSiblingAnOlderBuild(_ fleet: Fleet, _ world: TestWorld) {
@@ -360,8 +366,7 @@ final class PushTests: XCTestCase {
         let fleet = try syncedFleet(world, paths: paths)
         fleet.crash(0)
         try fleet.save(Row(id: "r7", value: "while the phone was off", updatedAt: 2), on: 1)
-        let replacement = try Replica(device: TestWorld.device(0), account: world.account, siblings: fleet.replicas.map(\.device),
-                                      store: world.store(device: nil, path: paths[0]))
+        let replacement = try reopened(0, of: fleet, world, path: paths[0])
         let restartedAt = fleet.sentFrames.count
         fleet.restart(0, with: replacement)
         try fleet.save(Row(id: "r8", value: "right after the restart", updatedAt: 2), on: 0)
@@ -403,8 +408,7 @@ final class PushTests: XCTestCase {
         fleet.run(until: fleet.now + 2_000)
         fleet.stop(0)
         fleet.heal()
-        let replacement = try Replica(device: TestWorld.device(0), account: world.account, siblings: fleet.replicas.map(\.device),
-                                      store: world.store(device: nil, path: paths[0]))
+        let replacement = try reopened(0, of: fleet, world, path: paths[0])
         XCTAssertEqual(replacement.writtenSinceEqual(of: TestWorld.device(1)), [RecordNamespace.name: [Array("r7".utf8)]], "kept across the stop")
         let skip = fleet.sentFrames.count
         fleet.restart(0, with: replacement)
@@ -456,8 +460,7 @@ final class PushTests: XCTestCase {
             }
             fleet.run(until: fleet.now + 30_000)
             let skip = fleet.sentFrames.count
-            fleet.restart(1, with: try Replica(device: TestWorld.device(1), account: world.account, siblings: fleet.replicas.map(\.device),
-                                               store: world.store(device: nil, path: paths[1])))
+            fleet.restart(1, with: try reopened(1, of: fleet, world, path: paths[1]))
             fleet.run(until: fleet.now + 120_000)
             try assertSameRows(fleet)
             let pushed = fleet.sentFrames.dropFirst(skip).filter { $0.from == TestWorld.device(0) }.compactMap { record -> Int? in
@@ -486,8 +489,7 @@ final class PushTests: XCTestCase {
         try fleet.save(Row(id: "r3", value: "written while the sibling was away", updatedAt: 2), on: 0)
         fleet.run(until: fleet.now + 30_000)
         let skip = fleet.sentFrames.count
-        fleet.restart(1, with: try Replica(device: TestWorld.device(1), account: world.account, siblings: fleet.replicas.map(\.device),
-                                           store: world.store(device: nil, path: paths[1])))
+        fleet.restart(1, with: try reopened(1, of: fleet, world, path: paths[1]))
         fleet.run(until: fleet.now + 60_000)
         try assertSameRows(fleet)
         let after = kinds(fleet).dropFirst(skip)
@@ -504,8 +506,7 @@ final class PushTests: XCTestCase {
         let fleet = try syncedFleet(world, paths: paths)
         fleet.stop(1)
         try fleet.save(Row(id: "r3", value: "written while the sibling was away", updatedAt: 2), on: 0)
-        let away = try Replica(device: TestWorld.device(1), account: world.account, siblings: fleet.replicas.map(\.device),
-                               store: world.store(device: nil, path: paths[1]))
+        let away = try reopened(1, of: fleet, world, path: paths[1])
         try away.write(RecordNamespace.self, now: fleet.now) { tx throws(SyncKernelError) in
             try tx.save(Row(id: "r4", value: "written away", updatedAt: 2))
         }
@@ -513,8 +514,7 @@ final class PushTests: XCTestCase {
         away.store.close()
         fleet.run(until: fleet.now + 30_000)
         let skip = fleet.sentFrames.count
-        fleet.restart(1, with: try Replica(device: TestWorld.device(1), account: world.account, siblings: fleet.replicas.map(\.device),
-                                           store: world.store(device: nil, path: paths[1])))
+        fleet.restart(1, with: try reopened(1, of: fleet, world, path: paths[1]))
         fleet.run(until: fleet.now + 60_000)
         try assertSameRows(fleet)
         let after = kinds(fleet).dropFirst(skip)
@@ -531,12 +531,10 @@ final class PushTests: XCTestCase {
         let fleet = try syncedFleet(world, paths: paths)
         try fleet.save(Row(id: "r7", value: "pushed", updatedAt: 2), on: 0)
         fleet.stop(0)
-        let first = try Replica(device: TestWorld.device(0), account: world.account, siblings: fleet.replicas.map(\.device),
-                                store: world.store(device: nil, path: paths[0]))
+        let first = try reopened(0, of: fleet, world, path: paths[0])
         XCTAssertEqual(first.writtenSinceEqual(of: TestWorld.device(1)).keys.sorted(), [RecordNamespace.name], "kept across the stop")
         first.store.close()
-        let second = try Replica(device: TestWorld.device(0), account: world.account, siblings: fleet.replicas.map(\.device),
-                                 store: world.store(device: nil, path: paths[0]))
+        let second = try reopened(0, of: fleet, world, path: paths[0])
         XCTAssertEqual(second.writtenSinceEqual(of: TestWorld.device(1)), [:], "taken by the first start: a crash kept nothing")
     }
 
